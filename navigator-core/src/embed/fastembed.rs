@@ -1,0 +1,216 @@
+//! [`FastEmbedder`]: any local ONNX sentence-embedding model through fastembed + ONNX Runtime.
+
+use super::config::{ModelConfig, Pooling};
+use super::locate::{locate_model_dir, locate_ort_dylib};
+use crate::{l2_normalize, Embedder, Error, Result};
+use async_trait::async_trait;
+use fastembed::{InitOptionsUserDefined, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Real local embeddings: a fastembed [`TextEmbedding`] over a model directory on disk, with
+/// ONNX Runtime loaded at run time from a shared library (so a missing or too old library is an
+/// error naming the path, not a panic).
+///
+/// Output is L2-normalised, in input order, and deterministic: the same text gives the same
+/// vector whatever batch it is in, up to float rounding of the padded batch (cosine > 0.9999).
+///
+/// ```no_run
+/// use navigator_core::{Embedder, FastEmbedder, ModelConfig};
+/// # async fn run() -> navigator_core::Result<()> {
+/// // The model `scripts/setup-embeddings.sh` installs, found without configuration:
+/// let minilm = FastEmbedder::default_model()?;
+/// // BGE-M3 exported to ONNX on disk (model.onnx + model.onnx_data + tokenizer files):
+/// let bge = FastEmbedder::from_dir("/models/bge-m3", ModelConfig::bge_m3())?;
+/// let v = minilm.embed(&["the designer I met at TechConf"]).await?;
+/// assert_eq!(v[0].len(), 384);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct FastEmbedder {
+    model: Arc<Mutex<TextEmbedding>>,
+    config: ModelConfig,
+    model_dir: PathBuf,
+}
+
+impl std::fmt::Debug for FastEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FastEmbedder")
+            .field("model_id", &self.config.model_id)
+            .field("model_dir", &self.model_dir)
+            .field("dimensions", &self.config.dimensions)
+            .finish()
+    }
+}
+
+impl FastEmbedder {
+    /// The embedded default: all-MiniLM-L6-v2 as installed by `scripts/setup-embeddings.sh`,
+    /// located as [`EmbeddingPaths`](super::EmbeddingPaths) describes.
+    pub fn default_model() -> Result<Self> {
+        Self::from_dir(locate_model_dir(None)?, ModelConfig::minilm())
+    }
+
+    /// BGE-M3 from an ONNX export on disk (see [`ModelConfig::bge_m3`]).
+    pub fn bge_m3(dir: impl AsRef<Path>) -> Result<Self> {
+        Self::from_dir(dir, ModelConfig::bge_m3())
+    }
+
+    /// Loads any local ONNX embedding model from `dir` with `config`.
+    pub fn from_dir(dir: impl AsRef<Path>, config: ModelConfig) -> Result<Self> {
+        let dir = dir.as_ref().to_path_buf();
+        let ort = locate_ort_dylib(config.ort_dylib.as_deref())?;
+        let environment = ort::init_from(&ort)
+            .map_err(|e| Error::File {
+                what: "ONNX Runtime shared library".into(),
+                path: ort.clone(),
+                reason: e.to_string(),
+                fix: Some(
+                    "install ONNX Runtime >= 1.24 with `bash scripts/setup-embeddings.sh`".into(),
+                ),
+            })?
+            .with_name("navigator")
+            .build()
+            .map_err(|e| embed_err(&config, format!("ONNX Runtime environment: {e}")))?;
+
+        let read = |name: &str, what: &str| -> Result<Vec<u8>> {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|e| Error::File {
+                what: what.into(),
+                path,
+                reason: e.to_string(),
+                fix: Some(format!(
+                    "point the embedder at a model directory holding {name}"
+                )),
+            })
+        };
+        let onnx = read(&config.onnx_file, "ONNX model")?;
+        let tokenizer_files = TokenizerFiles {
+            tokenizer_file: read("tokenizer.json", "tokenizer")?,
+            config_file: read("config.json", "model config")?,
+            special_tokens_map_file: read("special_tokens_map.json", "special tokens map")?,
+            tokenizer_config_file: read("tokenizer_config.json", "tokenizer config")?,
+        };
+        let pooling = match config.pooling {
+            Pooling::Mean => fastembed::Pooling::Mean,
+            Pooling::Cls => fastembed::Pooling::Cls,
+        };
+        let mut model = UserDefinedEmbeddingModel::new(onnx, tokenizer_files).with_pooling(pooling);
+        for name in &config.external_data {
+            model = model.with_external_initializer(name.clone(), read(name, "ONNX external data")?);
+        }
+        let mut options = InitOptionsUserDefined::new()
+            .with_environment(environment)
+            .with_max_length(config.max_length);
+        if config.threads > 0 {
+            options = options.with_intra_threads(config.threads);
+        }
+        let embedding = TextEmbedding::try_new_from_user_defined(model, options)
+            .map_err(|e| embed_err(&config, format!("loading {}: {e}", dir.display())))?;
+        let embedder = Self {
+            model: Arc::new(Mutex::new(embedding)),
+            config,
+            model_dir: dir,
+        };
+        embedder.check_dimensions()?;
+        Ok(embedder)
+    }
+
+    /// The configuration the model was loaded with.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// The model directory.
+    pub fn model_dir(&self) -> &Path {
+        &self.model_dir
+    }
+
+    /// Embeds on the calling thread (the async methods move this onto a blocking thread).
+    pub fn embed_blocking(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut model = self
+            .model
+            .lock()
+            .map_err(|_| embed_err(&self.config, "a previous embedding call panicked".into()))?;
+        let mut vectors = model
+            .embed(texts, Some(self.config.batch_size))
+            .map_err(|e| embed_err(&self.config, e.to_string()))?;
+        for v in &mut vectors {
+            l2_normalize(v);
+        }
+        Ok(vectors)
+    }
+
+    fn check_dimensions(&self) -> Result<()> {
+        let probe = self.embed_blocking(&["dimension probe"])?;
+        let got = probe.first().map_or(0, Vec::len);
+        if got != self.config.dimensions {
+            return Err(embed_err(
+                &self.config,
+                format!(
+                    "the model in {} produces {got}-d vectors but the configuration says {}",
+                    self.model_dir.display(),
+                    self.config.dimensions
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    async fn embed_prefixed(&self, prefix: Option<&str>, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let owned: Vec<String> = texts
+            .iter()
+            .map(|t| format!("{}{t}", prefix.unwrap_or("")))
+            .collect();
+        let this = self.clone();
+        let run = move || {
+            let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
+            this.embed_blocking(&refs)
+        };
+        // Inference is CPU-bound: keep it off the async worker threads when a runtime exists.
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => handle
+                .spawn_blocking(run)
+                .await
+                .map_err(|e| embed_err(&self.config, format!("embedding task failed: {e}")))?,
+            Err(_) => run(),
+        }
+    }
+}
+
+fn embed_err(config: &ModelConfig, message: String) -> Error {
+    Error::Embedding {
+        model: config.model_id.clone(),
+        message,
+    }
+}
+
+#[async_trait]
+impl Embedder for FastEmbedder {
+    fn model_id(&self) -> &str {
+        &self.config.model_id
+    }
+
+    fn dimensions(&self) -> usize {
+        self.config.dimensions
+    }
+
+    async fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_prefixed(None, texts).await
+    }
+
+    async fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
+        let mut v = self
+            .embed_prefixed(self.config.query_prefix.as_deref(), &[query])
+            .await?;
+        v.pop()
+            .ok_or_else(|| embed_err(&self.config, "no vector for the query".into()))
+    }
+
+    async fn embed_documents(&self, documents: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_prefixed(self.config.document_prefix.as_deref(), documents)
+            .await
+    }
+}

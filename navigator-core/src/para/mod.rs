@@ -1,0 +1,18 @@
+//! The PARA search contract: the JSON shapes agents and applications exchange, with the exact
+//! camelCase field names of the design, validated on parse and on construction.
+
+mod category;
+pub(crate) mod checks;
+mod item;
+mod request;
+mod response;
+mod result;
+
+pub use category::{Category, ItemType};
+pub use checks::LIMIT_RANGE;
+pub use item::Item;
+pub use request::{DateRange, SearchFilters, SearchMode, SearchRequest};
+pub use response::{
+    Action, Clarification, NavigationTarget, NavigatorResponse, SearchMetadata,
+};
+pub use result::{ResultMetadata, SearchResult};

@@ -1,0 +1,271 @@
+//! What a caller asks for: [`SearchRequest`], its [`SearchMode`] and [`SearchFilters`].
+
+use super::checks;
+use crate::{Category, Error, Result};
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Which retrieval signals a search uses.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    /// Keyword (BM25) and vector similarity, fused.
+    #[default]
+    Hybrid,
+    /// Vector similarity only.
+    Semantic,
+    /// Keyword (BM25) only.
+    Keyword,
+}
+
+impl SearchMode {
+    /// Whether this mode needs the query embedded.
+    pub fn uses_embeddings(self) -> bool {
+        !matches!(self, SearchMode::Keyword)
+    }
+
+    /// Whether this mode uses the keyword index.
+    pub fn uses_keywords(self) -> bool {
+        !matches!(self, SearchMode::Semantic)
+    }
+}
+
+/// A time window; either end may be open. Applies to an item's updated time.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(
+    rename_all = "camelCase",
+    deny_unknown_fields
+)]
+pub struct DateRange {
+    /// Inclusive lower bound (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<DateTime<Utc>>,
+    /// Inclusive upper bound (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<DateTime<Utc>>,
+}
+
+impl DateRange {
+    /// Whether `t` falls in the window.
+    pub fn contains(&self, t: DateTime<Utc>) -> bool {
+        self.start.is_none_or(|s| t >= s) && self.end.is_none_or(|e| t <= e)
+    }
+
+    /// Checks that the window is not inverted.
+    pub fn validate(&self) -> Result<()> {
+        match (self.start, self.end) {
+            (Some(s), Some(e)) if s > e => Err(Error::invalid(
+                "filters.dateRange",
+                format!("start {s} is after end {e}"),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The unchecked wire form of [`DateRange`]: parsing goes through it so an inverted window
+/// is rejected while parsing.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct DateRangeWire {
+    #[serde(default)]
+    start: Option<DateTime<Utc>>,
+    #[serde(default)]
+    end: Option<DateTime<Utc>>,
+}
+
+impl TryFrom<DateRangeWire> for DateRange {
+    type Error = Error;
+
+    fn try_from(w: DateRangeWire) -> Result<Self> {
+        let r = DateRange {
+            start: w.start,
+            end: w.end,
+        };
+        r.validate()?;
+        Ok(r)
+    }
+}
+
+/// Narrowing conditions on a search.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchFilters {
+    /// Only items updated within this window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date_range: Option<DateRange>,
+    /// Only items with this status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Only children of this item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
+}
+
+impl SearchFilters {
+    /// Whether no filter is set.
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+
+    /// The filters as the flat string map reported in `SearchMetadata.filters`.
+    pub fn to_map(&self) -> std::collections::BTreeMap<String, String> {
+        let mut m = std::collections::BTreeMap::new();
+        if let Some(r) = &self.date_range {
+            if let Some(s) = r.start {
+                m.insert("dateRange.start".into(), s.to_rfc3339());
+            }
+            if let Some(e) = r.end {
+                m.insert("dateRange.end".into(), e.to_rfc3339());
+            }
+        }
+        if let Some(s) = &self.status {
+            m.insert("status".into(), s.clone());
+        }
+        if let Some(p) = &self.parent_id {
+            m.insert("parentId".into(), p.clone());
+        }
+        m
+    }
+}
+
+fn default_limit() -> u32 {
+    10
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// A search request, validated on parse and on construction.
+///
+/// ```
+/// use navigator_core::{from_json, SearchMode, SearchRequest};
+/// let req: SearchRequest = from_json(r#"{"query":"quarterly report"}"#)?;
+/// assert_eq!((req.limit, req.offset, req.search_mode), (10, 0, SearchMode::Hybrid));
+/// assert!(req.include_archived);
+/// assert!(from_json::<SearchRequest>(r#"{"query":"x","limit":0}"#).is_err());
+/// # Ok::<(), navigator_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchRequest {
+    /// What to look for; must not be empty.
+    #[serde(deserialize_with = "checks::query")]
+    #[schemars(length(min = 1))]
+    pub query: String,
+    /// Only these categories (all four when absent); at least one when present.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "checks::categories"
+    )]
+    pub categories: Option<Vec<Category>>,
+    /// Which signals to use.
+    #[serde(default)]
+    pub search_mode: SearchMode,
+    /// Page size, 1..=50.
+    #[serde(default = "default_limit", deserialize_with = "checks::limit")]
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: u32,
+    /// How many ranked results to skip.
+    #[serde(default)]
+    pub offset: u32,
+    /// Narrowing conditions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filters: Option<SearchFilters>,
+    /// Whether archived items may be returned.
+    #[serde(default = "default_true")]
+    pub include_archived: bool,
+}
+
+impl SearchRequest {
+    /// A request with the defaults: hybrid, all categories, limit 10, archive included.
+    pub fn new(query: impl Into<String>) -> Result<Self> {
+        let req = Self {
+            query: query.into(),
+            categories: None,
+            search_mode: SearchMode::Hybrid,
+            limit: default_limit(),
+            offset: 0,
+            filters: None,
+            include_archived: true,
+        };
+        req.validate()?;
+        Ok(req)
+    }
+
+    /// Sets the mode.
+    pub fn mode(mut self, mode: SearchMode) -> Self {
+        self.search_mode = mode;
+        self
+    }
+
+    /// Scopes the search to these categories.
+    pub fn categories(mut self, categories: impl IntoIterator<Item = Category>) -> Self {
+        self.categories = Some(categories.into_iter().collect());
+        self
+    }
+
+    /// Sets the page size (checked by [`validate`](Self::validate)).
+    pub fn limit(mut self, limit: u32) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Sets how many ranked results to skip.
+    pub fn offset(mut self, offset: u32) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Sets the filters.
+    pub fn filters(mut self, filters: SearchFilters) -> Self {
+        self.filters = (!filters.is_empty()).then_some(filters);
+        self
+    }
+
+    /// Whether archived items may be returned.
+    pub fn include_archived(mut self, include: bool) -> Self {
+        self.include_archived = include;
+        self
+    }
+
+    /// The categories this request searches, in PARA order: the scope (all four when
+    /// unscoped), without the archive when `includeArchived` is false.
+    pub fn categories_searched(&self) -> Vec<Category> {
+        Category::ALL
+            .into_iter()
+            .filter(|c| self.categories.as_ref().is_none_or(|s| s.contains(c)))
+            .filter(|c| self.include_archived || *c != Category::Archive)
+            .collect()
+    }
+
+    /// Checks every rule that parsing enforces, for requests built or changed in code.
+    pub fn validate(&self) -> Result<()> {
+        checks::check_non_empty("query", &self.query)?;
+        checks::check_limit("limit", self.limit)?;
+        if let Some(cats) = &self.categories {
+            if cats.is_empty() {
+                return Err(Error::invalid(
+                    "categories",
+                    "must name at least one category when present",
+                ));
+            }
+        }
+        if let Some(r) = self.filters.as_ref().and_then(|f| f.date_range.as_ref()) {
+            r.validate()?;
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for DateRange {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let wire = DateRangeWire::deserialize(d)?;
+        Self::try_from(wire).map_err(serde::de::Error::custom)
+    }
+}

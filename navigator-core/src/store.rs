@@ -1,0 +1,79 @@
+//! The [`Store`] trait: durable storage of PARA items and of the time hierarchy.
+
+use crate::{Category, Grip, Item, Result, TocNode};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+/// Which items a [`Store::scan_items`] returns; the default returns everything.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ItemScan {
+    /// Only these categories (all when `None`).
+    pub categories: Option<Vec<Category>>,
+    /// Only items updated at or after this instant.
+    pub updated_since: Option<DateTime<Utc>>,
+    /// Resume after this id (ids are returned in ascending order).
+    pub after_id: Option<String>,
+    /// At most this many items.
+    pub limit: Option<usize>,
+}
+
+impl ItemScan {
+    /// Whether `item` passes the category and time conditions (not paging).
+    pub fn matches(&self, item: &Item) -> bool {
+        self.categories
+            .as_ref()
+            .is_none_or(|c| c.contains(&item.category))
+            && self.updated_since.is_none_or(|t| item.updated_at >= t)
+    }
+}
+
+/// Durable storage: the source of truth that search indexes are derived from.
+///
+/// Object-safe and `Send + Sync`. Writes are atomic per call (`put_items` writes all or
+/// nothing) and durable when the call returns; implementations validate every item before
+/// writing. Items come back from scans in ascending id order so callers can page with
+/// [`ItemScan::after_id`].
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// A short backend name for errors and logs (`memory`, `redb`, `postgres`).
+    fn backend(&self) -> &'static str;
+
+    /// Inserts or replaces items, all in one transaction.
+    async fn put_items(&self, items: &[Item]) -> Result<()>;
+
+    /// Inserts or replaces one item.
+    async fn put_item(&self, item: &Item) -> Result<()> {
+        self.put_items(std::slice::from_ref(item)).await
+    }
+
+    /// The item with this id, if any.
+    async fn get_item(&self, id: &str) -> Result<Option<Item>>;
+
+    /// Deletes an item; whether it existed.
+    async fn delete_item(&self, id: &str) -> Result<bool>;
+
+    /// Items matching `scan`, ascending by id.
+    async fn scan_items(&self, scan: &ItemScan) -> Result<Vec<Item>>;
+
+    /// How many items are stored.
+    async fn count_items(&self) -> Result<u64>;
+
+    /// Counts one interaction with the item and returns the new access count.
+    async fn record_access(&self, id: &str) -> Result<u64>;
+
+    /// The node with this id, if any.
+    async fn get_toc_node(&self, node_id: &str) -> Result<Option<TocNode>>;
+
+    /// Writes a node, setting its version to one more than the stored one (1 when new);
+    /// returns the node as stored.
+    async fn put_toc_node(&self, node: TocNode) -> Result<TocNode>;
+
+    /// The children of `parent_id` sorted by start time; `""` means the year nodes.
+    async fn toc_children(&self, parent_id: &str) -> Result<Vec<TocNode>>;
+
+    /// Stores grips (evidence for bullets).
+    async fn put_grips(&self, grips: &[Grip]) -> Result<()>;
+
+    /// The grip with this id, if any.
+    async fn get_grip(&self, grip_id: &str) -> Result<Option<Grip>>;
+}

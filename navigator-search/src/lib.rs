@@ -1,0 +1,6 @@
+//! # navigator-search
+//!
+//! PARA hybrid search for navigator: a BM25 keyword index and a dense-vector index over the
+//! items of a [`navigator_core::Store`], fused into calibrated relevance, the Navigator search
+//! agent, and the index-free table-of-contents search over a time hierarchy.
+#![deny(missing_docs)]
