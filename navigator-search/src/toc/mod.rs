@@ -1,0 +1,1 @@
+//! Index-free table-of-contents search over a time hierarchy.

@@ -1,0 +1,310 @@
+//! [`Navigator`]: the in-memory state an orchestrator talks to — workflow store, task tree
+//! and sync ledger — and the operations behind the MCP tools.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::definition::NodeKind;
+use crate::engine::{apply, decide, AdvanceOutcome};
+use crate::error::{Error, Result};
+use crate::plan::ExecutionPlan;
+use crate::sync::{SyncConfirmation, SyncLedger, SyncRecord, SyncReminder};
+use crate::task::{now_millis, Task, TaskStatus};
+use crate::tree::TaskTree;
+use crate::definition::WorkflowDefinition;
+use crate::workflow::{Workflow, WorkflowSummary};
+
+/// The workflow GPS.
+///
+/// ```
+/// use navigator_workflow::{Action, Navigator, Task, TaskStatus, WorkflowDefinition};
+///
+/// let mut nav = Navigator::new();
+/// nav.load_workflow("hello", WorkflowDefinition::from_yaml(r#"
+/// nodes:
+///   start: { type: start }
+///   greet: { type: task, name: Say hello }
+///   end: { type: end, result: success }
+/// edges:
+///   - { from: start, to: greet }
+///   - { from: greet, to: end }
+/// "#).unwrap()).unwrap();
+/// nav.load_tasks(vec![Task::new("t1", "ISSUE-1", "hello", 5)], false).unwrap();
+///
+/// let first = nav.next_tasks(1)[0].id.clone();
+/// nav.advance(&first, "passed", None).unwrap();                 // start -> greet
+/// let done = nav.advance(&first, "passed", None).unwrap();     // greet -> end
+/// assert_eq!(done.action, Action::Complete);
+/// assert_eq!(done.task.status, TaskStatus::Completed);
+/// assert_eq!(nav.pending_syncs().count(), 2);
+/// nav.confirm_sync_for_task("t1").unwrap();
+/// assert!(nav.sync_reminder().is_none());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Navigator {
+    workflows: BTreeMap<String, Workflow>,
+    tree: TaskTree,
+    ledger: SyncLedger,
+}
+
+/// What `load_task_tree` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadReport {
+    /// Tasks loaded by this call.
+    pub loaded: usize,
+    /// Tasks in the tree afterwards.
+    pub total: usize,
+    /// Pending tasks in the tree afterwards.
+    pub pending: usize,
+}
+
+/// How far a task is through its workflow.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskProgress {
+    /// Task id.
+    pub task_id: String,
+    /// The workflow of the current step.
+    pub workflow: String,
+    /// Current step.
+    pub current_step: String,
+    /// Task status.
+    pub status: TaskStatus,
+    /// Execution-plan level of the current step (0 = start).
+    pub level: usize,
+    /// Number of levels in that workflow's plan.
+    pub total_levels: usize,
+    /// `level / (total_levels - 1)` as a percentage; 100 at any end node.
+    pub percent_complete: u8,
+    /// Retries taken in total.
+    pub retry_count: u32,
+    /// Failures counted per step.
+    pub step_retries: BTreeMap<String, u32>,
+    /// Subflow nesting, outermost first.
+    pub subflow_stack: Vec<crate::task::SubflowFrame>,
+}
+
+impl Navigator {
+    /// An empty navigator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Validates and stores a workflow, replacing one with the same id. Tasks already on the
+    /// old definition keep their step; if the step no longer exists `advance` says so.
+    pub fn load_workflow(&mut self, id: &str, definition: WorkflowDefinition) -> Result<WorkflowSummary> {
+        let workflow = Workflow::new(id, definition)?;
+        let summary = workflow.summary();
+        self.workflows.insert(id.to_string(), workflow);
+        Ok(summary)
+    }
+
+    /// Every loaded workflow, by id.
+    pub fn workflows(&self) -> impl Iterator<Item = &Workflow> {
+        self.workflows.values()
+    }
+
+    /// The workflow with this id.
+    pub fn workflow(&self, id: &str) -> Result<&Workflow> {
+        self.workflows.get(id).ok_or_else(|| Error::UnknownWorkflow { id: id.to_string() })
+    }
+
+    /// The execution plan of a workflow.
+    pub fn execution_plan(&self, id: &str) -> Result<ExecutionPlan> {
+        Ok(ExecutionPlan::of(self.workflow(id)?))
+    }
+
+    /// Loads tasks from the orchestrator: all or nothing. With `replace` the tree is emptied
+    /// first; otherwise tasks are upserted by id. Loading records no sync: the data comes
+    /// from the primary store. Pending syncs survive a replace — they are still unpersisted.
+    pub fn load_tasks(&mut self, tasks: Vec<Task>, replace: bool) -> Result<LoadReport> {
+        let now = now_millis();
+        let mut seen = HashSet::new();
+        let mut prepared = Vec::with_capacity(tasks.len());
+        for (index, mut task) in tasks.into_iter().enumerate() {
+            let bad = |task: &Task, reason: String| Error::InvalidTask { index, task: task.id.clone(), reason };
+            if task.id.trim().is_empty() {
+                return Err(bad(&task, "`id` must be non-empty".into()));
+            }
+            if !seen.insert(task.id.clone()) {
+                return Err(bad(&task, "duplicate `id` in this batch".into()));
+            }
+            self.check_position(&mut task).map_err(|e| bad(&task, e))?;
+            if task.created_at == 0 {
+                task.created_at = now;
+            }
+            if task.updated_at == 0 {
+                task.updated_at = task.created_at;
+            }
+            prepared.push(task);
+        }
+        let loaded = prepared.len();
+        if replace {
+            self.tree.clear();
+        }
+        for task in prepared {
+            self.tree.insert(task);
+        }
+        Ok(LoadReport { loaded, total: self.tree.len(), pending: self.tree.pending_len() })
+    }
+
+    /// Checks that the task's workflow chain and step exist, filling in the start step.
+    fn check_position(&self, task: &mut Task) -> std::result::Result<(), String> {
+        let root = self
+            .workflows
+            .get(&task.workflow_type)
+            .ok_or_else(|| format!("unknown workflowType `{}` (load the workflow first)", task.workflow_type))?;
+        let mut current = root;
+        for frame in &task.subflow_stack {
+            let step = self.workflows.get(&frame.parent_workflow).and_then(|w| w.node(&frame.parent_step));
+            match step.map(|n| &n.kind) {
+                Some(NodeKind::Subflow(s)) if s.workflow == frame.workflow && frame.parent_workflow == current.id() => {}
+                _ => {
+                    return Err(format!(
+                        "subflowStack frame {}/{} -> {} does not match the loaded workflows",
+                        frame.parent_workflow, frame.parent_step, frame.workflow
+                    ))
+                }
+            }
+            current = self.workflows.get(&frame.workflow).ok_or_else(|| format!("unknown workflow `{}`", frame.workflow))?;
+        }
+        if task.current_step.is_empty() {
+            task.current_step = current.start().to_string();
+        }
+        let node = current
+            .node(&task.current_step)
+            .ok_or_else(|| format!("workflow `{}` has no step `{}`", current.id(), task.current_step))?;
+        if matches!(node.kind, NodeKind::End(_)) && task.status.is_active() {
+            return Err(format!("is {} but sits on end node `{}`", task.status, task.current_step));
+        }
+        Ok(())
+    }
+
+    /// The `n` highest-priority pending tasks (priority desc, then createdAt, then id).
+    pub fn next_tasks(&self, n: usize) -> Vec<&Task> {
+        self.tree.next(n).collect()
+    }
+
+    /// The task with this id.
+    pub fn task(&self, id: &str) -> Result<&Task> {
+        self.tree.get(id).ok_or_else(|| Error::UnknownTask { id: id.to_string() })
+    }
+
+    /// The task tree.
+    pub fn tree(&self) -> &TaskTree {
+        &self.tree
+    }
+
+    /// Every task grouped by status.
+    pub fn tasks_by_status(&self) -> BTreeMap<TaskStatus, Vec<&Task>> {
+        self.tree.by_status()
+    }
+
+    /// Reports that the task's current step produced `result` and moves the task along the
+    /// selected edge (see [`crate::engine`] for the rules). Records a sync.
+    pub fn advance(&mut self, task_id: &str, result: &str, output: Option<Value>) -> Result<AdvanceOutcome> {
+        let task = self.task(task_id)?;
+        let transition = decide(&self.workflows, task, result)?;
+        let now = now_millis();
+        let record_output = output.clone();
+        let task = self
+            .tree
+            .update(task_id, |task| {
+                apply(task, &transition, output, now);
+                task.clone()
+            })
+            .ok_or_else(|| Error::UnknownTask { id: task_id.to_string() })?;
+        let record = self.ledger.record(|id| SyncRecord {
+            id,
+            task_id: task_id.to_string(),
+            action: transition.action,
+            workflow: transition.workflow.clone(),
+            previous_step: transition.previous_step.clone(),
+            current_step: transition.step.clone(),
+            status: transition.status,
+            output: record_output,
+            created_at: now,
+        });
+        Ok(AdvanceOutcome {
+            success: true,
+            sync_id: record.id.clone(),
+            previous_step: transition.previous_step,
+            next_step: transition.step,
+            workflow: transition.workflow,
+            action: transition.action,
+            retries_used: transition.retries.map(|r| r.0),
+            retries_remaining: transition.retries.map(|r| r.1),
+            reason: transition.reason,
+            task,
+        })
+    }
+
+    /// How far the task is through the workflow of its current step.
+    pub fn progress(&self, task_id: &str) -> Result<TaskProgress> {
+        let task = self.task(task_id)?;
+        let workflow = self.workflow(task.current_workflow())?;
+        let plan = ExecutionPlan::of(workflow);
+        let total_levels = plan.levels.len();
+        let at_end = matches!(workflow.node(&task.current_step).map(|n| &n.kind), Some(NodeKind::End(_)));
+        let level = plan.level_of(&task.current_step).unwrap_or(0);
+        let percent = if at_end {
+            100
+        } else {
+            // Integer maths keeps the figure identical across platforms.
+            (level * 100 / total_levels.saturating_sub(1).max(1)).min(100) as u8
+        };
+        Ok(TaskProgress {
+            task_id: task.id.clone(),
+            workflow: workflow.id().to_string(),
+            current_step: task.current_step.clone(),
+            status: task.status,
+            level,
+            total_levels,
+            percent_complete: percent,
+            retry_count: task.retry_count,
+            step_retries: task.step_retries.clone(),
+            subflow_stack: task.subflow_stack.clone(),
+        })
+    }
+
+    /// Unconfirmed mutations, oldest first.
+    pub fn pending_syncs(&self) -> impl Iterator<Item = &SyncRecord> {
+        self.ledger.pending()
+    }
+
+    /// The sync ledger.
+    pub fn ledger(&self) -> &SyncLedger {
+        &self.ledger
+    }
+
+    /// The reminder to attach to mutating responses, if anything is pending.
+    pub fn sync_reminder(&self) -> Option<SyncReminder> {
+        self.ledger.reminder()
+    }
+
+    /// Confirms that the given syncs were persisted. Unknown ids are reported, not fatal.
+    pub fn confirm_sync<S: AsRef<str>>(&mut self, ids: &[S]) -> SyncConfirmation {
+        self.ledger.confirm(ids)
+    }
+
+    /// Confirms every pending sync of a task. Errors if the task is unknown and has nothing
+    /// pending (a typo, most likely).
+    pub fn confirm_sync_for_task(&mut self, task_id: &str) -> Result<SyncConfirmation> {
+        let confirmation = self.ledger.confirm_task(task_id);
+        if confirmation.confirmed.is_empty() && self.tree.get(task_id).is_none() {
+            return Err(Error::UnknownTask { id: task_id.to_string() });
+        }
+        Ok(confirmation)
+    }
+
+    pub(crate) fn parts(&self) -> (&BTreeMap<String, Workflow>, &TaskTree, &SyncLedger) {
+        (&self.workflows, &self.tree, &self.ledger)
+    }
+
+    pub(crate) fn from_parts(workflows: BTreeMap<String, Workflow>, ledger: SyncLedger) -> Self {
+        Navigator { workflows, tree: TaskTree::default(), ledger }
+    }
+}
