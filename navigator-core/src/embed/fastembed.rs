@@ -58,20 +58,6 @@ impl FastEmbedder {
     /// Loads any local ONNX embedding model from `dir` with `config`.
     pub fn from_dir(dir: impl AsRef<Path>, config: ModelConfig) -> Result<Self> {
         let dir = dir.as_ref().to_path_buf();
-        let ort = locate_ort_dylib(config.ort_dylib.as_deref())?;
-        let environment = ort::init_from(&ort)
-            .map_err(|e| Error::File {
-                what: "ONNX Runtime shared library".into(),
-                path: ort.clone(),
-                reason: e.to_string(),
-                fix: Some(
-                    "install ONNX Runtime >= 1.24 with `bash scripts/setup-embeddings.sh`".into(),
-                ),
-            })?
-            .with_name("navigator")
-            .build()
-            .map_err(|e| embed_err(&config, format!("ONNX Runtime environment: {e}")))?;
-
         let read = |name: &str, what: &str| -> Result<Vec<u8>> {
             let path = dir.join(name);
             std::fs::read(&path).map_err(|e| Error::File {
@@ -96,8 +82,10 @@ impl FastEmbedder {
         };
         let mut model = UserDefinedEmbeddingModel::new(onnx, tokenizer_files).with_pooling(pooling);
         for name in &config.external_data {
-            model = model.with_external_initializer(name.clone(), read(name, "ONNX external data")?);
+            model =
+                model.with_external_initializer(name.clone(), read(name, "ONNX external data")?);
         }
+        let environment = ort_environment(&locate_ort_dylib(config.ort_dylib.as_deref())?)?;
         let mut options = InitOptionsUserDefined::new()
             .with_environment(environment)
             .with_max_length(config.max_length);
@@ -178,6 +166,37 @@ impl FastEmbedder {
             Err(_) => run(),
         }
     }
+}
+
+/// The process-wide ONNX Runtime environment. ONNX Runtime allows one per process, so the
+/// first embedder loads the shared library and every later one shares that environment (a
+/// different library path given later is not loaded).
+fn ort_environment(path: &Path) -> Result<ort::environment::Environment> {
+    static ENV: Mutex<Option<ort::environment::Environment>> = Mutex::new(None);
+    let mut slot = ENV.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(env) = slot.as_ref() {
+        return Ok(env.clone());
+    }
+    let env = ort::init_from(path)
+        .map_err(|e| Error::File {
+            what: "ONNX Runtime shared library".into(),
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+            fix: Some(
+                "install ONNX Runtime >= 1.24 with `bash scripts/setup-embeddings.sh`".into(),
+            ),
+        })?
+        .with_name("navigator")
+        .build()
+        .map_err(|e| Error::Embedding {
+            model: "onnxruntime".into(),
+            message: format!(
+                "creating the ONNX Runtime environment from {}: {e}",
+                path.display()
+            ),
+        })?;
+    *slot = Some(env.clone());
+    Ok(env)
 }
 
 fn embed_err(config: &ModelConfig, message: String) -> Error {
