@@ -81,6 +81,73 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// An LLM provider call failed: a typed kind, the HTTP status when there was one, and how
+    /// many attempts were made (retries included).
+    #[error("llm ({provider}): {kind}{} after {attempts} attempt(s): {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
+    LlmApi {
+        /// The provider ("anthropic", "openai", "scripted", ...).
+        provider: String,
+        /// What kind of failure it was.
+        kind: crate::llm::LlmErrorKind,
+        /// The HTTP status, when the provider answered.
+        status: Option<u16>,
+        /// How long the provider asked to wait (`retry-after`), when it said.
+        retry_after: Option<std::time::Duration>,
+        /// Attempts made, the first one included.
+        attempts: u32,
+        /// The provider's own message (never the API key).
+        message: String,
+    },
+    /// The model's answer did not parse or validate as the requested type, even after re-asking.
+    #[error(
+        "structured output `{type_name}` still invalid after {attempts} attempt(s): {message}"
+    )]
+    StructuredOutput {
+        /// The Rust type asked for.
+        type_name: &'static str,
+        /// Attempts made, the first one included.
+        attempts: u32,
+        /// The last parse or validation error.
+        message: String,
+        /// The model's last answer, verbatim.
+        last_output: String,
+    },
+    /// No price is known for a model, so its cost cannot be computed.
+    #[error("no pricing for model `{model}` (add it with PricingTable::set)")]
+    UnknownPricing {
+        /// The model name that was looked up.
+        model: String,
+    },
+    /// A call would take the spend past the budget.
+    #[error("budget exceeded: spent ${spent_usd:.6} + next call up to ${projected_usd:.6} > budget ${budget_usd:.6}")]
+    BudgetExceeded {
+        /// The budget in USD.
+        budget_usd: f64,
+        /// Spent so far in USD.
+        spent_usd: f64,
+        /// The conservative projection of the next call in USD.
+        projected_usd: f64,
+    },
+    /// A prompt template could not be found, parsed or rendered.
+    #[error("template `{template}`: {message}")]
+    Template {
+        /// The template name (`butler`, `structured_output`, ...).
+        template: String,
+        /// The variable at fault, when one is.
+        variable: Option<String>,
+        /// What was wrong.
+        message: String,
+    },
+    /// An agent was asked to move between lifecycle states in an order that is not allowed.
+    #[error("agent `{agent}`: cannot go from {from} to {to}")]
+    AgentTransition {
+        /// The agent's name.
+        agent: String,
+        /// Its state.
+        from: crate::agent::AgentState,
+        /// The state it was asked to enter.
+        to: crate::agent::AgentState,
+    },
 }
 
 impl Error {

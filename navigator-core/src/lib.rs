@@ -22,26 +22,42 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod agent;
 pub mod embed;
 mod embedder;
 mod error;
 mod json;
-mod llm;
+pub mod llm;
 mod memory_store;
 pub mod para;
 mod search_service;
 mod store;
+pub mod templates;
 pub mod toc;
 
-pub use embed::{EmbeddingPaths, ModelConfig, Pooling};
+pub use agent::{
+    Agent, AgentContext, AgentOutcome, AgentRegistry, AgentState, AgentTask, Lifecycle,
+};
 #[cfg(feature = "fastembed")]
 pub use embed::FastEmbedder;
+pub use embed::{EmbeddingPaths, ModelConfig, Pooling};
 pub use embedder::{cosine, l2_normalize, Embedder};
 pub use error::{Error, Result};
 pub use json::{from_json, from_value, json_schema};
-pub use llm::{ChatRequest, ChatResponse, Llm, Message, ResponseFormat, Role, SystemBlock, Usage};
+#[cfg(feature = "anthropic")]
+pub use llm::{AnthropicClient, AnthropicConfig};
+#[cfg(feature = "http")]
+pub use llm::{ApiKey, HttpOptions, RetryPolicy};
+pub use llm::{
+    Cassette, ChatRequest, ChatResponse, CostTracker, Extracted, Extractor, Fault, Interaction,
+    JsonMode, Llm, LlmErrorKind, Matcher, Message, ModelSpend, Pricing, PricingTable, Projection,
+    Replay, ResponseFormat, Role, ScriptedLlm, SystemBlock, TokenCounter, TrackedLlm, Usage,
+};
+#[cfg(feature = "openai")]
+pub use llm::{MaxTokensField, OpenAiClient, OpenAiConfig};
 pub use memory_store::MemoryStore;
 pub use para::*;
 pub use search_service::{SearchPage, SearchService};
 pub use store::{ItemScan, Store};
+pub use templates::{Template, TemplateSet, TemplateSource, Vars};
 pub use toc::{Grip, TocBullet, TocLevel, TocNode};

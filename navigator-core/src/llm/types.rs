@@ -1,4 +1,4 @@
-//! The [`Llm`] trait and the messages and usage it speaks in.
+//! The [`Llm`] trait and the messages, usage and failure kinds it speaks in.
 
 use crate::Result;
 use async_trait::async_trait;
@@ -213,4 +213,85 @@ pub trait Llm: Send + Sync {
 
     /// Sends one request and returns the answer.
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse>;
+
+    /// Like [`chat`](Llm::chat), handing each piece of text to `on_text` as it arrives.
+    ///
+    /// Providers that stream override this; the default hands over the whole answer at once,
+    /// so callers can use streaming with any `Llm`.
+    async fn chat_stream(
+        &self,
+        request: &ChatRequest,
+        on_text: &mut (dyn for<'s> FnMut(&'s str) + Send),
+    ) -> Result<ChatResponse> {
+        let response = self.chat(request).await?;
+        on_text(&response.text);
+        Ok(response)
+    }
+}
+
+#[async_trait]
+impl<L: Llm + ?Sized> Llm for std::sync::Arc<L> {
+    fn provider(&self) -> &str {
+        (**self).provider()
+    }
+
+    fn model(&self) -> &str {
+        (**self).model()
+    }
+
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
+        (**self).chat(request).await
+    }
+
+    async fn chat_stream(
+        &self,
+        request: &ChatRequest,
+        on_text: &mut (dyn for<'s> FnMut(&'s str) + Send),
+    ) -> Result<ChatResponse> {
+        (**self).chat_stream(request, on_text).await
+    }
+}
+
+/// Why a provider call failed, for callers that react differently (back off, fix the key, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LlmErrorKind {
+    /// No answer within the configured timeout.
+    Timeout,
+    /// HTTP 429: too many requests or tokens.
+    RateLimited,
+    /// HTTP 5xx (or Anthropic's 529 overloaded).
+    Server,
+    /// HTTP 401/403: missing, wrong or unauthorised API key.
+    Auth,
+    /// Another HTTP 4xx: the request itself was wrong; retrying will not help.
+    BadRequest,
+    /// The connection could not be made or broke.
+    Connection,
+    /// The provider answered with a body that is not what its API documents.
+    MalformedResponse,
+}
+
+impl LlmErrorKind {
+    /// Whether the same request may succeed if sent again later.
+    pub fn is_retryable(self) -> bool {
+        matches!(
+            self,
+            Self::Timeout | Self::RateLimited | Self::Server | Self::Connection
+        )
+    }
+}
+
+impl std::fmt::Display for LlmErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Timeout => "timeout",
+            Self::RateLimited => "rate limited",
+            Self::Server => "server error",
+            Self::Auth => "authentication failed",
+            Self::BadRequest => "bad request",
+            Self::Connection => "connection failed",
+            Self::MalformedResponse => "malformed response",
+        })
+    }
 }
