@@ -233,7 +233,10 @@ impl WorkflowDefinition {
     }
 }
 
-fn parse_error<E: std::fmt::Display>(format: &'static str, e: serde_path_to_error::Error<E>) -> Error {
+fn parse_error<E: std::fmt::Display>(
+    format: &'static str,
+    e: serde_path_to_error::Error<E>,
+) -> Error {
     let path = e.path().to_string();
     let message = if path == "." {
         e.inner().to_string()
@@ -322,7 +325,11 @@ impl From<WorkflowDefinition> for RawDefinition {
             id: def.id,
             name: def.name,
             description: def.description,
-            nodes: def.nodes.into_iter().map(|(id, node)| (id, RawNode::from(node))).collect(),
+            nodes: def
+                .nodes
+                .into_iter()
+                .map(|(id, node)| (id, RawNode::from(node)))
+                .collect(),
             edges: def.edges,
         }
     }
@@ -364,7 +371,10 @@ impl RawNode {
             "end" => {
                 self.allow_only(id, &["result", "escalation"])?;
                 let result = self.result.ok_or_else(|| missing(id, "result"))?;
-                NodeKind::End(EndNode { result, escalation: self.escalation })
+                NodeKind::End(EndNode {
+                    result,
+                    escalation: self.escalation,
+                })
             }
             "task" | "gate" => {
                 self.allow_only(id, &["outputs", "maxRetries", "agent", "stage"])?;
@@ -380,17 +390,27 @@ impl RawNode {
             }
             "subflow" => {
                 self.allow_only(id, &["workflow"])?;
-                let workflow = self.workflow.clone().ok_or_else(|| missing(id, "workflow"))?;
+                let workflow = self
+                    .workflow
+                    .clone()
+                    .ok_or_else(|| missing(id, "workflow"))?;
                 if workflow.trim().is_empty() {
                     return Err(invalid(id, "workflow", "must name a workflow id".into()));
                 }
                 NodeKind::Subflow(SubflowNode { workflow })
             }
             other => {
-                return Err(Error::UnknownNodeType { node: id.to_string(), value: other.to_string() })
+                return Err(Error::UnknownNodeType {
+                    node: id.to_string(),
+                    value: other.to_string(),
+                })
             }
         };
-        Ok(Node { name: self.name, description: self.description, kind })
+        Ok(Node {
+            name: self.name,
+            description: self.description,
+            kind,
+        })
     }
 
     fn step(&self, id: &str) -> Result<StepNode> {
@@ -399,17 +419,33 @@ impl RawNode {
             .clone()
             .unwrap_or_else(|| vec![PASSED.to_string(), FAILED.to_string()]);
         if outputs.is_empty() {
-            return Err(invalid(id, "outputs", "must list at least one output".into()));
+            return Err(invalid(
+                id,
+                "outputs",
+                "must list at least one output".into(),
+            ));
         }
         for (i, output) in outputs.iter().enumerate() {
             if output.trim().is_empty() {
-                return Err(invalid(id, "outputs", "outputs must be non-empty strings".into()));
+                return Err(invalid(
+                    id,
+                    "outputs",
+                    "outputs must be non-empty strings".into(),
+                ));
             }
             if output == MAX_RETRIES_EXCEEDED {
-                return Err(invalid(id, "outputs", format!("`{MAX_RETRIES_EXCEEDED}` is reserved for the engine")));
+                return Err(invalid(
+                    id,
+                    "outputs",
+                    format!("`{MAX_RETRIES_EXCEEDED}` is reserved for the engine"),
+                ));
             }
             if outputs[..i].contains(output) {
-                return Err(invalid(id, "outputs", format!("`{output}` is listed twice")));
+                return Err(invalid(
+                    id,
+                    "outputs",
+                    format!("`{output}` is listed twice"),
+                ));
             }
         }
         if let Some(max) = self.max_retries {
@@ -417,10 +453,19 @@ impl RawNode {
                 return Err(invalid(id, "maxRetries", "must be at least 1".into()));
             }
             if !outputs.iter().any(|o| o == FAILED) {
-                return Err(invalid(id, "maxRetries", format!("retries need a `{FAILED}` output")));
+                return Err(invalid(
+                    id,
+                    "maxRetries",
+                    format!("retries need a `{FAILED}` output"),
+                ));
             }
         }
-        Ok(StepNode { outputs, max_retries: self.max_retries, agent: self.agent.clone(), stage: self.stage })
+        Ok(StepNode {
+            outputs,
+            max_retries: self.max_retries,
+            agent: self.agent.clone(),
+            stage: self.stage,
+        })
     }
 
     /// Rejects fields that make no sense on this node type, so a typo'd type cannot silently
@@ -435,17 +480,31 @@ impl RawNode {
             ("stage", self.stage.is_some()),
             ("workflow", self.workflow.is_some()),
         ];
-        match present.into_iter().find(|(field, set)| *set && !allowed.contains(field)) {
-            Some((field, _)) => Err(invalid(id, field, format!("not allowed on a {} node", self.kind))),
+        match present
+            .into_iter()
+            .find(|(field, set)| *set && !allowed.contains(field))
+        {
+            Some((field, _)) => Err(invalid(
+                id,
+                field,
+                format!("not allowed on a {} node", self.kind),
+            )),
             None => Ok(()),
         }
     }
 }
 
 fn missing(node: &str, field: &'static str) -> Error {
-    Error::MissingField { node: node.to_string(), field }
+    Error::MissingField {
+        node: node.to_string(),
+        field,
+    }
 }
 
 fn invalid(node: &str, field: &'static str, reason: String) -> Error {
-    Error::InvalidField { node: node.to_string(), field, reason }
+    Error::InvalidField {
+        node: node.to_string(),
+        field,
+        reason,
+    }
 }

@@ -90,7 +90,11 @@ pub(crate) struct Transition {
 }
 
 /// Works out where `task` goes when its current step reports `result`.
-pub(crate) fn decide(workflows: &BTreeMap<String, Workflow>, task: &Task, result: &str) -> Result<Transition> {
+pub(crate) fn decide(
+    workflows: &BTreeMap<String, Workflow>,
+    task: &Task,
+    result: &str,
+) -> Result<Transition> {
     if !task.status.is_active() {
         return Err(Error::TaskNotActive {
             task: task.id.clone(),
@@ -119,7 +123,12 @@ pub(crate) fn decide(workflows: &BTreeMap<String, Workflow>, task: &Task, result
     let mut exceeded = false;
     if let (Some(max), true) = (node.max_retries(), result == FAILED) {
         let key = retry_key(task, step);
-        let used = task.step_retries.get(&key).copied().unwrap_or(0).saturating_add(1);
+        let used = task
+            .step_retries
+            .get(&key)
+            .copied()
+            .unwrap_or(0)
+            .saturating_add(1);
         exceeded = used >= max;
         if exceeded {
             condition = MAX_RETRIES_EXCEEDED;
@@ -140,10 +149,13 @@ pub(crate) fn decide(workflows: &BTreeMap<String, Workflow>, task: &Task, result
         })?;
         match &node.kind {
             NodeKind::Subflow(sub) => {
-                let recursive =
-                    sub.workflow == task.workflow_type || stack.iter().any(|f| f.workflow == sub.workflow);
+                let recursive = sub.workflow == task.workflow_type
+                    || stack.iter().any(|f| f.workflow == sub.workflow);
                 if recursive {
-                    return Err(Error::SubflowRecursion { node: target.to_string(), workflow: sub.workflow.clone() });
+                    return Err(Error::SubflowRecursion {
+                        node: target.to_string(),
+                        workflow: sub.workflow.clone(),
+                    });
                 }
                 let inner = lookup(workflows, &sub.workflow)?;
                 stack.push(SubflowFrame {
@@ -169,7 +181,11 @@ pub(crate) fn decide(workflows: &BTreeMap<String, Workflow>, task: &Task, result
                     break (status, end.escalation);
                 };
                 let parent = lookup(workflows, &frame.parent_workflow)?;
-                let output = if end.result == EndResult::Success { PASSED } else { FAILED };
+                let output = if end.result == EndResult::Success {
+                    PASSED
+                } else {
+                    FAILED
+                };
                 let edge = route(parent, &frame.parent_step, output)?;
                 (here, target) = (parent, edge.to.as_str());
                 exited = true;
@@ -220,17 +236,24 @@ pub(crate) fn apply(task: &mut Task, transition: &Transition, output: Option<Val
         task.retry_count = task.retry_count.saturating_add(1);
     }
     for prefix in &transition.resets {
-        task.step_retries.retain(|k, _| !k.starts_with(prefix.as_str()));
+        task.step_retries
+            .retain(|k, _| !k.starts_with(prefix.as_str()));
     }
     task.last_output = output;
     task.updated_at = now;
 }
 
 fn lookup<'a>(workflows: &'a BTreeMap<String, Workflow>, id: &str) -> Result<&'a Workflow> {
-    workflows.get(id).ok_or_else(|| Error::UnknownWorkflow { id: id.to_string() })
+    workflows
+        .get(id)
+        .ok_or_else(|| Error::UnknownWorkflow { id: id.to_string() })
 }
 
-fn route<'a>(workflow: &'a Workflow, step: &str, output: &str) -> Result<&'a crate::definition::Edge> {
+fn route<'a>(
+    workflow: &'a Workflow,
+    step: &str,
+    output: &str,
+) -> Result<&'a crate::definition::Edge> {
     workflow.route(step, output).ok_or_else(|| Error::NoRoute {
         workflow: workflow.id().to_string(),
         step: step.to_string(),

@@ -62,8 +62,8 @@ mod validate;
 mod workflow;
 
 pub use definition::{
-    Edge, EndNode, EndResult, Escalation, Node, NodeKind, Stage, StepNode, SubflowNode, WorkflowDefinition,
-    FAILED, MAX_RETRIES_EXCEEDED, PASSED,
+    Edge, EndNode, EndResult, Escalation, Node, NodeKind, Stage, StepNode, SubflowNode,
+    WorkflowDefinition, FAILED, MAX_RETRIES_EXCEEDED, PASSED,
 };
 pub use engine::{Action, AdvanceOutcome};
 pub use error::{Error, Result};

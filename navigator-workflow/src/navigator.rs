@@ -7,13 +7,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::definition::NodeKind;
+use crate::definition::WorkflowDefinition;
 use crate::engine::{apply, decide, AdvanceOutcome};
 use crate::error::{Error, Result};
 use crate::plan::ExecutionPlan;
 use crate::sync::{SyncConfirmation, SyncLedger, SyncRecord, SyncReminder};
 use crate::task::{now_millis, Task, TaskStatus};
 use crate::tree::TaskTree;
-use crate::definition::WorkflowDefinition;
 use crate::workflow::{Workflow, WorkflowSummary};
 
 /// The workflow GPS.
@@ -95,7 +95,11 @@ impl Navigator {
 
     /// Validates and stores a workflow, replacing one with the same id. Tasks already on the
     /// old definition keep their step; if the step no longer exists `advance` says so.
-    pub fn load_workflow(&mut self, id: &str, definition: WorkflowDefinition) -> Result<WorkflowSummary> {
+    pub fn load_workflow(
+        &mut self,
+        id: &str,
+        definition: WorkflowDefinition,
+    ) -> Result<WorkflowSummary> {
         let workflow = Workflow::new(id, definition)?;
         let summary = workflow.summary();
         self.workflows.insert(id.to_string(), workflow);
@@ -109,7 +113,9 @@ impl Navigator {
 
     /// The workflow with this id.
     pub fn workflow(&self, id: &str) -> Result<&Workflow> {
-        self.workflows.get(id).ok_or_else(|| Error::UnknownWorkflow { id: id.to_string() })
+        self.workflows
+            .get(id)
+            .ok_or_else(|| Error::UnknownWorkflow { id: id.to_string() })
     }
 
     /// The execution plan of a workflow.
@@ -125,7 +131,11 @@ impl Navigator {
         let mut seen = HashSet::new();
         let mut prepared = Vec::with_capacity(tasks.len());
         for (index, mut task) in tasks.into_iter().enumerate() {
-            let bad = |task: &Task, reason: String| Error::InvalidTask { index, task: task.id.clone(), reason };
+            let bad = |task: &Task, reason: String| Error::InvalidTask {
+                index,
+                task: task.id.clone(),
+                reason,
+            };
             if task.id.trim().is_empty() {
                 return Err(bad(&task, "`id` must be non-empty".into()));
             }
@@ -148,20 +158,30 @@ impl Navigator {
         for task in prepared {
             self.tree.insert(task);
         }
-        Ok(LoadReport { loaded, total: self.tree.len(), pending: self.tree.pending_len() })
+        Ok(LoadReport {
+            loaded,
+            total: self.tree.len(),
+            pending: self.tree.pending_len(),
+        })
     }
 
     /// Checks that the task's workflow chain and step exist, filling in the start step.
     fn check_position(&self, task: &mut Task) -> std::result::Result<(), String> {
-        let root = self
-            .workflows
-            .get(&task.workflow_type)
-            .ok_or_else(|| format!("unknown workflowType `{}` (load the workflow first)", task.workflow_type))?;
+        let root = self.workflows.get(&task.workflow_type).ok_or_else(|| {
+            format!(
+                "unknown workflowType `{}` (load the workflow first)",
+                task.workflow_type
+            )
+        })?;
         let mut current = root;
         for frame in &task.subflow_stack {
-            let step = self.workflows.get(&frame.parent_workflow).and_then(|w| w.node(&frame.parent_step));
+            let step = self
+                .workflows
+                .get(&frame.parent_workflow)
+                .and_then(|w| w.node(&frame.parent_step));
             match step.map(|n| &n.kind) {
-                Some(NodeKind::Subflow(s)) if s.workflow == frame.workflow && frame.parent_workflow == current.id() => {}
+                Some(NodeKind::Subflow(s))
+                    if s.workflow == frame.workflow && frame.parent_workflow == current.id() => {}
                 _ => {
                     return Err(format!(
                         "subflowStack frame {}/{} -> {} does not match the loaded workflows",
@@ -169,16 +189,26 @@ impl Navigator {
                     ))
                 }
             }
-            current = self.workflows.get(&frame.workflow).ok_or_else(|| format!("unknown workflow `{}`", frame.workflow))?;
+            current = self
+                .workflows
+                .get(&frame.workflow)
+                .ok_or_else(|| format!("unknown workflow `{}`", frame.workflow))?;
         }
         if task.current_step.is_empty() {
             task.current_step = current.start().to_string();
         }
-        let node = current
-            .node(&task.current_step)
-            .ok_or_else(|| format!("workflow `{}` has no step `{}`", current.id(), task.current_step))?;
+        let node = current.node(&task.current_step).ok_or_else(|| {
+            format!(
+                "workflow `{}` has no step `{}`",
+                current.id(),
+                task.current_step
+            )
+        })?;
         if matches!(node.kind, NodeKind::End(_)) && task.status.is_active() {
-            return Err(format!("is {} but sits on end node `{}`", task.status, task.current_step));
+            return Err(format!(
+                "is {} but sits on end node `{}`",
+                task.status, task.current_step
+            ));
         }
         Ok(())
     }
@@ -190,7 +220,9 @@ impl Navigator {
 
     /// The task with this id.
     pub fn task(&self, id: &str) -> Result<&Task> {
-        self.tree.get(id).ok_or_else(|| Error::UnknownTask { id: id.to_string() })
+        self.tree
+            .get(id)
+            .ok_or_else(|| Error::UnknownTask { id: id.to_string() })
     }
 
     /// The task tree.
@@ -205,7 +237,12 @@ impl Navigator {
 
     /// Reports that the task's current step produced `result` and moves the task along the
     /// selected edge (see [`crate::engine`] for the rules). Records a sync.
-    pub fn advance(&mut self, task_id: &str, result: &str, output: Option<Value>) -> Result<AdvanceOutcome> {
+    pub fn advance(
+        &mut self,
+        task_id: &str,
+        result: &str,
+        output: Option<Value>,
+    ) -> Result<AdvanceOutcome> {
         let task = self.task(task_id)?;
         let transition = decide(&self.workflows, task, result)?;
         let now = now_millis();
@@ -216,7 +253,9 @@ impl Navigator {
                 apply(task, &transition, output, now);
                 task.clone()
             })
-            .ok_or_else(|| Error::UnknownTask { id: task_id.to_string() })?;
+            .ok_or_else(|| Error::UnknownTask {
+                id: task_id.to_string(),
+            })?;
         let record = self.ledger.record(|id| SyncRecord {
             id,
             task_id: task_id.to_string(),
@@ -248,7 +287,10 @@ impl Navigator {
         let workflow = self.workflow(task.current_workflow())?;
         let plan = ExecutionPlan::of(workflow);
         let total_levels = plan.levels.len();
-        let at_end = matches!(workflow.node(&task.current_step).map(|n| &n.kind), Some(NodeKind::End(_)));
+        let at_end = matches!(
+            workflow.node(&task.current_step).map(|n| &n.kind),
+            Some(NodeKind::End(_))
+        );
         let level = plan.level_of(&task.current_step).unwrap_or(0);
         let percent = if at_end {
             100
@@ -295,7 +337,9 @@ impl Navigator {
     pub fn confirm_sync_for_task(&mut self, task_id: &str) -> Result<SyncConfirmation> {
         let confirmation = self.ledger.confirm_task(task_id);
         if confirmation.confirmed.is_empty() && self.tree.get(task_id).is_none() {
-            return Err(Error::UnknownTask { id: task_id.to_string() });
+            return Err(Error::UnknownTask {
+                id: task_id.to_string(),
+            });
         }
         Ok(confirmation)
     }
@@ -305,6 +349,10 @@ impl Navigator {
     }
 
     pub(crate) fn from_parts(workflows: BTreeMap<String, Workflow>, ledger: SyncLedger) -> Self {
-        Navigator { workflows, tree: TaskTree::default(), ledger }
+        Navigator {
+            workflows,
+            tree: TaskTree::default(),
+            ledger,
+        }
     }
 }

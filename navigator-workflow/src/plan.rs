@@ -49,7 +49,8 @@ impl ExecutionPlan {
     /// Lays out `workflow`.
     pub fn of(workflow: &Workflow) -> Self {
         let def = workflow.definition();
-        let mut indegree: BTreeMap<&str, usize> = def.nodes.keys().map(|k| (k.as_str(), 0)).collect();
+        let mut indegree: BTreeMap<&str, usize> =
+            def.nodes.keys().map(|k| (k.as_str(), 0)).collect();
         let mut successors: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         let mut retry_edges = Vec::new();
         for edge in &def.edges {
@@ -57,11 +58,18 @@ impl ExecutionPlan {
                 retry_edges.push((edge.from.clone(), edge.to.clone()));
                 continue;
             }
-            successors.entry(edge.from.as_str()).or_default().push(edge.to.as_str());
+            successors
+                .entry(edge.from.as_str())
+                .or_default()
+                .push(edge.to.as_str());
             *indegree.entry(edge.to.as_str()).or_default() += 1;
         }
         let mut level: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut queue: VecDeque<&str> = indegree.iter().filter(|(_, d)| **d == 0).map(|(k, _)| *k).collect();
+        let mut queue: VecDeque<&str> = indegree
+            .iter()
+            .filter(|(_, d)| **d == 0)
+            .map(|(k, _)| *k)
+            .collect();
         for node in &queue {
             level.insert(node, 0);
         }
@@ -83,7 +91,12 @@ impl ExecutionPlan {
         for (node, l) in level {
             levels[l].push(node.to_string());
         }
-        ExecutionPlan { workflow_id: workflow.id().to_string(), levels, retry_edges, mermaid: mermaid(workflow) }
+        ExecutionPlan {
+            workflow_id: workflow.id().to_string(),
+            levels,
+            retry_edges,
+            mermaid: mermaid(workflow),
+        }
     }
 
     /// The level of `step`, if the step is in the plan.
@@ -96,8 +109,12 @@ impl ExecutionPlan {
 /// `end` — the very id most workflows use for their end node.
 fn mermaid(workflow: &Workflow) -> String {
     let def = workflow.definition();
-    let alias: BTreeMap<&str, String> =
-        def.nodes.keys().enumerate().map(|(i, k)| (k.as_str(), format!("n{i}"))).collect();
+    let alias: BTreeMap<&str, String> = def
+        .nodes
+        .keys()
+        .enumerate()
+        .map(|(i, k)| (k.as_str(), format!("n{i}")))
+        .collect();
     let mut out = String::from("flowchart TD\n");
     for (id, node) in &def.nodes {
         let label = escape(node.name.as_deref().unwrap_or(id));
@@ -126,7 +143,11 @@ fn mermaid(workflow: &Workflow) -> String {
         out.push_str(&line);
     }
     for edge in &def.edges {
-        let arrow = if is_retry_edge(def, edge) { "-.->" } else { "-->" };
+        let arrow = if is_retry_edge(def, edge) {
+            "-.->"
+        } else {
+            "-->"
+        };
         let text = match (&edge.on, &edge.label) {
             (Some(on), Some(label)) => Some(format!("{on}: {label}")),
             (Some(text), None) | (None, Some(text)) => Some(text.clone()),
@@ -134,7 +155,9 @@ fn mermaid(workflow: &Workflow) -> String {
         };
         let (from, to) = (&alias[edge.from.as_str()], &alias[edge.to.as_str()]);
         match text {
-            Some(text) => out.push_str(&format!("    {from} {arrow}|\"{}\"| {to}\n", escape(&text))),
+            Some(text) => {
+                out.push_str(&format!("    {from} {arrow}|\"{}\"| {to}\n", escape(&text)))
+            }
             None => out.push_str(&format!("    {from} {arrow} {to}\n")),
         }
     }

@@ -59,7 +59,9 @@ impl Snapshot {
 
     /// Parses JSON written by [`Snapshot::to_json`].
     pub fn from_json(text: &str) -> Result<Self> {
-        serde_json::from_str(text).map_err(|e| Error::Snapshot { message: e.to_string() })
+        serde_json::from_str(text).map_err(|e| Error::Snapshot {
+            message: e.to_string(),
+        })
     }
 }
 
@@ -73,7 +75,10 @@ impl Navigator {
             version: SNAPSHOT_VERSION,
             workflows: workflows
                 .values()
-                .map(|w| StoredWorkflow { id: w.id().to_string(), definition: w.definition().clone() })
+                .map(|w| StoredWorkflow {
+                    id: w.id().to_string(),
+                    definition: w.definition().clone(),
+                })
                 .collect(),
             tasks,
             pending_syncs: ledger.pending().cloned().collect(),
@@ -85,14 +90,19 @@ impl Navigator {
     pub fn restore(snapshot: Snapshot) -> Result<Navigator> {
         if snapshot.version != SNAPSHOT_VERSION {
             return Err(Error::Snapshot {
-                message: format!("version {} is not supported (expected {SNAPSHOT_VERSION})", snapshot.version),
+                message: format!(
+                    "version {} is not supported (expected {SNAPSHOT_VERSION})",
+                    snapshot.version
+                ),
             });
         }
         let mut workflows = BTreeMap::new();
         for stored in snapshot.workflows {
             let workflow = Workflow::new(stored.id.clone(), stored.definition)?;
             if workflows.insert(stored.id.clone(), workflow).is_some() {
-                return Err(Error::Snapshot { message: format!("workflow `{}` appears twice", stored.id) });
+                return Err(Error::Snapshot {
+                    message: format!("workflow `{}` appears twice", stored.id),
+                });
             }
         }
         let ledger = SyncLedger::resume(snapshot.next_sync_id, snapshot.pending_syncs)

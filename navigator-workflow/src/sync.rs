@@ -13,7 +13,8 @@ use crate::engine::Action;
 use crate::task::TaskStatus;
 
 /// The message every reminder carries.
-pub const SYNC_MESSAGE: &str = "Mutations pending sync to primary store. Please persist and confirm.";
+pub const SYNC_MESSAGE: &str =
+    "Mutations pending sync to primary store. Please persist and confirm.";
 
 const ID_PREFIX: &str = "sync-";
 
@@ -83,11 +84,18 @@ pub struct SyncLedger {
 impl SyncLedger {
     /// A ledger whose next id is `sync-{next}` (used when restoring a snapshot).
     pub(crate) fn resume(next: u64, records: Vec<SyncRecord>) -> Result<Self, String> {
-        let mut ledger = SyncLedger { next, pending: BTreeMap::new() };
+        let mut ledger = SyncLedger {
+            next,
+            pending: BTreeMap::new(),
+        };
         for record in records {
-            let n = parse_id(&record.id).ok_or_else(|| format!("malformed sync id `{}`", record.id))?;
+            let n =
+                parse_id(&record.id).ok_or_else(|| format!("malformed sync id `{}`", record.id))?;
             if n >= next {
-                return Err(format!("sync id `{}` is not below nextSyncId {next}", record.id));
+                return Err(format!(
+                    "sync id `{}` is not below nextSyncId {next}",
+                    record.id
+                ));
             }
             if ledger.pending.insert(n, record).is_some() {
                 return Err(format!("sync id `sync-{n}` appears twice"));
@@ -100,7 +108,9 @@ impl SyncLedger {
     pub(crate) fn record(&mut self, make: impl FnOnce(String) -> SyncRecord) -> &SyncRecord {
         let n = self.next;
         self.next += 1;
-        self.pending.entry(n).or_insert_with(|| make(format!("{ID_PREFIX}{n}")))
+        self.pending
+            .entry(n)
+            .or_insert_with(|| make(format!("{ID_PREFIX}{n}")))
     }
 
     /// The number the next sync id will carry.
@@ -147,7 +157,11 @@ impl SyncLedger {
             }
             keep
         });
-        SyncConfirmation { confirmed, not_found: Vec::new(), remaining: self.pending.len() }
+        SyncConfirmation {
+            confirmed,
+            not_found: Vec::new(),
+            remaining: self.pending.len(),
+        }
     }
 
     /// The reminder for mutating responses, or `None` when everything is confirmed.
@@ -157,7 +171,10 @@ impl SyncLedger {
             pending: self
                 .pending
                 .values()
-                .map(|r| PendingSync { id: r.id.clone(), task_id: r.task_id.clone() })
+                .map(|r| PendingSync {
+                    id: r.id.clone(),
+                    task_id: r.task_id.clone(),
+                })
                 .collect(),
         })
     }

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Where a task stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum TaskStatus {
@@ -142,7 +144,12 @@ impl Task {
     /// let task = Task::new("t1", "ISSUE-1", "research", 10);
     /// assert_eq!(task.priority, 10);
     /// ```
-    pub fn new(id: impl Into<String>, issue_id: impl Into<String>, workflow_type: impl Into<String>, priority: i64) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        issue_id: impl Into<String>,
+        workflow_type: impl Into<String>,
+        priority: i64,
+    ) -> Self {
         Task {
             id: id.into(),
             issue_id: issue_id.into(),
@@ -167,7 +174,9 @@ impl Task {
     /// assert_eq!(Task::new("t1", "I-1", "research", 0).current_workflow(), "research");
     /// ```
     pub fn current_workflow(&self) -> &str {
-        self.subflow_stack.last().map_or(&self.workflow_type, |f| &f.workflow)
+        self.subflow_stack
+            .last()
+            .map_or(&self.workflow_type, |f| &f.workflow)
     }
 }
 

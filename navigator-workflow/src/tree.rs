@@ -16,7 +16,11 @@ struct QueueKey {
 
 impl QueueKey {
     fn of(task: &Task) -> Self {
-        QueueKey { priority: Reverse(task.priority), created_at: task.created_at, id: task.id.clone() }
+        QueueKey {
+            priority: Reverse(task.priority),
+            created_at: task.created_at,
+            id: task.id.clone(),
+        }
     }
 }
 
@@ -87,7 +91,10 @@ impl TaskTree {
 
     /// The `n` highest-priority pending tasks, best first.
     pub fn next(&self, n: usize) -> impl Iterator<Item = &Task> {
-        self.pending.iter().take(n).filter_map(|k| self.tasks.get(&k.id))
+        self.pending
+            .iter()
+            .take(n)
+            .filter_map(|k| self.tasks.get(&k.id))
     }
 
     /// Every task grouped by status; within a group in queue order.
@@ -98,7 +105,11 @@ impl TaskTree {
         }
         for group in groups.values_mut() {
             group.sort_by(|a, b| {
-                (Reverse(a.priority), a.created_at, &a.id).cmp(&(Reverse(b.priority), b.created_at, &b.id))
+                (Reverse(a.priority), a.created_at, &a.id).cmp(&(
+                    Reverse(b.priority),
+                    b.created_at,
+                    &b.id,
+                ))
             });
         }
         groups

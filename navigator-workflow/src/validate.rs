@@ -28,7 +28,11 @@ pub(crate) struct Routes {
 /// these may close a cycle, and execution plans ignore them.
 pub(crate) fn is_retry_edge(def: &WorkflowDefinition, edge: &Edge) -> bool {
     edge.on.as_deref() == Some(FAILED)
-        && def.nodes.get(&edge.from).and_then(|n| n.max_retries()).is_some()
+        && def
+            .nodes
+            .get(&edge.from)
+            .and_then(|n| n.max_retries())
+            .is_some()
 }
 
 /// Checks every rule and returns the start node id and the routing table.
@@ -70,12 +74,16 @@ fn check_edges(def: &WorkflowDefinition) -> Result<()> {
         }
         let source = &def.nodes[&edge.from];
         if matches!(source.kind, NodeKind::End(_)) {
-            return Err(Error::EndHasOutgoing { node: edge.from.clone(), to: edge.to.clone() });
+            return Err(Error::EndHasOutgoing {
+                node: edge.from.clone(),
+                to: edge.to.clone(),
+            });
         }
         if let Some(on) = &edge.on {
             let escalation = on == MAX_RETRIES_EXCEEDED && source.max_retries().is_some();
             if !source.can_output(on) && !escalation {
-                let mut allowed: Vec<String> = source.outputs().iter().map(|o| o.to_string()).collect();
+                let mut allowed: Vec<String> =
+                    source.outputs().iter().map(|o| o.to_string()).collect();
                 if source.max_retries().is_some() {
                     allowed.push(MAX_RETRIES_EXCEEDED.to_string());
                 }
@@ -101,10 +109,16 @@ fn build_routes(def: &WorkflowDefinition) -> Result<HashMap<String, Routes>> {
                 .iter()
                 .any(|&i| def.edges[i].on.as_ref() == Some(on))
                 .then(|| format!("`on: {on}`")),
-            None => entry.fallback.is_some().then(|| "the unconditional fallback".to_string()),
+            None => entry
+                .fallback
+                .is_some()
+                .then(|| "the unconditional fallback".to_string()),
         };
         if let Some(condition) = clash {
-            return Err(Error::AmbiguousEdges { node: edge.from.clone(), condition });
+            return Err(Error::AmbiguousEdges {
+                node: edge.from.clone(),
+                condition,
+            });
         }
         match edge.on {
             Some(_) => entry.conditional.push(index),
@@ -123,10 +137,16 @@ fn check_routed_outputs(def: &WorkflowDefinition, routes: &HashMap<String, Route
         let node_routes = routes.get(id);
         for output in outputs {
             let routed = node_routes.is_some_and(|r| {
-                r.fallback.is_some() || r.conditional.iter().any(|&i| def.edges[i].on.as_deref() == Some(output))
+                r.fallback.is_some()
+                    || r.conditional
+                        .iter()
+                        .any(|&i| def.edges[i].on.as_deref() == Some(output))
             });
             if !routed {
-                return Err(Error::UnroutedOutput { node: id.clone(), output: output.to_string() });
+                return Err(Error::UnroutedOutput {
+                    node: id.clone(),
+                    output: output.to_string(),
+                });
             }
         }
     }
@@ -137,7 +157,10 @@ fn check_routed_outputs(def: &WorkflowDefinition, routes: &HashMap<String, Route
 fn check_cycles(def: &WorkflowDefinition) -> Result<()> {
     let mut successors: HashMap<&str, Vec<&str>> = HashMap::new();
     for edge in def.edges.iter().filter(|e| !is_retry_edge(def, e)) {
-        successors.entry(edge.from.as_str()).or_default().push(edge.to.as_str());
+        successors
+            .entry(edge.from.as_str())
+            .or_default()
+            .push(edge.to.as_str());
     }
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
@@ -145,7 +168,11 @@ fn check_cycles(def: &WorkflowDefinition) -> Result<()> {
         OnPath,
         Done,
     }
-    let mut marks: HashMap<&str, Mark> = def.nodes.keys().map(|k| (k.as_str(), Mark::Unseen)).collect();
+    let mut marks: HashMap<&str, Mark> = def
+        .nodes
+        .keys()
+        .map(|k| (k.as_str(), Mark::Unseen))
+        .collect();
     for root in def.nodes.keys() {
         if marks[root.as_str()] != Mark::Unseen {
             continue;
@@ -164,7 +191,8 @@ fn check_cycles(def: &WorkflowDefinition) -> Result<()> {
             match marks[target] {
                 Mark::OnPath => {
                     let from = path.iter().position(|(n, _)| *n == target).unwrap_or(0);
-                    let mut cycle: Vec<String> = path[from..].iter().map(|(n, _)| n.to_string()).collect();
+                    let mut cycle: Vec<String> =
+                        path[from..].iter().map(|(n, _)| n.to_string()).collect();
                     cycle.push(target.to_string());
                     return Err(Error::Cycle { path: cycle });
                 }
@@ -181,13 +209,27 @@ fn check_cycles(def: &WorkflowDefinition) -> Result<()> {
 
 fn check_reachability(def: &WorkflowDefinition, start: &str) -> Result<()> {
     let forward = flood(def, [start], |e| (e.from.as_str(), e.to.as_str()));
-    let unreachable: Vec<String> = def.nodes.keys().filter(|k| !forward.contains(k.as_str())).cloned().collect();
+    let unreachable: Vec<String> = def
+        .nodes
+        .keys()
+        .filter(|k| !forward.contains(k.as_str()))
+        .cloned()
+        .collect();
     if !unreachable.is_empty() {
         return Err(Error::Unreachable { nodes: unreachable });
     }
-    let ends = def.nodes.iter().filter(|(_, n)| matches!(n.kind, NodeKind::End(_))).map(|(k, _)| k.as_str());
+    let ends = def
+        .nodes
+        .iter()
+        .filter(|(_, n)| matches!(n.kind, NodeKind::End(_)))
+        .map(|(k, _)| k.as_str());
     let backward = flood(def, ends, |e| (e.to.as_str(), e.from.as_str()));
-    let stuck: Vec<String> = def.nodes.keys().filter(|k| !backward.contains(k.as_str())).cloned().collect();
+    let stuck: Vec<String> = def
+        .nodes
+        .keys()
+        .filter(|k| !backward.contains(k.as_str()))
+        .cloned()
+        .collect();
     if !stuck.is_empty() {
         return Err(Error::NoPathToEnd { nodes: stuck });
     }

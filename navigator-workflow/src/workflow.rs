@@ -68,10 +68,18 @@ impl Workflow {
     pub fn new(id: impl Into<String>, definition: WorkflowDefinition) -> Result<Self> {
         let id = id.into();
         if id.trim().is_empty() {
-            return Err(Error::InvalidArgument { argument: "id", reason: "workflow id must be non-empty".into() });
+            return Err(Error::InvalidArgument {
+                argument: "id",
+                reason: "workflow id must be non-empty".into(),
+            });
         }
         let (start, routes) = validate(&definition)?;
-        Ok(Workflow { id, definition, start, routes })
+        Ok(Workflow {
+            id,
+            definition,
+            start,
+            routes,
+        })
     }
 
     /// The workflow id.

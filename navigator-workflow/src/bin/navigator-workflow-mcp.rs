@@ -1,1 +1,69 @@
-fn main() {}
+//! `navigator-workflow-mcp [WORKFLOW_FILE_OR_DIR ...]`: the workflow GPS as an MCP server
+//! over stdio.
+//!
+//! Each argument is a workflow definition file (`.json`, `.yaml`, `.yml`) or a directory of
+//! them, loaded before serving; a workflow's id is its `id` field, else the file stem.
+//! Diagnostics go to stderr: stdout belongs to the protocol.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use navigator_workflow::{Navigator, WorkflowDefinition};
+
+fn definition_files(arg: &Path) -> std::io::Result<Vec<PathBuf>> {
+    if !arg.is_dir() {
+        return Ok(vec![arg.to_path_buf()]);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(arg)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("json" | "yaml" | "yml")
+            )
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn preload(navigator: &mut Navigator, arg: &Path) -> Result<(), String> {
+    for file in definition_files(arg).map_err(|e| format!("{}: {e}", arg.display()))? {
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let parsed = if file.extension().is_some_and(|e| e == "json") {
+            WorkflowDefinition::from_json(&text)
+        } else {
+            WorkflowDefinition::from_yaml(&text)
+        };
+        let definition = parsed.map_err(|e| format!("{}: {e}", file.display()))?;
+        let stem = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let id = definition.id.clone().unwrap_or(stem);
+        navigator
+            .load_workflow(&id, definition)
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    Ok(())
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let mut navigator = Navigator::new();
+    for arg in std::env::args_os().skip(1) {
+        if let Err(message) = preload(&mut navigator, Path::new(&arg)) {
+            eprintln!("navigator-workflow-mcp: {message}");
+            return ExitCode::FAILURE;
+        }
+    }
+    match navigator_workflow::mcp::serve_stdio(navigator).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("navigator-workflow-mcp: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

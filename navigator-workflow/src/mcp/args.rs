@@ -1,0 +1,97 @@
+//! Tool arguments. Each struct is the JSON input schema of one tool; unknown fields are
+//! rejected so a misspelt argument is an error instead of a silently ignored default.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::task::{Task, TaskStatus};
+
+/// `load_workflow`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LoadWorkflowArgs {
+    /// Workflow id tasks refer to in `workflowType`.
+    pub id: String,
+    /// The definition: an object `{ nodes: { id: { type, ... } }, edges: [{ from, to, on?, label? }] }`,
+    /// or the same as a JSON/YAML string. Node types: start, end (result: success | failure |
+    /// blocked | cancelled, escalation?: hitl | alert | ticket), task and gate (name, outputs?,
+    /// maxRetries?, agent?, stage?: planning | development | verification | delivery), subflow
+    /// (workflow).
+    pub definition: Value,
+}
+
+/// `get_execution_plan`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkflowIdArgs {
+    /// The workflow id.
+    pub workflow_id: String,
+}
+
+/// `load_task_tree`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LoadTaskTreeArgs {
+    /// Tasks to load (upserted by id). `currentStep` defaults to the workflow's start node.
+    pub tasks: Vec<Task>,
+    /// Empty the tree before loading (default false).
+    #[serde(default)]
+    pub replace: bool,
+}
+
+/// `get_next_tasks_from_tree`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NextTasksArgs {
+    /// How many tasks to return, 1 to 1000 (default 1).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// `advance_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AdvanceTaskArgs {
+    /// The task to advance.
+    pub task_id: String,
+    /// What the current step produced: one of its outputs (usually `passed` or `failed`).
+    pub result: String,
+    /// Anything the step produced; stored on the task and in the sync record.
+    #[serde(default)]
+    pub output: Option<Value>,
+}
+
+/// Tools that take one task id.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TaskIdArgs {
+    /// The task id.
+    pub task_id: String,
+}
+
+/// `get_tasks_by_status`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TasksByStatusArgs {
+    /// Only this status (default: all, grouped).
+    #[serde(default)]
+    pub status: Option<TaskStatus>,
+}
+
+/// `get_pending_syncs`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PendingSyncsArgs {
+    /// Only syncs of this task (default: all).
+    #[serde(default)]
+    pub task_id: Option<String>,
+}
+
+/// `confirm_sync`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConfirmSyncArgs {
+    /// Ids (`sync-N`) persisted to the primary store.
+    pub sync_ids: Vec<String>,
+}

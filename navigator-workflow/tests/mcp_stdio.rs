@@ -1,0 +1,343 @@
+//! End to end: spawn the MCP binary and speak newline-delimited JSON-RPC over its stdio.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+const TOOLS: [&str; 12] = [
+    "list_workflows",
+    "load_workflow",
+    "get_execution_plan",
+    "load_task_tree",
+    "get_next_tasks_from_tree",
+    "advance_task",
+    "get_task",
+    "get_task_progress",
+    "get_tasks_by_status",
+    "get_pending_syncs",
+    "confirm_sync",
+    "confirm_sync_for_task",
+];
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    next_id: u64,
+}
+
+impl Server {
+    fn spawn() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_navigator-workflow-mcp"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn the MCP server");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Server {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        }
+    }
+
+    fn send_line(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns the response with the same id, skipping notifications.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_line(
+            &json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string(),
+        );
+        self.response(id)
+    }
+
+    fn response(&mut self, id: u64) -> Value {
+        loop {
+            // A hang guard, not a timing assertion: a missing reply would otherwise block forever.
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .expect("server replied");
+            let message: Value = serde_json::from_str(&line).expect("server writes JSON lines");
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    /// Calls a tool and returns (isError, structuredContent).
+    fn call(&mut self, tool: &str, arguments: Value) -> (bool, Value) {
+        let reply = self.request(
+            "tools/call",
+            json!({ "name": tool, "arguments": arguments }),
+        );
+        let result = &reply["result"];
+        assert!(result.is_object(), "tools/call {tool} returned {reply}");
+        (
+            result["isError"] == json!(true),
+            result["structuredContent"].clone(),
+        )
+    }
+
+    fn ok(&mut self, tool: &str, arguments: Value) -> Value {
+        let (is_error, content) = self.call(tool, arguments);
+        assert!(!is_error, "{tool} failed: {content}");
+        content
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn initialized() -> Server {
+    let mut server = Server::spawn();
+    let init = server.request(
+        "initialize",
+        json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "e2e", "version": "0" } }),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "navigator-workflow");
+    assert!(init["result"]["capabilities"]["tools"].is_object());
+    server.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    server
+}
+
+#[test]
+fn tools_list_has_the_twelve_tools_with_object_schemas() {
+    let mut server = initialized();
+    let reply = server.request("tools/list", json!({}));
+    let tools = reply["result"]["tools"].as_array().expect("tool list");
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort();
+    let mut expected = TOOLS.to_vec();
+    expected.sort();
+    assert_eq!(names, expected);
+    for tool in tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
+        assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()));
+    }
+    let advance = tools.iter().find(|t| t["name"] == "advance_task").unwrap();
+    assert_eq!(
+        advance["inputSchema"]["required"],
+        json!(["taskId", "result"])
+    );
+}
+
+#[test]
+fn every_tool_over_stdio_through_the_seed_scenario() {
+    let mut server = initialized();
+    assert_eq!(server.ok("list_workflows", json!({}))["data"]["count"], 0);
+
+    let ui: Value =
+        serde_json::from_str(include_str!("data/workflows/ui-reconstruction.json")).unwrap();
+    let loaded = server.ok(
+        "load_workflow",
+        json!({ "id": "ui-reconstruction", "definition": ui }),
+    );
+    assert_eq!(loaded["data"]["start"], "start");
+    assert!(
+        loaded.get("_sync_reminder").is_none(),
+        "nothing pending yet"
+    );
+    let yaml = include_str!("data/workflows/research.yaml");
+    server.ok(
+        "load_workflow",
+        json!({ "id": "research", "definition": yaml }),
+    );
+    assert_eq!(server.ok("list_workflows", json!({}))["data"]["count"], 2);
+
+    let plan = server.ok(
+        "get_execution_plan",
+        json!({ "workflowId": "ui-reconstruction" }),
+    );
+    assert_eq!(
+        plan["data"]["levels"],
+        json!([["start"], ["analyze"], ["review"], ["end", "hitl"]])
+    );
+    assert!(plan["data"]["mermaid"]
+        .as_str()
+        .unwrap()
+        .starts_with("flowchart TD"));
+
+    let tasks: Value = serde_json::from_str(include_str!("data/tasks.json")).unwrap();
+    let report = server.ok("load_task_tree", json!({ "tasks": tasks }));
+    assert_eq!(report["data"]["loaded"], 5);
+
+    let next = server.ok("get_next_tasks_from_tree", json!({ "limit": 1 }));
+    assert_eq!(next["data"]["count"], 1);
+    assert_eq!(next["data"]["tasks"][0]["id"], "task-001");
+
+    let first = server.ok(
+        "advance_task",
+        json!({ "taskId": "task-001", "result": "passed" }),
+    );
+    assert_eq!(first["data"]["nextStep"], "analyze");
+    let second = server.ok(
+        "advance_task",
+        json!({ "taskId": "task-001", "result": "passed", "output": "Analysis complete, found 5 components" }),
+    );
+    let data = &second["data"];
+    assert_eq!(
+        (data["success"].clone(), data["previousStep"].clone()),
+        (json!(true), json!("analyze"))
+    );
+    assert_eq!(
+        (data["nextStep"].clone(), data["action"].clone()),
+        (json!("review"), json!("conditional"))
+    );
+    assert_eq!(data["task"]["status"], "PENDING");
+    let reminder = &second["_sync_reminder"];
+    assert_eq!(
+        reminder["message"],
+        "Mutations pending sync to primary store. Please persist and confirm."
+    );
+    assert_eq!(reminder["pending"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        reminder["pending"][1],
+        json!({ "id": data["syncId"], "taskId": "task-001" })
+    );
+
+    let retry = server.ok(
+        "advance_task",
+        json!({ "taskId": "task-001", "result": "failed" }),
+    );
+    assert_eq!(retry["data"]["action"], "retry");
+    assert_eq!(
+        (
+            retry["data"]["retriesUsed"].clone(),
+            retry["data"]["retriesRemaining"].clone()
+        ),
+        (json!(1), json!(2))
+    );
+
+    let task = server.ok("get_task", json!({ "taskId": "task-001" }));
+    assert_eq!(task["data"]["currentStep"], "analyze");
+    assert_eq!(task["data"]["stepRetries"], json!({ "review": 1 }));
+    let progress = server.ok("get_task_progress", json!({ "taskId": "task-001" }));
+    assert_eq!(progress["data"]["level"], 1);
+    let by_status = server.ok("get_tasks_by_status", json!({}));
+    assert_eq!(
+        by_status["data"]["counts"],
+        json!({ "PENDING": 4, "PAUSED": 1 })
+    );
+    let paused = server.ok("get_tasks_by_status", json!({ "status": "PAUSED" }));
+    assert_eq!(paused["data"]["tasks"]["PAUSED"][0]["id"], "task-004");
+
+    let pending = server.ok("get_pending_syncs", json!({}));
+    assert_eq!(pending["data"]["count"], 3);
+    let ids: Vec<Value> = pending["data"]["syncs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].clone())
+        .collect();
+    let confirmed = server.ok("confirm_sync", json!({ "syncIds": [ids[0], ids[1]] }));
+    assert_eq!(confirmed["data"]["remaining"], 1);
+    assert_eq!(
+        confirmed["_sync_reminder"]["pending"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let rest = server.ok("confirm_sync_for_task", json!({ "taskId": "task-001" }));
+    assert_eq!(rest["data"]["confirmed"], json!([ids[2]]));
+    assert!(rest.get("_sync_reminder").is_none());
+    assert_eq!(
+        server.ok("get_pending_syncs", json!({ "taskId": "task-001" }))["data"]["count"],
+        0
+    );
+}
+
+#[test]
+fn bad_arguments_get_clear_errors_and_the_server_keeps_serving() {
+    let mut server = initialized();
+    let cyclic = json!({
+        "nodes": {
+            "start": { "type": "start" },
+            "a": { "type": "task", "name": "A" },
+            "b": { "type": "task", "name": "B" },
+            "end": { "type": "end", "result": "success" }
+        },
+        "edges": [
+            { "from": "start", "to": "a" }, { "from": "a", "to": "b" },
+            { "from": "b", "to": "a", "on": "failed" }, { "from": "b", "to": "end", "on": "passed" }
+        ]
+    });
+    let (is_error, content) = server.call(
+        "load_workflow",
+        json!({ "id": "loop", "definition": cyclic }),
+    );
+    assert!(is_error);
+    assert_eq!(content["error"]["code"], "cycle");
+    assert_eq!(
+        content["error"]["message"],
+        "cycle that is not a retry loop: a -> b -> a"
+    );
+
+    let (is_error, content) = server.call("get_task", json!({ "taskId": "ghost" }));
+    assert!(is_error);
+    assert_eq!(content["error"]["code"], "unknown_task");
+    let (is_error, content) = server.call("get_next_tasks_from_tree", json!({ "limit": 0 }));
+    assert!(is_error);
+    assert_eq!(content["error"]["code"], "invalid_argument");
+    let (is_error, _) = server.call("confirm_sync", json!({ "syncIds": [] }));
+    assert!(is_error);
+    let (is_error, _) = server.call("advance_task", json!({ "taskId": "", "result": "passed" }));
+    assert!(is_error);
+
+    // Wrong shapes are rejected by the schema layer, naming the field.
+    let reply = server.request(
+        "tools/call",
+        json!({ "name": "get_task", "arguments": { "task": "x" } }),
+    );
+    assert_eq!(reply["result"]["isError"], json!(true), "{reply}");
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("unknown field `task`, expected `taskId`"),
+        "{reply}"
+    );
+    let reply = server.request(
+        "tools/call",
+        json!({ "name": "advance_task", "arguments": { "taskId": "x" } }),
+    );
+    assert!(
+        reply.to_string().contains("missing field `result`"),
+        "{reply}"
+    );
+
+    // A malformed line is dropped; an unknown method and an unknown tool are JSON-RPC errors.
+    server.send_line("{this is not json");
+    let reply = server.request("no/such/method", json!({}));
+    assert_eq!(reply["error"]["code"], -32601);
+    let reply = server.request(
+        "tools/call",
+        json!({ "name": "no_such_tool", "arguments": {} }),
+    );
+    assert!(reply["error"].is_object(), "{reply}");
+    assert_eq!(server.request("ping", json!({}))["result"], json!({}));
+}
