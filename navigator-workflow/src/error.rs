@@ -198,6 +198,13 @@ pub enum Error {
         /// The output that found no edge.
         output: String,
     },
+    /// The MCP transport failed (stdio closed mid-handshake, I/O error).
+    #[cfg(feature = "mcp")]
+    #[error("MCP transport failed: {message}")]
+    Transport {
+        /// The SDK's message.
+        message: String,
+    },
     /// A snapshot could not be read or written.
     #[error("invalid snapshot: {message}")]
     Snapshot {
@@ -239,6 +246,8 @@ impl Error {
             Error::TaskNotActive { .. } => "task_not_active",
             Error::SubflowRecursion { .. } => "subflow_recursion",
             Error::NoRoute { .. } => "no_route",
+            #[cfg(feature = "mcp")]
+            Error::Transport { .. } => "transport",
             Error::Snapshot { .. } => "snapshot",
         }
     }

@@ -8,7 +8,7 @@
 //! content is `{ "error": { "code", "message" } }`, so the calling model sees what to fix.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn run() -> navigator_workflow::Result<()> {
 //! navigator_workflow::mcp::serve_stdio(navigator_workflow::Navigator::new()).await?;
 //! # Ok(()) }
 //! ```
@@ -42,13 +42,15 @@ pub struct NavigatorServer {
 }
 
 /// Serves `navigator` over stdin/stdout until the client disconnects.
-pub async fn serve_stdio(
-    navigator: Navigator,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+pub async fn serve_stdio(navigator: Navigator) -> Result<(), Error> {
+    let transport = |e: &dyn std::fmt::Display| Error::Transport {
+        message: e.to_string(),
+    };
     let service = NavigatorServer::new(navigator)
         .serve(rmcp::transport::stdio())
-        .await?;
-    service.waiting().await?;
+        .await
+        .map_err(|e| transport(&e))?;
+    service.waiting().await.map_err(|e| transport(&e))?;
     Ok(())
 }
 
