@@ -1,0 +1,87 @@
+//! The one error type of `navigator-context`.
+
+use std::path::PathBuf;
+
+/// Result alias used across navigator-context.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong while mapping a repository, reading a Flight Plan or exploring.
+///
+/// Each variant names the input that was wrong: the path, the plan line, the field.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file or directory could not be read.
+    #[error("cannot read {}: {reason}", path.display())]
+    Io {
+        /// The path that was tried.
+        path: PathBuf,
+        /// Why it failed.
+        reason: String,
+    },
+    /// The repository root is missing or not a directory.
+    #[error("repository root {} is not a readable directory", path.display())]
+    NotARepository {
+        /// The root that was given.
+        path: PathBuf,
+    },
+    /// A Flight Plan is not valid YAML or breaks one of its rules.
+    #[error("invalid flight plan{}: {field}: {message}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
+    FlightPlan {
+        /// 1-based line in the YAML text, when known.
+        line: Option<usize>,
+        /// The field or rule path that was wrong (`rules[2].path`, `token_budget`, ...).
+        field: String,
+        /// What was wrong, including the offending value.
+        message: String,
+    },
+    /// A path points outside the repository root (`..`, absolute, or an escaping symlink).
+    #[error("path `{path}` is outside the repository root")]
+    OutsideRoot {
+        /// The offending path as given.
+        path: String,
+    },
+    /// The tokenizer could not be loaded.
+    #[error("tokenizer `{name}`: {message}")]
+    Tokenizer {
+        /// The encoding name.
+        name: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A budget or option given to the explorer is unusable.
+    #[error("invalid `{field}`: {message}")]
+    InvalidOption {
+        /// The option name.
+        field: String,
+        /// What was wrong, including the value.
+        message: String,
+    },
+    /// The policy's answer could not be understood or applied.
+    #[error("policy `{policy}` at step {step}: {message}")]
+    Policy {
+        /// The policy name.
+        policy: String,
+        /// The explorer step.
+        step: usize,
+        /// What went wrong.
+        message: String,
+    },
+    /// A navigator-core component (LLM client, embedder) failed.
+    #[error(transparent)]
+    Core(#[from] navigator_core::Error),
+}
+
+impl Error {
+    pub(crate) fn plan(
+        line: Option<usize>,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self::FlightPlan {
+            line,
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}

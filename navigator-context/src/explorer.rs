@@ -1,0 +1,396 @@
+//! The explorer: a loop of turns (scan → analyse → refine → repeat) from the satellite view to
+//! a context window that fits the token budget, without ever spending past the USD budget.
+
+use crate::error::{Error, Result};
+use crate::flight_plan::{FlightPlan, Level, Rule};
+use crate::pack::fit;
+use crate::policy::{apply, Action, Policy, TurnInput};
+use crate::relevance::{rank, Scored};
+use crate::render::render;
+use crate::report::{build_prompt, Approver, DecisionLog, TurnReport, Verdict};
+use crate::scan::RepoMap;
+use crate::tokens::Tokenizer;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// Limits of one exploration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budgets {
+    /// The most tokens the final context may take.
+    pub tokens: usize,
+    /// The most USD the policy may spend (`None`: no limit).
+    pub usd: Option<f64>,
+    /// The most turns.
+    pub max_turns: usize,
+}
+
+impl Budgets {
+    /// A token budget, no USD limit, eight turns.
+    pub fn tokens(tokens: usize) -> Self {
+        Budgets {
+            tokens,
+            usd: None,
+            max_turns: 8,
+        }
+    }
+
+    /// Adds a USD limit.
+    pub fn with_usd(mut self, usd: f64) -> Self {
+        self.usd = Some(usd);
+        self
+    }
+}
+
+/// Why the exploration stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StopReason {
+    /// The policy finalised the context.
+    Finalized,
+    /// The next turn's projected cost would have passed the USD budget.
+    UsdBudget {
+        /// Spent so far.
+        spent: f64,
+        /// Conservative projection of the next turn.
+        projected: f64,
+        /// The budget.
+        budget: f64,
+    },
+    /// The turn limit was reached.
+    MaxTurns,
+    /// The approver declined to go on.
+    Declined,
+    /// Nothing in the repository matched the goal (found by the first scan).
+    NothingRelevant,
+}
+
+impl StopReason {
+    /// One sentence.
+    pub fn describe(&self) -> String {
+        match self {
+            StopReason::Finalized => "the policy finalised the context".into(),
+            StopReason::UsdBudget { spent, projected, budget } => format!(
+                "stopped before the next turn: ${spent:.4} spent + ${projected:.4} projected would pass the ${budget:.4} budget"
+            ),
+            StopReason::MaxTurns => "the turn limit was reached".into(),
+            StopReason::Declined => "the approver declined to continue".into(),
+            StopReason::NothingRelevant => {
+                "nothing in the repository matches the goal's terms (after the first scan); the context is the satellite view".into()
+            }
+        }
+    }
+}
+
+/// Everything an exploration delivers.
+#[derive(Debug, Clone)]
+pub struct Exploration {
+    /// The final context.
+    pub context: String,
+    /// Its size in tokens.
+    pub tokens: usize,
+    /// The Flight Plan that regenerates `context` exactly.
+    pub plan: FlightPlan,
+    /// Why areas were zoomed in or excluded, as Markdown.
+    pub reasoning: String,
+    /// One report per turn.
+    pub turns: Vec<TurnReport>,
+    /// The decision log.
+    pub log: DecisionLog,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// USD spent by the policy.
+    pub usd: f64,
+    /// The offline ranking the fit used as file values, best first.
+    pub ranking: Vec<Scored>,
+    /// Set when even the essential files do not fit the budget: what was left out.
+    pub best_effort: Option<String>,
+}
+
+impl Exploration {
+    /// Total prompt tokens with state-over-history and with the full history fed each turn.
+    pub fn prompt_tokens(&self) -> (usize, usize) {
+        self.turns.iter().fold((0, 0), |(s, h), t| {
+            (s + t.prompt_tokens, h + t.history_prompt_tokens)
+        })
+    }
+}
+
+/// Explores a repository for a goal.
+///
+/// ```no_run
+/// use navigator_context::{Budgets, Explorer, HeuristicPolicy, RepoMap};
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let map = RepoMap::open(".")?;
+/// let out = Explorer::new(&map, Budgets::tokens(10_000))
+///     .explore("Refactor the auth middleware", &mut HeuristicPolicy::new())
+///     .await?;
+/// println!("{}\n{}", out.context, out.plan.to_yaml(&[]));
+/// # Ok::<(), navigator_context::Error>(()) }).unwrap();
+/// ```
+pub struct Explorer<'a> {
+    map: &'a RepoMap,
+    budgets: Budgets,
+    tokenizer: Tokenizer,
+    approver: Option<Box<dyn Approver + 'a>>,
+}
+
+impl<'a> Explorer<'a> {
+    /// An autonomous explorer.
+    pub fn new(map: &'a RepoMap, budgets: Budgets) -> Self {
+        Explorer {
+            map,
+            budgets,
+            tokenizer: Tokenizer::default(),
+            approver: None,
+        }
+    }
+
+    /// Counts tokens with `tokenizer`.
+    pub fn tokenizer(mut self, tokenizer: Tokenizer) -> Self {
+        self.tokenizer = tokenizer;
+        self
+    }
+
+    /// Interactive mode: `approver` reviews every turn.
+    pub fn interactive(mut self, approver: impl Approver + 'a) -> Self {
+        self.approver = Some(Box::new(approver));
+        self
+    }
+
+    /// Runs turns until the policy finalises, a budget stops it, or the approver declines.
+    pub async fn explore(&mut self, goal: &str, policy: &mut dyn Policy) -> Result<Exploration> {
+        let b = self.budgets;
+        if b.tokens == 0 {
+            return Err(Error::InvalidOption {
+                field: "tokens".into(),
+                message: "the token budget must be at least 1".into(),
+            });
+        }
+        if let Some(usd) = b.usd.filter(|u| !(u.is_finite() && *u >= 0.0)) {
+            return Err(Error::InvalidOption {
+                field: "usd".into(),
+                message: format!("{usd} is not a non-negative amount"),
+            });
+        }
+        if goal.trim().is_empty() {
+            return Err(Error::InvalidOption {
+                field: "goal".into(),
+                message: "the goal is empty".into(),
+            });
+        }
+        let mut ranking = rank(self.map, goal);
+        let mut values: HashMap<String, f64> =
+            ranking.iter().map(|s| (s.path.clone(), s.score)).collect();
+        let mut plan = self.satellite(goal)?;
+        let mut log = DecisionLog::default();
+        let mut turns = Vec::new();
+        let mut feedback: Option<String> = None;
+        let mut spent = 0.0;
+        let mut history = 0usize;
+        let mut stop = if ranking.is_empty() {
+            StopReason::NothingRelevant
+        } else {
+            StopReason::MaxTurns
+        };
+        let mut step = 0;
+        while stop == StopReason::MaxTurns && step < b.max_turns {
+            step += 1;
+            let current = render(self.map, &plan)?;
+            let prompt = build_prompt(goal, &current.text, &log, feedback.as_deref(), b.tokens);
+            let prompt_tokens = self.tokenizer.count(&prompt);
+            let input = TurnInput {
+                step,
+                goal,
+                prompt: &prompt,
+                map: self.map,
+                plan: &plan,
+                current: &current,
+                log: &log,
+                ranking: &ranking,
+                feedback: feedback.as_deref(),
+                usd_left: b.usd.map(|u| u - spent),
+            };
+            let projected = policy.projected_usd(&input)?;
+            if let Some(budget) = b.usd {
+                if spent + projected > budget {
+                    stop = StopReason::UsdBudget {
+                        spent,
+                        projected,
+                        budget,
+                    };
+                    break;
+                }
+            }
+            let decision = policy.decide(&input).await?;
+            // The history a chat transcript would carry: every earlier prompt and answer again.
+            let answer_tokens = self
+                .tokenizer
+                .count(&serde_json::to_string(&decision.action).unwrap_or_default());
+            history += prompt_tokens;
+            let history_prompt_tokens = history;
+            history += answer_tokens;
+            spent += decision.usd;
+            if let Action::UpdateFlightPlan { changes, .. } = &decision.action {
+                apply(&mut plan, changes, policy.name(), step)?;
+                plan = fit(self.map, plan, &values)?.plan;
+            }
+            log.push(step, &decision.action);
+            let after = render(self.map, &plan)?;
+            let report = TurnReport {
+                step,
+                action: decision.action.name().to_string(),
+                turn_usd: decision.usd,
+                total_usd: spent,
+                map_tokens: after.tokens,
+                token_budget: b.tokens,
+                focus: focus(&after, &values),
+                prompt_tokens,
+                history_prompt_tokens,
+                reasoning: decision.action.reasoning().to_string(),
+            };
+            feedback = None;
+            if let Action::FinalizeContext { .. } = decision.action {
+                stop = StopReason::Finalized;
+            }
+            if let Some(approver) = self.approver.as_mut() {
+                match approver.review(&report) {
+                    Verdict::Approve => {}
+                    Verdict::Decline => stop = StopReason::Declined,
+                    Verdict::Feedback(text) => {
+                        // Feedback widens the goal the offline ranking sees, and reaches the policy.
+                        ranking = rank(self.map, &format!("{goal} {text}"));
+                        values = ranking.iter().map(|s| (s.path.clone(), s.score)).collect();
+                        if stop == StopReason::Finalized {
+                            stop = StopReason::MaxTurns;
+                        }
+                        feedback = Some(text);
+                    }
+                }
+            }
+            turns.push(report);
+        }
+        let fitted = fit(self.map, plan, &values)?;
+        let best_effort = best_effort_note(&fitted, &ranking);
+        let reasoning = summary(
+            goal,
+            &fitted.rendered,
+            &ranking,
+            &fitted.degraded,
+            &stop,
+            &log,
+            best_effort.as_deref(),
+        );
+        Ok(Exploration {
+            context: fitted.rendered.text,
+            tokens: fitted.rendered.tokens,
+            plan: fitted.plan,
+            reasoning,
+            turns,
+            log,
+            stop,
+            usd: spent,
+            ranking,
+            best_effort,
+        })
+    }
+
+    /// The satellite view: top-level signatures of everything if that fits, else paths, else
+    /// one line per top-level directory.
+    fn satellite(&self, goal: &str) -> Result<FlightPlan> {
+        let mut plan = FlightPlan::new(goal, self.budgets.tokens);
+        plan.tokenizer = self.tokenizer;
+        for (level, collapse) in [
+            (Level::TopLevel, false),
+            (Level::Path, false),
+            (Level::Path, true),
+        ] {
+            plan.rules = vec![Rule {
+                path: "**".into(),
+                level,
+                collapse,
+            }];
+            if render(self.map, &plan)?.tokens <= plan.token_budget {
+                break;
+            }
+        }
+        Ok(plan)
+    }
+}
+
+/// Files at signatures or full source, best first (at most eight).
+fn focus(r: &crate::render::Rendered, values: &HashMap<String, f64>) -> Vec<String> {
+    let mut f: Vec<(&String, f64)> = r
+        .levels
+        .iter()
+        .filter(|(_, l)| *l >= Level::Signatures)
+        .map(|(p, _)| (p, values.get(p).copied().unwrap_or(0.0)))
+        .collect();
+    f.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    f.into_iter().take(8).map(|(p, _)| p.clone()).collect()
+}
+
+fn best_effort_note(fitted: &crate::pack::Fitted, ranking: &[Scored]) -> Option<String> {
+    if !fitted.fits {
+        return Some(format!(
+            "the token budget ({}) is smaller than the context header and directory lines alone ({} tokens)",
+            fitted.plan.token_budget, fitted.rendered.tokens
+        ));
+    }
+    let top = ranking.first()?;
+    let level = fitted.rendered.level_of(&top.path);
+    (level < Level::TopLevel).then(|| {
+        format!(
+            "the most relevant file `{}` does not fit the budget even as an outline; it is shown at level {level}",
+            top.path
+        )
+    })
+}
+
+fn summary(
+    goal: &str,
+    r: &crate::render::Rendered,
+    ranking: &[Scored],
+    degraded: &[(String, Level)],
+    stop: &StopReason,
+    log: &DecisionLog,
+    best_effort: Option<&str>,
+) -> String {
+    let mut s = format!(
+        "# Reasoning\n\nGoal: {goal}\n\nStopped: {}.\n",
+        stop.describe()
+    );
+    if let Some(note) = best_effort {
+        let _ = writeln!(s, "\n**Best effort:** {note}.");
+    }
+    let _ = writeln!(s, "\n## Zoomed in\n");
+    let mut any = false;
+    for sc in ranking.iter().take(40) {
+        let level = r.level_of(&sc.path);
+        if level >= Level::TopLevel {
+            any = true;
+            let why = if sc.reasons.is_empty() {
+                "body mentions the goal's terms".to_string()
+            } else {
+                sc.reasons.join("; ")
+            };
+            let _ = writeln!(
+                s,
+                "- `{}` at level {level} (relevance {:.2}): {why}",
+                sc.path, sc.score
+            );
+        }
+    }
+    if !any {
+        let _ = writeln!(
+            s,
+            "- nothing: no file scored high enough to show more than its path"
+        );
+    }
+    let _ = writeln!(s, "\n## Zoomed out\n");
+    let shown_below: usize = r.levels.iter().filter(|(_, l)| *l <= Level::Path).count();
+    let _ = writeln!(s, "- {shown_below} files shown as paths, in collapsed directory lines, or hidden: no match for the goal, or lower relevance than what fit the budget");
+    for (p, l) in degraded.iter().take(20) {
+        let _ = writeln!(s, "- `{p}` lowered to level {l} to fit the token budget");
+    }
+    let _ = writeln!(s, "\n## Decision log\n\n{}", log.render());
+    s
+}

@@ -1,0 +1,301 @@
+//! The Flight Plan: a YAML file (goal, token budget, tokenizer, per-path verbosity rules) that
+//! regenerates a context window exactly, with zero LLM cost.
+//!
+//! ```yaml
+//! # navigator flight plan — metadata lives in comments only
+//! goal: Refactor the auth middleware
+//! token_budget: 10000
+//! tokenizer: cl100k_base
+//! rules:
+//!   - path: "**"
+//!     level: 1
+//!   - path: src/auth/
+//!     level: 3
+//!   - path: src/auth/middleware.rs
+//!     level: 4
+//!   - path: vendor/
+//!     level: 1
+//!     collapse: true
+//! ```
+//!
+//! Comments are metadata: they never influence the render, so two plans that differ only in
+//! comments (timestamps, costs) render byte-identical contexts.
+
+use crate::error::{Error, Result};
+use crate::tokens::Tokenizer;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Files above this size are shown as a path only unless a rule names them exactly.
+pub const DEFAULT_HUGE_FILE_BYTES: u64 = 256 * 1024;
+
+/// How much of a file the context shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "i64", into = "u8")]
+pub enum Level {
+    /// Not shown (still counted in a collapsed directory line).
+    Hidden = 0,
+    /// The path only.
+    Path = 1,
+    /// Path and top-level signatures.
+    TopLevel = 2,
+    /// Path, all signatures and their doc comments.
+    Signatures = 3,
+    /// The full source.
+    Full = 4,
+}
+
+impl Level {
+    /// All levels, lowest first.
+    pub const ALL: [Level; 5] = [
+        Level::Hidden,
+        Level::Path,
+        Level::TopLevel,
+        Level::Signatures,
+        Level::Full,
+    ];
+
+    /// The next lower level (`Hidden` stays `Hidden`).
+    pub fn lower(self) -> Level {
+        Level::ALL[(self as usize).saturating_sub(1)]
+    }
+}
+
+impl TryFrom<i64> for Level {
+    type Error = String;
+
+    fn try_from(v: i64) -> Result<Self, String> {
+        usize::try_from(v)
+            .ok()
+            .and_then(|i| Level::ALL.get(i).copied())
+            .ok_or_else(|| format!("unknown level {v}; levels are 0 hidden, 1 path, 2 top-level signatures, 3 all signatures + docs, 4 full source"))
+    }
+}
+
+impl From<Level> for u8 {
+    fn from(l: Level) -> u8 {
+        l as u8
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", *self as u8)
+    }
+}
+
+/// One verbosity rule: a glob over repository-relative paths (`/`-separated) and its level.
+///
+/// A path ending in `/` names a directory and everything below it. When several rules match a
+/// file the most specific wins: an exact path beats any glob, then the glob with more literal
+/// path segments, then more literal characters, then the later rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// Glob, exact file path, or directory path ending in `/`.
+    pub path: String,
+    /// Verbosity for the files it wins.
+    pub level: Level,
+    /// Show the files it wins as one line per directory with a file count.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub collapse: bool,
+}
+
+impl Rule {
+    /// A rule without collapsing.
+    pub fn new(path: impl Into<String>, level: Level) -> Self {
+        Rule {
+            path: path.into(),
+            level,
+            collapse: false,
+        }
+    }
+}
+
+/// The reproducible recipe of a context window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlightPlan {
+    /// What the context is for; printed at the top of the context.
+    pub goal: String,
+    /// The most tokens the context may take.
+    pub token_budget: usize,
+    /// Encoding used to count tokens.
+    #[serde(default)]
+    pub tokenizer: Tokenizer,
+    /// Size above which files show as a path only unless a rule names them exactly.
+    #[serde(default = "default_huge", skip_serializing_if = "is_default_huge")]
+    pub huge_file_bytes: u64,
+    /// Verbosity rules; files no rule matches are hidden.
+    #[serde(default)]
+    pub rules: Vec<Rule>,
+}
+
+fn default_huge() -> u64 {
+    DEFAULT_HUGE_FILE_BYTES
+}
+
+fn is_default_huge(v: &u64) -> bool {
+    *v == DEFAULT_HUGE_FILE_BYTES
+}
+
+impl FlightPlan {
+    /// A plan with no rules yet.
+    pub fn new(goal: impl Into<String>, token_budget: usize) -> Self {
+        FlightPlan {
+            goal: goal.into(),
+            token_budget,
+            tokenizer: Tokenizer::default(),
+            huge_file_bytes: DEFAULT_HUGE_FILE_BYTES,
+            rules: Vec::new(),
+        }
+    }
+
+    /// Parses and validates a plan; errors name the YAML line and field.
+    ///
+    /// ```
+    /// use navigator_context::FlightPlan;
+    /// let err = FlightPlan::from_yaml("goal: g\ntoken_budget: 100\nrules:\n  - path: ../etc\n    level: 1\n").unwrap_err();
+    /// assert!(err.to_string().contains("line 4"), "{err}");
+    /// ```
+    pub fn from_yaml(text: &str) -> Result<Self> {
+        let plan: FlightPlan = serde_yaml::from_str(text).map_err(|e| {
+            let line = e.location().map(|l| l.line());
+            Error::plan(line, "flight plan", e.to_string())
+        })?;
+        plan.validate_with(|i| rule_line(text, i))?;
+        Ok(plan)
+    }
+
+    /// Checks the budget and every rule (glob syntax, paths inside the repository).
+    pub fn validate(&self) -> Result<()> {
+        self.validate_with(|_| None)
+    }
+
+    fn validate_with(&self, line_of: impl Fn(usize) -> Option<usize>) -> Result<()> {
+        if self.token_budget == 0 {
+            return Err(Error::plan(None, "token_budget", "must be at least 1"));
+        }
+        for (i, rule) in self.rules.iter().enumerate() {
+            let field = format!("rules[{i}].path");
+            check_rule_path(&rule.path).map_err(|m| Error::plan(line_of(i), &field, m))?;
+            crate::verbosity::compile_glob(&rule.path)
+                .map_err(|m| Error::plan(line_of(i), &field, m))?;
+        }
+        Ok(())
+    }
+
+    /// The plan as YAML, with `comments` (metadata such as cost or date) as leading `#` lines.
+    pub fn to_yaml(&self, comments: &[String]) -> String {
+        let mut out = String::new();
+        for c in comments {
+            for line in c.lines() {
+                out.push_str("# ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        // A plan of strings, integers and enums always serialises.
+        out.push_str(&serde_yaml::to_string(self).unwrap_or_default());
+        out
+    }
+}
+
+/// Rejects paths that could leave the repository root.
+pub(crate) fn check_rule_path(path: &str) -> Result<(), String> {
+    if path.trim().is_empty() {
+        return Err("empty path".into());
+    }
+    if path.starts_with('/') || path.starts_with('\\') || path.as_bytes().get(1) == Some(&b':') {
+        return Err(format!(
+            "`{path}` is absolute; paths are relative to the repository root"
+        ));
+    }
+    if path.split(['/', '\\']).any(|seg| seg == "..") {
+        return Err(format!("`{path}` leaves the repository root through `..`"));
+    }
+    Ok(())
+}
+
+/// The 1-based line of the `i`-th `path:` entry under `rules:` (block-style YAML).
+fn rule_line(text: &str, i: usize) -> Option<usize> {
+    let mut in_rules = false;
+    let mut seen = 0;
+    for (n, line) in text.lines().enumerate() {
+        if line.starts_with("rules:") {
+            in_rules = true;
+            continue;
+        }
+        let t = line.trim_start().trim_start_matches('-').trim_start();
+        if in_rules && t.starts_with("path:") {
+            if seen == i {
+                return Some(n + 1);
+            }
+            seen += 1;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAN: &str = "# cost: $0.01\ngoal: Refactor auth\ntoken_budget: 500\ntokenizer: o200k_base\nrules:\n  - path: \"**\"\n    level: 1\n  - path: src/auth/\n    level: 4\n  - path: vendor/\n    level: 1\n    collapse: true\n";
+
+    #[test]
+    fn parses_and_round_trips_ignoring_comments() {
+        let plan = FlightPlan::from_yaml(PLAN).unwrap();
+        assert_eq!(plan.tokenizer, Tokenizer::O200kBase);
+        assert_eq!(plan.rules[1].level, Level::Full);
+        assert!(plan.rules[2].collapse);
+        let yaml = plan.to_yaml(&["generated at step 3".into()]);
+        assert!(yaml.starts_with("# generated at step 3\n"));
+        assert_eq!(FlightPlan::from_yaml(&yaml).unwrap(), plan);
+    }
+
+    #[test]
+    fn unknown_level_names_its_line() {
+        let err = FlightPlan::from_yaml(&PLAN.replace("level: 4", "level: 7"))
+            .unwrap_err()
+            .to_string();
+        // serde_yaml points at the start of the offending rule.
+        assert!(
+            err.contains("line 8") && err.contains("rules[1]") && err.contains("unknown level 7"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bad_glob_names_rule_and_line() {
+        let err = FlightPlan::from_yaml(&PLAN.replace("src/auth/", "src/[auth"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 8") && err.contains("rules[1].path"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn paths_outside_the_root_are_rejected() {
+        for bad in ["/etc/passwd", "src/../../x", "C:/x"] {
+            let err = FlightPlan::from_yaml(&PLAN.replace("src/auth/", bad))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("rules[1].path") && err.contains(bad), "{err}");
+        }
+    }
+
+    #[test]
+    fn unknown_fields_and_zero_budget_are_errors() {
+        let err = FlightPlan::from_yaml(&PLAN.replace("tokenizer:", "tokeniser:"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("tokeniser"), "{err}");
+        let err = FlightPlan::from_yaml(&PLAN.replace("500", "0"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("token_budget"), "{err}");
+    }
+}

@@ -1,0 +1,106 @@
+//! The reference graph: file A points at file B when A mentions a name B defines at top level.
+//! A personalised PageRank seeded with the text scores spreads relevance along those edges.
+
+use crate::relevance::{body, symbol_names};
+use crate::scan::RepoMap;
+use std::collections::{HashMap, HashSet};
+
+/// Names defined in more files than this are too generic (`new`, `run`) to be evidence.
+const MAX_DEFINERS: usize = 3;
+/// Seeds of the walk: only the best text matches spread relevance.
+const SEEDS: usize = 20;
+const DAMPING: f64 = 0.5;
+const ITERATIONS: usize = 12;
+
+pub(crate) struct GraphRank {
+    /// Normalised to [0, 1].
+    pub rank: Vec<f64>,
+    /// For files that gained mostly through the graph: the seed that pointed at them.
+    pub via: Vec<Option<String>>,
+}
+
+pub(crate) fn personalised_pagerank(map: &RepoMap, seeds: &[f64]) -> GraphRank {
+    let files = map.files();
+    let n = files.len();
+    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        let mut seen = HashSet::new();
+        for name in symbol_names(f).filter(|n| n.len() >= 4) {
+            if seen.insert(name) {
+                definers.entry(name).or_default().push(i);
+            }
+        }
+    }
+    definers.retain(|_, v| v.len() <= MAX_DEFINERS);
+    let mut order: Vec<usize> = (0..n).filter(|&i| seeds[i] > 0.0).collect();
+    order.sort_by(|&a, &b| seeds[b].total_cmp(&seeds[a]).then(a.cmp(&b)));
+    order.truncate(SEEDS);
+    let seed_set: HashSet<usize> = order.iter().copied().collect();
+    // Edges are only needed from files the walk can reach; we stop at two hops from the seeds.
+    let mut out: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut frontier: Vec<usize> = order.clone();
+    for _hop in 0..2 {
+        let mut next = Vec::new();
+        for &a in &frontier {
+            if out.contains_key(&a) {
+                continue;
+            }
+            let mut targets: Vec<usize> = body(&files[a])
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter_map(|w| definers.get(w))
+                .flatten()
+                .copied()
+                .filter(|&b| b != a)
+                .collect::<HashSet<_>>()
+                .into_iter()
+                .collect();
+            targets.sort_unstable();
+            next.extend(targets.iter().copied());
+            out.insert(a, targets);
+        }
+        frontier = next;
+    }
+    let total: f64 = order
+        .iter()
+        .map(|&i| seeds[i])
+        .sum::<f64>()
+        .max(f64::MIN_POSITIVE);
+    let personal: HashMap<usize, f64> = order.iter().map(|&i| (i, seeds[i] / total)).collect();
+    let mut rank: HashMap<usize, f64> = personal.clone();
+    let mut via: Vec<Option<String>> = vec![None; n];
+    let mut best_in: HashMap<usize, (f64, usize)> = HashMap::new();
+    for _ in 0..ITERATIONS {
+        let mut next: HashMap<usize, f64> = personal
+            .iter()
+            .map(|(&k, &v)| (k, (1.0 - DAMPING) * v))
+            .collect();
+        for (&a, &r) in &rank {
+            let Some(targets) = out.get(&a).filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            let share = DAMPING * r / targets.len() as f64;
+            for &b in targets {
+                *next.entry(b).or_default() += share;
+                let e = best_in.entry(b).or_insert((0.0, a));
+                if share > e.0 || (share == e.0 && a < e.1) {
+                    *e = (share, a);
+                }
+            }
+        }
+        rank = next;
+    }
+    let mut dense = vec![0.0; n];
+    for (i, r) in rank {
+        dense[i] = r;
+    }
+    let max = dense.iter().cloned().fold(0.0, f64::max);
+    if max > 0.0 {
+        dense.iter_mut().for_each(|x| *x /= max);
+    }
+    for (b, (_, a)) in best_in {
+        if !seed_set.contains(&b) && dense[b] > 0.0 {
+            via[b] = Some(files[a].path.clone());
+        }
+    }
+    GraphRank { rank: dense, via }
+}

@@ -1,0 +1,257 @@
+//! Spending a token budget: packing a ranking into a Flight Plan, and fitting any plan into
+//! its budget by degrading the lowest-value files first.
+//!
+//! Packing gives full source to the few files that matter most, outlines to the next ones and
+//! paths to the rest, then tops up until the context is within a few percent of the budget.
+//! Fitting is the safety net every plan passes through (heuristic or LLM-made): it renders
+//! exactly, and while the context is over budget it lowers the least valuable file one level.
+
+use crate::error::Result;
+use crate::flight_plan::{FlightPlan, Level, Rule};
+use crate::relevance::Scored;
+use crate::render::{effective_level, file_block, header, render, Rendered};
+use crate::scan::RepoMap;
+use std::collections::HashMap;
+
+/// Full source is given to at most this many files ...
+const MAX_FULL: usize = 6;
+/// ... each scoring at least this share of the best file ...
+const FULL_SCORE: f64 = 0.5;
+/// ... together taking at most this share of the budget (the rest keeps the map wide).
+const FULL_SHARE: f64 = 0.7;
+/// Files below this score get no outline.
+const OUTLINE_SCORE: f64 = 0.05;
+/// Files at or above this score get docs and nested signatures.
+const SIGNATURES_SCORE: f64 = 0.25;
+
+/// No file block is smaller than this; below it the budget is spent.
+const MIN_BLOCK: usize = 3;
+
+/// Token costs of file blocks, counted once.
+pub(crate) struct Costs<'a> {
+    map: &'a RepoMap,
+    plan: &'a FlightPlan,
+    memo: HashMap<(usize, Level), usize>,
+}
+
+impl<'a> Costs<'a> {
+    pub(crate) fn new(map: &'a RepoMap, plan: &'a FlightPlan) -> Self {
+        Costs {
+            map,
+            plan,
+            memo: HashMap::new(),
+        }
+    }
+
+    fn index(&self, path: &str) -> Option<usize> {
+        self.map
+            .files()
+            .binary_search_by(|f| f.path.as_str().cmp(path))
+            .ok()
+    }
+
+    /// Tokens file `i` costs when asked for at `level` (after caps), and the level it gets.
+    fn cost(&mut self, i: usize, level: Level) -> (usize, Level) {
+        let file = &self.map.files()[i];
+        let level = effective_level(file, level, true, self.plan.huge_file_bytes);
+        let tok = self.plan.tokenizer;
+        let c = *self
+            .memo
+            .entry((i, level))
+            .or_insert_with(|| tok.count(&file_block(file, level)));
+        (c, level)
+    }
+}
+
+/// A plan for `ranking` that fills `plan.token_budget` as well as it can; `plan` gives goal,
+/// budget, tokenizer and caps, its rules are replaced.
+pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> FlightPlan {
+    let budget = plan.token_budget;
+    let mut costs = Costs::new(map, plan);
+    let top_dirs = map
+        .files()
+        .iter()
+        .map(|f| f.path.split_once('/').map_or("./", |(d, _)| d))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    // Collapsed directory lines ("src/ (12 files)") cost about eight tokens each.
+    let overhead = plan.tokenizer.count(&header(plan)) + 8 * top_dirs;
+    let mut remaining = budget.saturating_sub(overhead);
+    let mut chosen: Vec<(usize, Level)> = Vec::new();
+    let ranked: Vec<(usize, f64)> = ranking
+        .iter()
+        .filter_map(|s| costs.index(&s.path).map(|i| (i, s.score)))
+        .collect();
+    let mut full_used = 0;
+    for &(i, score) in ranked.iter().take(MAX_FULL) {
+        if score < FULL_SCORE {
+            break;
+        }
+        let (c, level) = costs.cost(i, Level::Full);
+        if level == Level::Full
+            && c <= remaining
+            && full_used + c <= (budget as f64 * FULL_SHARE) as usize
+        {
+            full_used += c;
+            remaining -= c;
+            chosen.push((i, Level::Full));
+        }
+    }
+    for &(i, score) in &ranked {
+        if chosen.iter().any(|(j, _)| *j == i) {
+            continue;
+        }
+        let wanted = if score >= SIGNATURES_SCORE {
+            Level::Signatures
+        } else if score >= OUTLINE_SCORE {
+            Level::TopLevel
+        } else {
+            Level::Path
+        };
+        let mut level = wanted;
+        while level > Level::Hidden {
+            let (c, _) = costs.cost(i, level);
+            if c <= remaining {
+                remaining -= c;
+                chosen.push((i, level));
+                break;
+            }
+            level = level.lower();
+        }
+    }
+    // Top up: raise the best files while the budget allows.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in 0..chosen.len() {
+            let (i, level) = chosen[k];
+            if level == Level::Full {
+                continue;
+            }
+            let up = Level::ALL[level as usize + 1];
+            let (now, _) = costs.cost(i, level);
+            let (next, got) = costs.cost(i, up);
+            if got > level && next - now.min(next) <= remaining {
+                remaining -= next - now.min(next);
+                chosen[k].1 = got;
+                changed = true;
+            }
+        }
+    }
+    // What is left shows the rest of the map (outlines, else paths) in path order.
+    let ranked_set: std::collections::HashSet<usize> = ranked.iter().map(|&(i, _)| i).collect();
+    for i in 0..map.files().len() {
+        if remaining < MIN_BLOCK {
+            break;
+        }
+        if ranked_set.contains(&i) {
+            continue;
+        }
+        for level in [Level::TopLevel, Level::Path] {
+            let (c, _) = costs.cost(i, level);
+            if c <= remaining {
+                remaining -= c;
+                chosen.push((i, level));
+                break;
+            }
+        }
+    }
+    let mut rules = vec![Rule {
+        path: "**".into(),
+        level: Level::Path,
+        collapse: true,
+    }];
+    chosen.sort_by_key(|&(i, _)| i);
+    rules.extend(
+        chosen
+            .into_iter()
+            .map(|(i, l)| Rule::new(map.files()[i].path.clone(), l)),
+    );
+    FlightPlan {
+        rules,
+        ..plan.clone()
+    }
+}
+
+/// The outcome of [`fit`].
+pub(crate) struct Fitted {
+    pub plan: FlightPlan,
+    pub rendered: Rendered,
+    /// Files lowered to fit, with the level they ended at.
+    pub degraded: Vec<(String, Level)>,
+    /// Whether the context fits the budget (false only when the header and the collapsed
+    /// directory lines alone exceed it).
+    pub fits: bool,
+}
+
+/// Renders `plan`, lowering the least valuable files (by `values`, default 0) one level at a
+/// time until the context fits the budget.
+pub(crate) fn fit(
+    map: &RepoMap,
+    plan: FlightPlan,
+    values: &HashMap<String, f64>,
+) -> Result<Fitted> {
+    let mut plan = plan;
+    let mut degraded: Vec<(String, Level)> = Vec::new();
+    loop {
+        let rendered = render(map, &plan)?;
+        if rendered.tokens <= plan.token_budget {
+            return Ok(Fitted {
+                plan,
+                rendered,
+                degraded,
+                fits: true,
+            });
+        }
+        let mut deficit = rendered.tokens - plan.token_budget;
+        let snapshot = plan.clone();
+        let mut costs = Costs::new(map, &snapshot);
+        let mut visible: Vec<(usize, Level, f64)> = rendered
+            .levels
+            .iter()
+            .enumerate()
+            .filter(|(i, (_, l))| {
+                *l > Level::Hidden && rendered.collapsed.binary_search(i).is_err()
+            })
+            .map(|(i, (p, l))| (i, *l, values.get(p).copied().unwrap_or(0.0)))
+            .collect();
+        // Lowest value first; among equals the most expensive level first, then path order.
+        visible.sort_by(|a, b| a.2.total_cmp(&b.2).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0)));
+        let mut lowered = 0;
+        for (i, level, _) in visible {
+            if deficit == 0 {
+                break;
+            }
+            let to = level.lower();
+            let saving = costs.cost(i, level).0.saturating_sub(costs.cost(i, to).0);
+            let path = map.files()[i].path.clone();
+            set_exact(&mut plan, &path, to);
+            match degraded.iter_mut().find(|(p, _)| *p == path) {
+                Some(d) => d.1 = to,
+                None => degraded.push((path, to)),
+            }
+            lowered += 1;
+            deficit = deficit.saturating_sub(saving.max(1));
+        }
+        if lowered == 0 {
+            // Only collapsed directory lines are left: drop them, then give up.
+            if plan.rules.iter().any(|r| r.collapse) {
+                plan.rules.retain(|r| !r.collapse);
+                continue;
+            }
+            return Ok(Fitted {
+                plan,
+                rendered,
+                degraded,
+                fits: false,
+            });
+        }
+    }
+}
+
+fn set_exact(plan: &mut FlightPlan, path: &str, level: Level) {
+    match plan.rules.iter_mut().find(|r| r.path == path) {
+        Some(r) => r.level = level,
+        None => plan.rules.push(Rule::new(path, level)),
+    }
+}

@@ -1,0 +1,167 @@
+//! Rendering a context window from a repository map and a Flight Plan.
+//!
+//! The output is a pure function of (plan, file contents): files in path order, collapsed
+//! directories merged into that order, no timestamps, no absolute paths, no counts of anything
+//! outside the plan's reach. That is what makes a Flight Plan a reproducible recipe.
+
+use crate::error::Result;
+use crate::flight_plan::{FlightPlan, Level};
+use crate::scan::{Content, FileEntry, RepoMap};
+use crate::verbosity::{collapse_dir, RuleSet};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// A rendered context window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The context text.
+    pub text: String,
+    /// Its size in the plan's tokenizer.
+    pub tokens: usize,
+    /// Every file with the level it was actually shown at (after caps), in path order.
+    pub levels: Vec<(String, Level)>,
+    /// Indices (into `levels`) of files shown only as part of a collapsed directory line.
+    pub(crate) collapsed: Vec<usize>,
+}
+
+impl Rendered {
+    /// The level a file was shown at (`Hidden` for files not in the map).
+    pub fn level_of(&self, path: &str) -> Level {
+        self.levels
+            .binary_search_by(|(p, _)| p.as_str().cmp(path))
+            .map(|i| self.levels[i].1)
+            .unwrap_or(Level::Hidden)
+    }
+}
+
+/// The level a file can really be shown at: unreadable or non-UTF-8 files and files over the
+/// huge-file cap (unless named exactly) show as a path; files without an outline skip
+/// straight from path to full source.
+pub(crate) fn effective_level(
+    file: &FileEntry,
+    wanted: Level,
+    exact: bool,
+    huge_file_bytes: u64,
+) -> Level {
+    let capped = match &file.content {
+        Content::Text { .. } if file.size <= huge_file_bytes || exact => wanted,
+        _ => wanted.min(Level::Path),
+    };
+    match capped {
+        Level::TopLevel | Level::Signatures if file.outline().is_none() => Level::Path,
+        l => l,
+    }
+}
+
+/// The text one file contributes at `level` (empty for `Hidden`).
+pub(crate) fn file_block(file: &FileEntry, level: Level) -> String {
+    let mut out = String::new();
+    match level {
+        Level::Hidden => {}
+        Level::Path => {
+            let _ = writeln!(out, "{}", file.path);
+        }
+        Level::TopLevel | Level::Signatures => {
+            let _ = writeln!(out, "{}", file.path);
+            for s in file
+                .outline()
+                .map(|o| o.symbols.as_slice())
+                .unwrap_or_default()
+            {
+                if level == Level::TopLevel && s.depth > 0 {
+                    continue;
+                }
+                let indent = "  ".repeat(s.depth as usize + 1);
+                if level == Level::Signatures {
+                    if let Some(doc) = &s.doc {
+                        let _ = writeln!(out, "{indent}// {doc}");
+                    }
+                }
+                let _ = writeln!(out, "{indent}{}", s.signature);
+            }
+        }
+        Level::Full => {
+            let text = file.text().unwrap_or_default();
+            let mut fence = "```".to_string();
+            while text.contains(fence.as_str()) {
+                fence.push('`');
+            }
+            let lang = file.lang.map(|l| l.name()).unwrap_or("");
+            let _ = writeln!(out, "{} (full)\n{fence}{lang}", file.path);
+            out.push_str(text);
+            if !text.ends_with('\n') {
+                out.push('\n');
+            }
+            let _ = writeln!(out, "{fence}");
+        }
+    }
+    out
+}
+
+/// The header every context starts with.
+pub(crate) fn header(plan: &FlightPlan) -> String {
+    format!("# Goal: {}\n\n", plan.goal.trim())
+}
+
+/// Renders `plan` over `map`.
+///
+/// ```no_run
+/// use navigator_context::{render, FlightPlan, RepoMap};
+/// let map = RepoMap::open(".")?;
+/// let plan = FlightPlan::from_yaml(&std::fs::read_to_string("flight_plan.yaml").unwrap())?;
+/// let ctx = render(&map, &plan)?;
+/// assert!(ctx.tokens <= plan.token_budget || ctx.text.len() > 0);
+/// # Ok::<(), navigator_context::Error>(())
+/// ```
+pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
+    plan.validate()?;
+    let rules = RuleSet::compile(&plan.rules)?;
+    // Sorted by key: file paths and collapsed directory names share one order.
+    let mut blocks: BTreeMap<String, String> = BTreeMap::new();
+    let mut collapsed: BTreeMap<String, usize> = BTreeMap::new();
+    let mut levels = Vec::with_capacity(map.files().len());
+    let mut collapsed_files = Vec::new();
+    for file in map.files() {
+        let Some(res) = rules.resolve(&file.path) else {
+            levels.push((file.path.clone(), Level::Hidden));
+            continue;
+        };
+        let rule = rules.rule(res.rule);
+        if rule.collapse && res.level > Level::Hidden {
+            let mut dir = collapse_dir(&rule.path);
+            if dir.is_empty() {
+                dir = match file.path.split_once('/') {
+                    Some((top, _)) => format!("{top}/"),
+                    None => "./".to_string(),
+                };
+            }
+            *collapsed.entry(dir).or_default() += 1;
+            collapsed_files.push(levels.len());
+            levels.push((file.path.clone(), Level::Path));
+            continue;
+        }
+        let level = effective_level(file, res.level, res.exact, plan.huge_file_bytes);
+        levels.push((file.path.clone(), level));
+        if level > Level::Hidden {
+            blocks.insert(file.path.clone(), file_block(file, level));
+        }
+    }
+    for (dir, n) in collapsed {
+        let noun = if n == 1 { "file" } else { "files" };
+        blocks
+            .entry(dir.clone())
+            .or_default()
+            .insert_str(0, &format!("{dir} ({n} {noun})\n"));
+    }
+    let mut text = header(plan);
+    for block in blocks.values() {
+        text.push_str(block);
+    }
+    let tokens = plan.tokenizer.count(&text);
+    Ok(Rendered {
+        text,
+        tokens,
+        levels,
+        collapsed: collapsed_files,
+    })
+}

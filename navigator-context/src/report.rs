@@ -1,0 +1,143 @@
+//! What the explorer remembers and shows: the append-only decision log, turn reports, the
+//! [`Approver`] of interactive mode, and the per-turn prompt built from state, not history.
+
+use crate::policy::Action;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+/// One decision: step, action, target paths, reasoning.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogEntry {
+    /// 1-based turn.
+    pub step: usize,
+    /// `update_flight_plan` or `finalize_context`.
+    pub action: String,
+    /// Paths the action changed.
+    pub targets: Vec<String>,
+    /// Why.
+    pub reasoning: String,
+}
+
+/// The append-only log of decisions; the only memory carried from turn to turn.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionLog {
+    entries: Vec<LogEntry>,
+}
+
+impl DecisionLog {
+    pub(crate) fn push(&mut self, step: usize, action: &Action) {
+        self.entries.push(LogEntry {
+            step,
+            action: action.name().to_string(),
+            targets: action.targets(),
+            reasoning: action.reasoning().to_string(),
+        });
+    }
+
+    /// Entries, oldest first.
+    pub fn entries(&self) -> &[LogEntry] {
+        &self.entries
+    }
+
+    /// One line per entry; long target lists are shortened so the log stays concise.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for e in &self.entries {
+            let shown: Vec<&str> = e.targets.iter().take(8).map(String::as_str).collect();
+            let more = e.targets.len().saturating_sub(shown.len());
+            let more = if more > 0 {
+                format!(" (+{more} more)")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "{}. {} [{}]{} — {}",
+                e.step,
+                e.action,
+                shown.join(", "),
+                more,
+                e.reasoning
+            );
+        }
+        out
+    }
+}
+
+/// What the person approving an interactive run sees after each turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnReport {
+    /// 1-based turn.
+    pub step: usize,
+    /// The action taken.
+    pub action: String,
+    /// Cost of this turn in USD.
+    pub turn_usd: f64,
+    /// Cost of all turns so far in USD.
+    pub total_usd: f64,
+    /// Size of the map after this turn, in tokens.
+    pub map_tokens: usize,
+    /// The token budget.
+    pub token_budget: usize,
+    /// Files shown with signatures or full source, best first.
+    pub focus: Vec<String>,
+    /// Tokens of this turn's prompt (goal + current map + decision log).
+    pub prompt_tokens: usize,
+    /// Tokens the prompt would have had if every earlier map and answer were fed again.
+    pub history_prompt_tokens: usize,
+    /// The policy's reasoning.
+    pub reasoning: String,
+}
+
+impl TurnReport {
+    /// A few lines for a terminal.
+    pub fn summary(&self) -> String {
+        format!(
+            "turn {} — {}\n  cost: ${:.4} this turn, ${:.4} total\n  map: {} / {} tokens\n  focus: {}\n  why: {}",
+            self.step,
+            self.action,
+            self.turn_usd,
+            self.total_usd,
+            self.map_tokens,
+            self.token_budget,
+            if self.focus.is_empty() { "(none yet)".to_string() } else { self.focus.join(", ") },
+            self.reasoning
+        )
+    }
+}
+
+/// A person's answer to a turn report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Go on.
+    Approve,
+    /// Stop here and deliver what there is.
+    Decline,
+    /// Go on, with this guidance fed into the next turn.
+    Feedback(String),
+}
+
+/// Reviews each turn in interactive mode.
+pub trait Approver: Send {
+    /// Looks at a turn report and answers.
+    fn review(&mut self, report: &TurnReport) -> Verdict;
+}
+
+/// Builds one turn's prompt from state only: the goal, the current map, the decision log and
+/// the latest feedback — never earlier maps.
+pub(crate) fn build_prompt(
+    goal: &str,
+    map: &str,
+    log: &DecisionLog,
+    feedback: Option<&str>,
+    budget: usize,
+) -> String {
+    let mut p = format!("## Goal\n{goal}\n\n## Token budget\n{budget}\n\n## Current map\n{map}\n");
+    if !log.entries().is_empty() {
+        let _ = write!(p, "\n## Decision log\n{}", log.render());
+    }
+    if let Some(f) = feedback {
+        let _ = write!(p, "\n## Feedback from the user\n{f}\n");
+    }
+    p
+}

@@ -1,0 +1,164 @@
+//! Resolving a file's verbosity from the Flight Plan's glob rules: the most specific rule wins.
+
+use crate::error::{Error, Result};
+use crate::flight_plan::{Level, Rule};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+const META: &[char] = &['*', '?', '[', ']', '{', '}'];
+
+/// The rule that won a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    /// Index of the winning rule in the plan.
+    pub rule: usize,
+    /// Its level.
+    pub level: Level,
+    /// Whether the rule names this file exactly (lifts the huge-file cap).
+    pub exact: bool,
+}
+
+/// A plan's rules, compiled for matching.
+pub(crate) struct RuleSet {
+    rules: Vec<Rule>,
+    set: GlobSet,
+    /// (literal segments, literal chars) per rule.
+    weight: Vec<(usize, usize)>,
+}
+
+/// Expands a rule path into the glob it stands for: `dir/` → `dir/**`, a literal `x` → `{x,x/**}`.
+fn expand(path: &str) -> String {
+    if let Some(dir) = path.strip_suffix('/') {
+        format!("{dir}/**")
+    } else if !path.contains(META) {
+        format!("{{{path},{path}/**}}")
+    } else {
+        path.to_string()
+    }
+}
+
+pub(crate) fn compile_glob(path: &str) -> Result<globset::Glob, String> {
+    GlobBuilder::new(&expand(path))
+        .literal_separator(true)
+        .build()
+        .map_err(|e| format!("bad glob `{path}`: {}", e.kind()))
+}
+
+/// The directory a collapsing rule folds files into (`""` for the repository root).
+pub(crate) fn collapse_dir(rule_path: &str) -> String {
+    let literal = rule_path.split(META).next().unwrap_or("");
+    if !rule_path.contains(META) && !rule_path.ends_with('/') {
+        return format!("{rule_path}/");
+    }
+    match literal.rfind('/') {
+        Some(i) => literal[..=i].to_string(),
+        None => String::new(),
+    }
+}
+
+impl RuleSet {
+    pub(crate) fn compile(rules: &[Rule]) -> Result<RuleSet> {
+        let mut b = GlobSetBuilder::new();
+        for (i, r) in rules.iter().enumerate() {
+            let glob = compile_glob(&r.path)
+                .map_err(|m| Error::plan(None, format!("rules[{i}].path"), m))?;
+            b.add(glob);
+        }
+        let set = b
+            .build()
+            .map_err(|e| Error::plan(None, "rules", e.to_string()))?;
+        let weight = rules
+            .iter()
+            .map(|r| {
+                let segs = r
+                    .path
+                    .split('/')
+                    .filter(|s| !s.is_empty() && !s.contains(META))
+                    .count();
+                let chars = r.path.chars().filter(|c| !META.contains(c)).count();
+                (segs, chars)
+            })
+            .collect();
+        Ok(RuleSet {
+            rules: rules.to_vec(),
+            set,
+            weight,
+        })
+    }
+
+    /// The winning rule for `path`, or `None` when no rule matches (the file is hidden).
+    pub(crate) fn resolve(&self, path: &str) -> Option<Resolved> {
+        self.set
+            .matches(path)
+            .into_iter()
+            .map(|i| {
+                let exact = self.rules[i].path == path;
+                ((exact, self.weight[i].0, self.weight[i].1, i), i)
+            })
+            .max_by_key(|(key, _)| *key)
+            .map(|((exact, ..), i)| Resolved {
+                rule: i,
+                level: self.rules[i].level,
+                exact,
+            })
+    }
+
+    pub(crate) fn rule(&self, i: usize) -> &Rule {
+        &self.rules[i]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(rules: &[Rule], path: &str) -> Option<Level> {
+        RuleSet::compile(rules)
+            .unwrap()
+            .resolve(path)
+            .map(|r| r.level)
+    }
+
+    #[test]
+    fn most_specific_rule_wins_regardless_of_order() {
+        let rules = vec![
+            Rule::new("src/auth/middleware.rs", Level::Full),
+            Rule::new("src/auth/", Level::Signatures),
+            Rule::new("**/*.rs", Level::TopLevel),
+            Rule::new("**", Level::Path),
+        ];
+        assert_eq!(level(&rules, "src/auth/middleware.rs"), Some(Level::Full));
+        assert_eq!(
+            level(&rules, "src/auth/session.rs"),
+            Some(Level::Signatures)
+        );
+        assert_eq!(level(&rules, "src/db.rs"), Some(Level::TopLevel));
+        assert_eq!(level(&rules, "README.md"), Some(Level::Path));
+        assert_eq!(level(&[Rule::new("src/", Level::Full)], "lib/x.rs"), None);
+    }
+
+    #[test]
+    fn equal_specificity_later_rule_wins_and_literal_dirs_match_below() {
+        let rules = vec![
+            Rule::new("src/*.rs", Level::Full),
+            Rule::new("src/*.rs", Level::Path),
+        ];
+        assert_eq!(level(&rules, "src/a.rs"), Some(Level::Path));
+        assert_eq!(
+            level(&[Rule::new("src", Level::TopLevel)], "src/deep/a.rs"),
+            Some(Level::TopLevel)
+        );
+        // `*` does not cross directories.
+        assert_eq!(
+            level(&[Rule::new("src/*.rs", Level::Full)], "src/deep/a.rs"),
+            None
+        );
+    }
+
+    #[test]
+    fn collapse_dirs_come_from_the_literal_prefix() {
+        assert_eq!(collapse_dir("vendor/"), "vendor/");
+        assert_eq!(collapse_dir("vendor"), "vendor/");
+        assert_eq!(collapse_dir("a/b/**/*.js"), "a/b/");
+        assert_eq!(collapse_dir("**"), "");
+    }
+}
