@@ -229,28 +229,38 @@ pub trait Llm: Send + Sync {
     }
 }
 
-#[async_trait]
-impl<L: Llm + ?Sized> Llm for std::sync::Arc<L> {
-    fn provider(&self) -> &str {
-        (**self).provider()
-    }
+/// Forwards every method to the pointee, so `Arc<dyn Llm>` and `Box<dyn Llm>` are `Llm`s too
+/// (and can be wrapped, e.g. in a `TrackedLlm`).
+macro_rules! forward_llm {
+    ($ptr:ident) => {
+        #[async_trait]
+        impl<L: Llm + ?Sized> Llm for $ptr<L> {
+            fn provider(&self) -> &str {
+                (**self).provider()
+            }
 
-    fn model(&self) -> &str {
-        (**self).model()
-    }
+            fn model(&self) -> &str {
+                (**self).model()
+            }
 
-    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
-        (**self).chat(request).await
-    }
+            async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse> {
+                (**self).chat(request).await
+            }
 
-    async fn chat_stream(
-        &self,
-        request: &ChatRequest,
-        on_text: &mut (dyn for<'s> FnMut(&'s str) + Send),
-    ) -> Result<ChatResponse> {
-        (**self).chat_stream(request, on_text).await
-    }
+            async fn chat_stream(
+                &self,
+                request: &ChatRequest,
+                on_text: &mut (dyn for<'s> FnMut(&'s str) + Send),
+            ) -> Result<ChatResponse> {
+                (**self).chat_stream(request, on_text).await
+            }
+        }
+    };
 }
+
+use std::sync::Arc;
+forward_llm!(Arc);
+forward_llm!(Box);
 
 /// Why a provider call failed, for callers that react differently (back off, fix the key, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
