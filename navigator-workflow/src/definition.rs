@@ -256,9 +256,43 @@ struct RawDefinition {
     name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     description: Option<String>,
+    #[serde(deserialize_with = "unique_nodes")]
     nodes: BTreeMap<String, RawNode>,
     #[serde(default)]
     edges: Vec<Edge>,
+}
+
+/// Neither serde_json nor serde_yaml rejects a repeated map key — the last one silently
+/// wins — so a copy-pasted node would replace its namesake without a word.
+fn unique_nodes<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<BTreeMap<String, RawNode>, D::Error> {
+    struct Nodes;
+    impl<'de> serde::de::Visitor<'de> for Nodes {
+        type Value = BTreeMap<String, RawNode>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map of node id to node")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            let mut nodes = BTreeMap::new();
+            while let Some(id) = map.next_key::<String>()? {
+                if nodes.contains_key(&id) {
+                    return Err(serde::de::Error::custom(format!(
+                        "duplicate node id `{id}`"
+                    )));
+                }
+                let node = map.next_value()?;
+                nodes.insert(id, node);
+            }
+            Ok(nodes)
+        }
+    }
+    deserializer.deserialize_map(Nodes)
 }
 
 /// Every field any node type may carry; [`RawNode::into_node`] decides which are allowed.

@@ -2,9 +2,9 @@
 //!
 //! The rules, checked in this order so the first error is the most fundamental one:
 //! exactly one start; edges only between known nodes; end nodes are terminal; every `on` is
-//! something the source can output; at most one edge per (source, condition); every output
-//! has a route; no cycle except through retry edges; every node reachable from start; every
-//! node can reach an end.
+//! something the source can output; at most one edge per (source, condition); no cycle
+//! except through retry edges; every node reachable from start; every node can reach an
+//! end; every output has a route.
 //!
 //! Requiring a route for every output (instead of failing at run time) is what lets the
 //! engine promise that `advance` with a valid result always lands somewhere, and together
@@ -40,9 +40,9 @@ pub(crate) fn validate(def: &WorkflowDefinition) -> Result<(String, HashMap<Stri
     let start = single_start(def)?;
     check_edges(def)?;
     let routes = build_routes(def)?;
-    check_routed_outputs(def, &routes)?;
     check_cycles(def)?;
     check_reachability(def, &start)?;
+    check_routed_outputs(def, &routes)?;
     Ok((start, routes))
 }
 
