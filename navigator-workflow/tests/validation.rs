@@ -270,10 +270,13 @@ fn duplicate_start() {
 }
 
 #[test]
-fn duplicate_node_ids_are_rejected_in_yaml() {
-    let e = WorkflowDefinition::from_yaml("nodes:\n  a: { type: start }\n  a: { type: start }\n")
-        .unwrap_err();
-    assert!(e.to_string().contains("duplicate"), "{e}");
+fn duplicate_node_ids_are_rejected() {
+    let yaml = "nodes:\n  a: { type: start }\n  a: { type: start }\n";
+    let e = WorkflowDefinition::from_yaml(yaml).unwrap_err();
+    assert!(e.to_string().contains("duplicate node id `a`"), "{e}");
+    let json = r#"{"nodes": {"a": {"type": "start"}, "a": {"type": "start"}}}"#;
+    let e = WorkflowDefinition::from_json(json).unwrap_err();
+    assert!(e.to_string().contains("duplicate node id `a`"), "{e}");
 }
 
 #[test]
