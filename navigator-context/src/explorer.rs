@@ -180,7 +180,7 @@ impl<'a> Explorer<'a> {
         let mut ranking = rank(self.map, goal);
         let mut values: HashMap<String, f64> =
             ranking.iter().map(|s| (s.path.clone(), s.score)).collect();
-        let mut plan = self.satellite(goal)?;
+        let mut plan = satellite(self.map, goal, b.tokens, self.tokenizer)?;
         let mut log = DecisionLog::default();
         let mut turns = Vec::new();
         let mut feedback: Option<String> = None;
@@ -292,28 +292,41 @@ impl<'a> Explorer<'a> {
             best_effort,
         })
     }
+}
 
-    /// The satellite view: top-level signatures of everything if that fits, else paths, else
-    /// one line per top-level directory.
-    fn satellite(&self, goal: &str) -> Result<FlightPlan> {
-        let mut plan = FlightPlan::new(goal, self.budgets.tokens);
-        plan.tokenizer = self.tokenizer;
-        for (level, collapse) in [
-            (Level::TopLevel, false),
-            (Level::Path, false),
-            (Level::Path, true),
-        ] {
-            plan.rules = vec![Rule {
-                path: "**".into(),
-                level,
-                collapse,
-            }];
-            if render(self.map, &plan)?.tokens <= plan.token_budget {
-                break;
-            }
+/// The satellite view of `map`: top-level signatures of every file if that fits `tokens`,
+/// else every path, else one line per top-level directory with its file count.
+///
+/// ```no_run
+/// use navigator_context::{render, satellite, RepoMap, Tokenizer};
+/// let map = RepoMap::open(".")?;
+/// let plan = satellite(&map, "overview", 10_000, Tokenizer::default())?;
+/// print!("{}", render(&map, &plan)?.text);
+/// # Ok::<(), navigator_context::Error>(())
+/// ```
+pub fn satellite(
+    map: &RepoMap,
+    goal: &str,
+    tokens: usize,
+    tokenizer: Tokenizer,
+) -> Result<FlightPlan> {
+    let mut plan = FlightPlan::new(goal, tokens);
+    plan.tokenizer = tokenizer;
+    for (level, collapse) in [
+        (Level::TopLevel, false),
+        (Level::Path, false),
+        (Level::Path, true),
+    ] {
+        plan.rules = vec![Rule {
+            path: "**".into(),
+            level,
+            collapse,
+        }];
+        if render(map, &plan)?.tokens <= plan.token_budget {
+            break;
         }
-        Ok(plan)
     }
+    Ok(plan)
 }
 
 /// Files at signatures or full source, best first (at most eight).

@@ -24,7 +24,7 @@ mod tokens;
 mod verbosity;
 
 pub use error::{Error, Result};
-pub use explorer::{Budgets, Exploration, Explorer, StopReason};
+pub use explorer::{satellite, Budgets, Exploration, Explorer, StopReason};
 pub use flight_plan::{FlightPlan, Level, Rule, DEFAULT_HUGE_FILE_BYTES};
 pub use heuristic::HeuristicPolicy;
 pub use lang::Lang;

@@ -1,0 +1,98 @@
+//! Property tests: budgets are never overrun and regeneration is byte-identical.
+
+mod fixture;
+
+use async_trait::async_trait;
+use navigator_context::{
+    render, Action, Budgets, Decision, Explorer, FlightPlan, HeuristicPolicy, Policy, RepoMap,
+    RuleChange, StopReason, TurnInput,
+};
+use navigator_core::Usage;
+use proptest::prelude::*;
+use std::sync::OnceLock;
+
+fn repo() -> &'static (tempfile::TempDir, RepoMap) {
+    static REPO: OnceLock<(tempfile::TempDir, RepoMap)> = OnceLock::new();
+    REPO.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::write_repo(dir.path());
+        let map = RepoMap::open(dir.path()).unwrap();
+        (dir, map)
+    })
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+/// Projects a random cost per turn and then spends any share of it, never more.
+struct RandomCost {
+    projections: Vec<f64>,
+    shares: Vec<f64>,
+    turn: usize,
+}
+
+#[async_trait]
+impl Policy for RandomCost {
+    fn name(&self) -> &str {
+        "random-cost"
+    }
+
+    fn projected_usd(&self, _input: &TurnInput<'_>) -> navigator_context::Result<f64> {
+        Ok(self.projections[self.turn % self.projections.len()])
+    }
+
+    async fn decide(&mut self, input: &TurnInput<'_>) -> navigator_context::Result<Decision> {
+        let i = self.turn % self.projections.len();
+        self.turn += 1;
+        let level = (input.step % 5) as u8;
+        Ok(Decision {
+            action: Action::UpdateFlightPlan {
+                changes: vec![RuleChange {
+                    path: "src/auth/".into(),
+                    level,
+                    collapse: false,
+                }],
+                reasoning: "probe".into(),
+            },
+            usage: Usage::default(),
+            usd: self.projections[i] * self.shares[i],
+        })
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_turn_costs_never_overrun_the_usd_budget(
+        budget in 0.0f64..2.0,
+        projections in proptest::collection::vec(0.0f64..0.8, 1..6),
+        shares in proptest::collection::vec(0.0f64..=1.0, 6),
+    ) {
+        let (_, map) = repo();
+        let mut policy = RandomCost { projections, shares, turn: 0 };
+        let out = block_on(Explorer::new(map, Budgets { tokens: 2_000, usd: Some(budget), max_turns: 8 }).explore("auth middleware", &mut policy)).unwrap();
+        prop_assert!(out.usd <= budget, "spent {} of {budget}", out.usd);
+        if let StopReason::UsdBudget { spent, projected, .. } = out.stop {
+            prop_assert!(spent + projected > budget);
+        }
+    }
+
+    #[test]
+    fn contexts_never_exceed_the_token_budget_and_regenerate_exactly(
+        tokens in 30usize..6_000,
+        goal in prop::sample::select(vec!["Refactor the auth middleware", "ledger table sums", "invoice rendering", "migrate schema"]),
+    ) {
+        let (_, map) = repo();
+        let out = block_on(Explorer::new(map, Budgets::tokens(tokens)).explore(goal, &mut HeuristicPolicy::new())).unwrap();
+        prop_assert!(out.tokens <= tokens, "{} > {tokens}", out.tokens);
+        let plan = FlightPlan::from_yaml(&out.plan.to_yaml(&["metadata".into()])).unwrap();
+        let again = render(map, &plan).unwrap();
+        prop_assert_eq!(&again.text, &out.context);
+        prop_assert_eq!(again.tokens, out.tokens);
+    }
+}
