@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts / stops the loopback llama.cpp server installed by scripts/setup-llm-server.sh.
 #
-#   bash scripts/llm-server.sh start [DIR]    # prints NAVIGATOR_LLM_SERVER_URL=http://127.0.0.1:PORT
+#   eval "$(bash scripts/llm-server.sh start [DIR])"   # prints export NAVIGATOR_LLM_SERVER_URL=http://127.0.0.1:PORT
 #   bash scripts/llm-server.sh stop [DIR]
 #   bash scripts/llm-server.sh status [DIR]
 #
@@ -27,7 +27,7 @@ start)
     [ -x "$llm/venv/bin/python" ] && [ -f "$llm/gemma-3-270m-q4_k_m.gguf" ] || {
         echo "llm-server: not installed in $llm (run: bash scripts/setup-llm-server.sh $dir)" >&2; exit 1; }
     if running && answers; then
-        echo "NAVIGATOR_LLM_SERVER_URL=$url"; exit 0
+        echo "export NAVIGATOR_LLM_SERVER_URL=$url"; exit 0
     fi
     nohup "$llm/venv/bin/python" - "$llm/gemma-3-270m-q4_k_m.gguf" "$port" >"$log" 2>&1 <<'PY' &
 import signal, sys
@@ -48,10 +48,10 @@ PY
     for _ in $(seq 1 240); do
         if answers; then
             echo "export NAVIGATOR_LLM_SERVER_URL=$url" >"$envfile"
-            echo "NAVIGATOR_LLM_SERVER_URL=$url"
+            echo "export NAVIGATOR_LLM_SERVER_URL=$url"
             exit 0
         fi
-        running || { echo "llm-server: the server exited; log $log:" >&2; tail -n 30 "$log" >&2; exit 1; }
+        running || { echo "llm-server: the server exited; log $log:" >&2; tail -n 30 "$log" >&2; rm -f "$pidfile"; exit 1; }
         sleep 0.5
     done
     echo "llm-server: no answer from $url after 120 s; log $log" >&2

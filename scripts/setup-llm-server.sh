@@ -17,6 +17,7 @@ dir="${1:-${NAVIGATOR_HOME:-$root/.navigator}}"
 py="${PYTHON:-python3}"
 [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ] || { echo "setup-llm-server: only Linux x86_64 is supported" >&2; exit 1; }
 command -v "$py" >/dev/null || { echo "setup-llm-server: $py not found (install python3 >= 3.10 with pip and venv)" >&2; exit 1; }
+"$py" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "setup-llm-server: $py is older than 3.10 (xllamacpp needs >= 3.10; set PYTHON=...)" >&2; exit 1; }
 
 mkdir -p "$dir/llm"
 dir="$(cd "$dir" && pwd)"
