@@ -10,6 +10,45 @@ pub enum Error {
     /// An error from navigator-core: contract validation, the store, the embedder, the LLM.
     #[error(transparent)]
     Core(#[from] navigator_core::Error),
+    /// The on-disk store (redb) failed: open, read, write or commit, with the database path.
+    #[error("store at {}: {message}", path.display())]
+    Storage {
+        /// The database file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A derived index (tantivy keyword index or usearch vector index) failed, with its path.
+    #[error("{index} index at {}: {message}", path.display())]
+    Index {
+        /// Which index: `keyword` or `vector`.
+        index: &'static str,
+        /// The index's file or directory.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A stored record could not be decoded: the store is corrupt or was written by an
+    /// incompatible version.
+    #[error("corrupt {what} `{key}` in the store: {message}")]
+    Corrupt {
+        /// The kind of record (`item`, `vector`, `toc node`, ...).
+        what: &'static str,
+        /// Its key.
+        key: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The embedder returned vectors of another length than the index was built for.
+    #[error("embedding dimensions mismatch: the index holds {expected}-d vectors, {model} returned {got}")]
+    Dimensions {
+        /// The index's dimensions.
+        expected: usize,
+        /// The embedder's dimensions.
+        got: usize,
+        /// The embedder's model id.
+        model: String,
+    },
     /// The table-of-contents search was asked something it cannot answer (unknown node,
     /// malformed node id, bad input), with what was wrong.
     #[error("toc: {0}")]

@@ -1,11 +1,71 @@
 //! # navigator-search
 //!
-//! PARA hybrid search for navigator: a BM25 keyword index and a dense-vector index over the
-//! items of a [`navigator_core::Store`], fused into calibrated relevance, the Navigator search
-//! agent, and the index-free table-of-contents search over a time hierarchy ([`toc`]).
+//! PARA hybrid search for navigator: an embedded engine ([`SearchEngine`]) that keeps items
+//! in an on-disk store ([`RedbStore`], the source of truth) and derives a BM25 keyword index
+//! (tantivy) and an HNSW vector index (usearch) from it; the Navigator search agent
+//! ([`NavigatorAgent`]); and the index-free table-of-contents search over a time hierarchy
+//! ([`toc`]).
+//!
+//! ## Data flow
+//!
+//! request → validate → retrieve (keyword top-N and vector top-N, both filtered) → fuse →
+//! rank → page → snippets. Writes go to the store first (one redb transaction, durable on
+//! return), then to the vector and keyword indexes; each index records the last store write it
+//! applied, and opening the engine replays the store's change log past that point, so a crash
+//! at any moment loses nothing that was acknowledged.
+//!
+//! ## Scoring
+//!
+//! The two candidate lists (at most [`EngineConfig::candidates`] each) are merged by
+//! reciprocal rank fusion, `rrf(d) = Σ 1 / (60 + rank(d))`, which decides the candidate set
+//! and breaks ties. Each candidate then gets a **calibrated relevance** in `[0, 1]` from
+//! signals that depend only on the item and the query (never on the other results), so the
+//! same input always scores the same:
+//!
+//! - vector `v = clamp((cos − 0.15) / (0.75 − 0.15), 0, 1)`: cosine similarity of query and
+//!   item embeddings, mapped from what unrelated and near-identical texts reach with a
+//!   MiniLM-class model (computed exactly for keyword-only candidates);
+//! - keyword `k = bm25 / (bm25_best + 2 · terms)`: BM25 (title ×2, tags ×1.5, body ×1, English
+//!   stemming) relative to the query's best match, damped when even the best match is weak
+//!   (`terms` = analysed query terms); 0 when the keyword index did not match;
+//! - recency `r = 0.5^(days since update / 90)`;
+//! - access frequency `a = min(1, ln(1 + accesses) / ln(101))`;
+//! - exact-match boost `b`: +0.2 when the query equals the title, +0.1 when the title contains
+//!   the whole query.
+//!
+//! | mode | relevance |
+//! |---|---|
+//! | `hybrid` (default) | `min(1, m + g·(0.2·r + 0.1·a) + b)` with `m = 0.4·v + 0.3·k`, `g = m / 0.7` |
+//! | `semantic` | `min(1, v + b)` |
+//! | `keyword` | `min(1, k + b)` |
+//!
+//! In hybrid mode recency and access frequency keep their weights but are scaled by the match
+//! strength `g ∈ [0, 1]`: they order items that match the query and cannot lift a fresh,
+//! popular item that does not (additive signals alone ranked last week's unrelated project
+//! above the contact a query described). The maximum is still 1.
+//!
+//! Results are sorted by relevance, then RRF, then key. Vector candidates below
+//! [`EngineConfig::min_similarity`] are not results, which is what lets a nonsense query come
+//! back empty. All constants live in [`Calibration`].
 #![deny(missing_docs)]
 
+mod agent;
+mod catalog;
+mod clock;
+mod engine;
 mod error;
+mod filter;
+mod fusion;
+mod keyword;
+mod snippet;
+mod store;
 pub mod toc;
+mod vector;
 
+pub use agent::{NavigatorAgent, QueryUnderstanding, UnderstoodQuery, NAVIGATOR_TEMPLATE};
+pub use snippet::MAX_SNIPPET_CHARS;
+pub use clock::{Clock, FixedClock, SystemClock};
+pub use engine::{EngineConfig, Progress, SearchEngine};
 pub use error::{Error, Result};
+pub use fusion::{Calibration, RRF_K};
+pub use store::RedbStore;

@@ -1,0 +1,246 @@
+//! [`NavigatorAgent`]: the PARA search agent. It understands a natural query (rules, no LLM
+//! needed), searches the engine, and answers with a validated [`NavigatorResponse`]: an exact
+//! id or title navigates, nothing found gives suggestions, results spread thinly over
+//! categories ask which one, anything else returns ranked results (archived hits with a
+//! restore hint).
+
+mod suggest;
+mod understand;
+
+pub use understand::{QueryUnderstanding, UnderstoodQuery};
+
+use crate::{Clock, Result, SearchEngine};
+use navigator_core::{
+    Category, Clarification, NavigatorResponse, SearchFilters, SearchMetadata, SearchPage,
+    SearchRequest, SearchResult, SearchService,
+};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The prompt template that describes the Navigator to an LLM (persona, search strategy,
+/// ranking, formatting, navigation and archive handling).
+pub const NAVIGATOR_TEMPLATE: &str = include_str!("../../templates/navigator.md");
+
+/// Results ask for clarification only when the best score is below this...
+const CLARIFY_BELOW: f64 = 0.45;
+/// ...the third best is within this of the best...
+const CLARIFY_SPREAD: f64 = 0.08;
+/// ...and the top results (this many) span more than one category.
+const CLARIFY_TOP: usize = 5;
+
+/// Archived hits among this many top results get a restore hint.
+const RESTORE_HINTS_TOP: usize = 5;
+
+/// The Navigator search agent over a [`SearchEngine`].
+#[derive(Debug, Clone)]
+pub struct NavigatorAgent {
+    engine: Arc<SearchEngine>,
+    clock: Arc<dyn Clock>,
+}
+
+impl NavigatorAgent {
+    /// An agent searching `engine`, resolving time phrases against `clock`.
+    pub fn new(engine: Arc<SearchEngine>, clock: Arc<dyn Clock>) -> Self {
+        Self { engine, clock }
+    }
+
+    /// Answers a plain natural-language question with the default request settings.
+    pub async fn ask(&self, text: &str) -> Result<NavigatorResponse> {
+        self.handle(&SearchRequest::new(text)?).await
+    }
+
+    /// Answers `request`. Fields set explicitly on the request win over what the query's
+    /// phrases imply.
+    pub async fn handle(&self, request: &SearchRequest) -> Result<NavigatorResponse> {
+        let started = Instant::now();
+        request.validate()?;
+        if let Some(target) = self.engine.find_exact(&request.query) {
+            if request.categories_searched().contains(&target.category) {
+                let response = NavigatorResponse::navigate(target);
+                response.validate()?;
+                return Ok(response);
+            }
+        }
+        let understood = QueryUnderstanding.understand(&request.query, self.clock.now());
+        let searched = apply(request, &understood);
+        searched.validate()?;
+        let page = self.engine.search(&searched).await?;
+        let metadata = SearchMetadata {
+            query: request.query.clone(),
+            categories_searched: searched.categories_searched(),
+            total_results: page.total_results,
+            search_duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
+            embedding_used: page.embedding_used,
+            filters: searched
+                .filters
+                .as_ref()
+                .map(SearchFilters::to_map)
+                .filter(|m| !m.is_empty()),
+        };
+        let scoped = request.categories.is_some() || understood.categories.is_some();
+        let response = self.respond(&searched, page, metadata, scoped);
+        response.validate()?;
+        Ok(response)
+    }
+
+    fn respond(
+        &self,
+        searched: &SearchRequest,
+        page: SearchPage,
+        metadata: SearchMetadata,
+        scoped: bool,
+    ) -> NavigatorResponse {
+        if page.results.is_empty() {
+            let vocabulary = self.engine.title_words();
+            let suggestions = suggest::no_results_suggestions(
+                searched,
+                &searched.query,
+                vocabulary.iter().map(String::as_str),
+            );
+            return NavigatorResponse::no_results(metadata, suggestions);
+        }
+        if !scoped {
+            if let Some(scopes) = spread_thin(&page.results) {
+                let listed: Vec<String> = page
+                    .results
+                    .iter()
+                    .take(CLARIFY_TOP)
+                    .map(|r| format!("{} ({})", r.title, r.category))
+                    .collect();
+                let mut response = NavigatorResponse::clarify(Clarification {
+                    question: format!(
+                        "\"{}\" matches items in several categories about equally weakly. Which category should I search?",
+                        metadata.query
+                    ),
+                    context: Some(format!("Closest matches: {}", listed.join("; "))),
+                    suggested_scopes: Some(scopes),
+                });
+                response.search_metadata = Some(metadata);
+                return response;
+            }
+        }
+        let hints = restore_hints(&page.results);
+        let mut response = NavigatorResponse::results(page.results, metadata);
+        if !hints.is_empty() {
+            response.suggestions = Some(hints);
+        }
+        response
+    }
+}
+
+/// The request to run: the understood query, with the scope and date window its phrases
+/// imply where the request did not set them.
+fn apply(request: &SearchRequest, understood: &UnderstoodQuery) -> SearchRequest {
+    let mut searched = request.clone();
+    searched.query = understood.query.clone();
+    if searched.categories.is_none() {
+        if let Some(cats) = &understood.categories {
+            if cats.contains(&Category::Archive) {
+                searched.include_archived = true;
+            }
+            searched.categories = Some(cats.clone());
+        }
+    }
+    if let Some(range) = &understood.date_range {
+        let mut filters = searched.filters.clone().unwrap_or_default();
+        if filters.date_range.is_none() {
+            filters.date_range = Some(range.clone());
+            searched = searched.filters(filters);
+        }
+    }
+    searched
+}
+
+/// The categories to offer when the top results are close, low and spread over categories.
+fn spread_thin(results: &[SearchResult]) -> Option<Vec<Category>> {
+    let top = &results[..results.len().min(CLARIFY_TOP)];
+    let best = top.first()?.relevance_score;
+    let third = top.get(2)?.relevance_score;
+    let mut cats: Vec<Category> = top.iter().map(|r| r.category).collect();
+    cats.sort();
+    cats.dedup();
+    (best < CLARIFY_BELOW && best - third < CLARIFY_SPREAD && cats.len() > 1).then_some(cats)
+}
+
+/// One hint per archived hit among the top results: how to bring it back.
+fn restore_hints(results: &[SearchResult]) -> Vec<String> {
+    results
+        .iter()
+        .take(RESTORE_HINTS_TOP)
+        .filter(|r| r.item_type.is_archived())
+        .map(|r| {
+            format!(
+                "\"{}\" is archived ({}); restore it to make it a live {} again",
+                r.title,
+                r.item_type,
+                r.item_type.unarchived()
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use navigator_core::ItemType;
+
+    fn hit(id: &str, cat: Category, score: f64) -> SearchResult {
+        let t = match cat {
+            Category::Project => ItemType::Project,
+            Category::Area => ItemType::Area,
+            Category::Resource => ItemType::Resource,
+            Category::Archive => ItemType::ArchivedResource,
+        };
+        SearchResult::new(id, t, id, cat, score).unwrap()
+    }
+
+    #[test]
+    fn clarifies_only_when_close_low_and_spread() {
+        let spread = [
+            hit("a", Category::Project, 0.40),
+            hit("b", Category::Resource, 0.38),
+            hit("c", Category::Area, 0.36),
+        ];
+        assert_eq!(
+            spread_thin(&spread),
+            Some(vec![Category::Project, Category::Area, Category::Resource])
+        );
+        let confident = [
+            hit("a", Category::Project, 0.80),
+            hit("b", Category::Resource, 0.78),
+            hit("c", Category::Area, 0.77),
+        ];
+        assert_eq!(spread_thin(&confident), None);
+        let one_category = [
+            hit("a", Category::Project, 0.40),
+            hit("b", Category::Project, 0.39),
+            hit("c", Category::Project, 0.38),
+        ];
+        assert_eq!(spread_thin(&one_category), None);
+        let clear_winner = [
+            hit("a", Category::Project, 0.44),
+            hit("b", Category::Resource, 0.30),
+            hit("c", Category::Area, 0.29),
+        ];
+        assert_eq!(spread_thin(&clear_winner), None);
+        assert_eq!(spread_thin(&spread[..2]), None);
+    }
+
+    #[test]
+    fn archived_hits_get_restore_hints() {
+        let hints = restore_hints(&[
+            hit("x", Category::Archive, 0.5),
+            hit("y", Category::Project, 0.4),
+        ]);
+        assert_eq!(hints.len(), 1);
+        assert!(hints[0].contains("archived_resource") && hints[0].contains("live resource"));
+    }
+
+    #[test]
+    fn the_template_is_substantial() {
+        assert!(NAVIGATOR_TEMPLATE.len() > 1000);
+        for topic in ["archive", "semantic", "Relevance", "navigate", "clarify"] {
+            assert!(NAVIGATOR_TEMPLATE.contains(topic), "{topic}");
+        }
+    }
+}

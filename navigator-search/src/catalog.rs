@@ -1,0 +1,139 @@
+//! [`Catalog`]: the in-memory view of every item's filterable and rankable facts (category,
+//! type, status, parent, dates, access count), loaded from the store on open. The vector index
+//! filters and the ranker reads recency and access frequency through it without touching disk,
+//! and exact id/title lookups (navigation) are one hash probe.
+
+use crate::filter::Filter;
+use chrono::{DateTime, Utc};
+use navigator_core::{Category, Item, ItemType};
+use std::collections::HashMap;
+
+/// What the engine keeps in memory about one item.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ItemMeta {
+    pub(crate) key: u64,
+    pub(crate) id: String,
+    pub(crate) title: String,
+    pub(crate) category: Category,
+    pub(crate) item_type: ItemType,
+    pub(crate) status: Option<String>,
+    pub(crate) parent_id: Option<String>,
+    pub(crate) created_at: DateTime<Utc>,
+    pub(crate) updated_at: DateTime<Utc>,
+    pub(crate) access_count: u64,
+}
+
+impl ItemMeta {
+    pub(crate) fn new(key: u64, item: &Item) -> Self {
+        Self {
+            key,
+            id: item.id.clone(),
+            title: item.title.clone(),
+            category: item.category,
+            item_type: item.item_type,
+            status: item.status.clone(),
+            parent_id: item.parent_id.clone(),
+            created_at: item.created_at,
+            updated_at: item.updated_at,
+            access_count: item.access_count,
+        }
+    }
+}
+
+/// Every live item by key, with id and normalised-title lookups.
+#[derive(Debug, Default)]
+pub(crate) struct Catalog {
+    by_key: HashMap<u64, ItemMeta>,
+    key_of_id: HashMap<String, u64>,
+    keys_of_title: HashMap<String, Vec<u64>>,
+}
+
+/// Lower-case, whitespace-collapsed form used for exact title matches.
+pub(crate) fn normalize_title(s: &str) -> String {
+    s.split_whitespace()
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Catalog {
+    pub(crate) fn insert(&mut self, meta: ItemMeta) {
+        self.remove(meta.key);
+        self.key_of_id.insert(meta.id.clone(), meta.key);
+        self.keys_of_title
+            .entry(normalize_title(&meta.title))
+            .or_default()
+            .push(meta.key);
+        self.by_key.insert(meta.key, meta);
+    }
+
+    pub(crate) fn remove(&mut self, key: u64) -> Option<ItemMeta> {
+        let meta = self.by_key.remove(&key)?;
+        self.key_of_id.remove(&meta.id);
+        let title = normalize_title(&meta.title);
+        if let Some(keys) = self.keys_of_title.get_mut(&title) {
+            keys.retain(|k| *k != key);
+            if keys.is_empty() {
+                self.keys_of_title.remove(&title);
+            }
+        }
+        Some(meta)
+    }
+
+    pub(crate) fn get(&self, key: u64) -> Option<&ItemMeta> {
+        self.by_key.get(&key)
+    }
+
+    pub(crate) fn by_id(&self, id: &str) -> Option<&ItemMeta> {
+        self.key_of_id.get(id).and_then(|k| self.by_key.get(k))
+    }
+
+    /// Items whose title equals `title` (case- and spacing-insensitive), by key order.
+    pub(crate) fn by_title(&self, title: &str) -> Vec<&ItemMeta> {
+        let mut hits: Vec<&ItemMeta> = self
+            .keys_of_title
+            .get(&normalize_title(title))
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.by_key.get(k))
+            .collect();
+        hits.sort_by_key(|m| m.key);
+        hits
+    }
+
+    pub(crate) fn set_access_count(&mut self, key: u64, count: u64) {
+        if let Some(m) = self.by_key.get_mut(&key) {
+            m.access_count = count;
+        }
+    }
+
+    /// Every title.
+    pub(crate) fn titles(&self) -> impl Iterator<Item = &str> {
+        self.by_key.values().map(|m| m.title.as_str())
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    /// Keys of the items that pass `filter`, ascending.
+    pub(crate) fn matching_keys(&self, filter: &Filter) -> Vec<u64> {
+        let mut keys: Vec<u64> = self
+            .by_key
+            .values()
+            .filter(|m| filter.matches(m))
+            .map(|m| m.key)
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// How many items pass `filter`, stopping once `cap` is reached.
+    pub(crate) fn count_matching(&self, filter: &Filter, cap: usize) -> usize {
+        self.by_key
+            .values()
+            .filter(|m| filter.matches(m))
+            .take(cap)
+            .count()
+    }
+}

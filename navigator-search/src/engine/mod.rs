@@ -1,0 +1,203 @@
+//! [`SearchEngine`]: the embedded hybrid engine. The store is the source of truth; the keyword
+//! and vector indexes are derived from it and repaired on open.
+//!
+//! Layout of an engine directory:
+//! `store.redb` (items, vectors, keys, change log), `keyword/` (tantivy),
+//! `vectors.usearch` (HNSW graph).
+
+mod query;
+mod repair;
+mod write;
+
+use crate::catalog::{Catalog, ItemMeta};
+use crate::clock::{Clock, SystemClock};
+use crate::fusion::Calibration;
+use crate::keyword::KeywordIndex;
+use crate::store::RedbStore;
+use crate::vector::VectorIndex;
+use crate::{Error, Result};
+use navigator_core::Embedder;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+pub use write::Progress;
+
+/// Counter name of the last store sequence number saved in the vector file.
+const VECTOR_SEQ: &str = "vector_seq";
+
+/// Tuning of a [`SearchEngine`]; [`Default`] fits a personal knowledge base with a MiniLM-class
+/// model.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Where "now" comes from (recency scoring).
+    pub clock: Arc<dyn Clock>,
+    /// The relevance formula's weights and constants.
+    pub calibration: Calibration,
+    /// How many candidates each retriever contributes before fusion (at least
+    /// `offset + limit` are always fetched).
+    pub candidates: usize,
+    /// Vector hits below this cosine similarity are not results (they are what unrelated
+    /// text reaches; without a floor every query would "find" something).
+    pub min_similarity: f32,
+    /// When a filter leaves at most this many items, vector search scans them exactly
+    /// instead of walking the filtered graph (exact, and faster for small sets).
+    pub exact_scan_below: usize,
+    /// Texts per embedding call when indexing.
+    pub embed_batch: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            clock: Arc::new(SystemClock),
+            calibration: Calibration::default(),
+            candidates: 100,
+            min_similarity: 0.3,
+            exact_scan_below: 2_000,
+            embed_batch: 64,
+        }
+    }
+}
+
+/// The embedded hybrid search engine over a PARA knowledge base.
+///
+/// Thread-safe: searches run concurrently with each other and with one writer at a time.
+///
+/// ```no_run
+/// # async fn demo() -> navigator_search::Result<()> {
+/// use navigator_core::{FastEmbedder, SearchRequest, SearchService};
+/// use navigator_search::SearchEngine;
+/// use std::sync::Arc;
+/// let engine = SearchEngine::open("./kb-index", Arc::new(FastEmbedder::default_model()?)).await?;
+/// let page = engine.search(&SearchRequest::new("quarterly report")?).await?;
+/// for hit in page.results {
+///     println!("{:.2} {}", hit.relevance_score, hit.title);
+/// }
+/// # Ok(()) }
+/// ```
+pub struct SearchEngine {
+    store: RedbStore,
+    keyword: KeywordIndex,
+    vectors: VectorIndex,
+    catalog: RwLock<Catalog>,
+    embedder: Arc<dyn Embedder>,
+    config: EngineConfig,
+    /// Serialises writers; holds how many vector changes are not yet saved to disk.
+    writer: Mutex<usize>,
+    dir: PathBuf,
+}
+
+impl std::fmt::Debug for SearchEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchEngine")
+            .field("dir", &self.dir)
+            .field("model", &self.embedder.model_id())
+            .finish()
+    }
+}
+
+impl SearchEngine {
+    /// Opens (or creates) the engine in `dir` with the default configuration, repairing the
+    /// indexes from the store when they diverge.
+    pub async fn open(dir: impl AsRef<Path>, embedder: Arc<dyn Embedder>) -> Result<Self> {
+        Self::open_with(dir, embedder, EngineConfig::default()).await
+    }
+
+    /// Opens (or creates) the engine in `dir` with `config`.
+    pub async fn open_with(
+        dir: impl AsRef<Path>,
+        embedder: Arc<dyn Embedder>,
+        config: EngineConfig,
+    ) -> Result<Self> {
+        let dir = dir.as_ref().to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(|e| Error::Storage {
+            path: dir.clone(),
+            message: format!("cannot create the engine directory: {e}"),
+        })?;
+        let store = RedbStore::open(dir.join("store.redb"))?;
+        let (keyword, keyword_fresh) = KeywordIndex::open(&dir.join("keyword"))?;
+        let (vectors, vectors_fresh) =
+            VectorIndex::open(&dir.join("vectors.usearch"), embedder.dimensions())?;
+        let mut catalog = Catalog::default();
+        store.for_each_item(|key, item| {
+            catalog.insert(ItemMeta::new(key, &item));
+            Ok(())
+        })?;
+        let engine = Self {
+            store,
+            keyword,
+            vectors,
+            catalog: RwLock::new(catalog),
+            embedder,
+            config,
+            writer: Mutex::new(0),
+            dir,
+        };
+        engine.repair(keyword_fresh, vectors_fresh).await?;
+        Ok(engine)
+    }
+
+    /// The engine's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The store the engine is derived from.
+    pub fn store(&self) -> &RedbStore {
+        &self.store
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// The embedder queries and documents go through.
+    pub fn embedder(&self) -> &Arc<dyn Embedder> {
+        &self.embedder
+    }
+
+    /// How many items are searchable.
+    pub fn len(&self) -> usize {
+        self.catalog.read().map_or(0, |c| c.len())
+    }
+
+    /// Whether no item is searchable.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock_err(&self, e: impl std::fmt::Display) -> Error {
+        Error::Storage {
+            path: self.dir.clone(),
+            message: format!("a lock was poisoned by a panicking thread: {e}"),
+        }
+    }
+
+    /// Saves the vector graph so the next open has nothing to replay.
+    pub fn flush(&self) -> Result<()> {
+        let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
+        self.save_vectors(&mut unsaved)
+    }
+
+    fn save_vectors(&self, unsaved: &mut usize) -> Result<()> {
+        if *unsaved == 0 {
+            return Ok(());
+        }
+        let seq = self.store.last_seq()?;
+        self.vectors.save()?;
+        self.store.write_counter(VECTOR_SEQ, seq)?;
+        *unsaved = 0;
+        let applied = seq.min(self.keyword.applied_seq()?);
+        self.store.prune_changes(applied)
+    }
+}
+
+impl Drop for SearchEngine {
+    fn drop(&mut self) {
+        // Best effort: whatever is not saved is replayed from the change log on open.
+        if let Err(e) = self.flush() {
+            tracing::warn!("saving the vector index on close failed: {e}");
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The read path: validate → retrieve (keyword, vector) → fuse → page → snippets.
+
+use super::SearchEngine;
+use crate::catalog::Catalog;
+use crate::filter::Filter;
+use crate::fusion::{FusionInput, Scored};
+use crate::keyword::KeywordHits;
+use crate::snippet::{self, MAX_SNIPPET_CHARS};
+use crate::Result;
+use navigator_core::{
+    Item, NavigationTarget, ResultMetadata, SearchPage, SearchRequest, SearchResult,
+    SearchService,
+};
+use std::collections::{HashMap, HashSet};
+
+impl SearchEngine {
+    /// Runs `request` with an already embedded query (`None` is fine for keyword mode):
+    /// what [`SearchService::search`] does after embedding. Benchmarks use it to time the
+    /// engine without the model.
+    pub fn search_with_vector(
+        &self,
+        request: &SearchRequest,
+        query_vector: Option<&[f32]>,
+    ) -> Result<SearchPage> {
+        request.validate()?;
+        let mode = request.search_mode;
+        let query_vector = if mode.uses_embeddings() {
+            let v = query_vector.ok_or_else(|| {
+                navigator_core::Error::invalid(
+                    "searchMode",
+                    format!("{mode:?} search needs the query embedded"),
+                )
+            })?;
+            self.check_dims(std::slice::from_ref(&v.to_vec()))?;
+            Some(v)
+        } else {
+            None
+        };
+        let filter = Filter::from_request(request);
+        let wanted = request.offset as usize + request.limit as usize;
+        let pool = self.config.candidates.max(wanted);
+
+        let keyword = mode
+            .uses_keywords()
+            .then(|| self.keyword.search(&request.query, &filter, pool))
+            .transpose()?;
+        let catalog = self.catalog.read().map_err(|e| self.lock_err(e))?;
+        // The catalog has the final word on what is live and what passes the filter: an item
+        // being written may be in one index a moment before it is in the catalog.
+        let visible = |key: u64| catalog.get(key).is_some_and(|m| filter.matches(m));
+        let keyword_hits: Vec<(u64, f32)> = keyword
+            .as_ref()
+            .map(|k| k.hits.iter().copied().filter(|(key, _)| visible(*key)).collect())
+            .unwrap_or_default();
+
+        let mut similarity: HashMap<u64, f32> = HashMap::new();
+        let mut vector_hits: Vec<(u64, f32)> = Vec::new();
+        if let Some(q) = query_vector {
+            vector_hits = self.vector_candidates(q, &filter, &catalog, pool)?;
+            vector_hits.retain(|(_, s)| *s >= self.config.min_similarity);
+            similarity.extend(vector_hits.iter().copied());
+            let unscored: Vec<u64> = keyword_hits
+                .iter()
+                .map(|(k, _)| *k)
+                .filter(|k| !similarity.contains_key(k))
+                .collect();
+            similarity.extend(self.vectors.similarities(q, &unscored)?);
+        }
+
+        let input = FusionInput {
+            mode,
+            query: &request.query,
+            query_terms: keyword.as_ref().map_or(0, |k| k.terms),
+            now: self.config.clock.now(),
+        };
+        let fused =
+            self.config
+                .calibration
+                .fuse(&input, &keyword_hits, &vector_hits, &similarity, |k| catalog.get(k));
+        let in_keyword: HashSet<u64> = keyword_hits.iter().map(|(k, _)| *k).collect();
+        let total = match &keyword {
+            // Keyword matches beyond the candidate pool still count as matches.
+            Some(k) => {
+                let extra = fused.iter().filter(|s| !in_keyword.contains(&s.key)).count();
+                (k.total.saturating_sub(k.hits.len() - keyword_hits.len()) + extra).max(fused.len())
+            }
+            None => fused.len(),
+        };
+        drop(catalog);
+
+        let page: Vec<&Scored> = fused
+            .iter()
+            .skip(request.offset as usize)
+            .take(request.limit as usize)
+            .collect();
+        let query_terms = self.keyword.analyze(&request.query)?;
+        let mut results = Vec::with_capacity(page.len());
+        for scored in page {
+            let Some(item) = self.store.item_by_key(scored.key)? else {
+                continue;
+            };
+            results.push(self.result(&item, scored, keyword.as_ref(), &query_terms)?);
+        }
+        Ok(SearchPage {
+            results,
+            total_results: total as u64,
+            embedding_used: mode.uses_embeddings(),
+        })
+    }
+
+    fn vector_candidates(
+        &self,
+        query: &[f32],
+        filter: &Filter,
+        catalog: &Catalog,
+        pool: usize,
+    ) -> Result<Vec<(u64, f32)>> {
+        if !filter.is_unrestricted()
+            && catalog.count_matching(filter, self.config.exact_scan_below + 1)
+                <= self.config.exact_scan_below
+        {
+            let keys = catalog.matching_keys(filter);
+            let mut exact = self.vectors.similarities(query, &keys)?;
+            exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            exact.truncate(pool);
+            return Ok(exact);
+        }
+        self.vectors.search(query, pool, |key| {
+            catalog.get(key).is_some_and(|m| filter.matches(m))
+        })
+    }
+
+    fn result(
+        &self,
+        item: &Item,
+        scored: &Scored,
+        keyword: Option<&KeywordHits>,
+        query_terms: &[String],
+    ) -> Result<SearchResult> {
+        let (snippet, field) = self.snippet_for(item, scored, keyword, query_terms)?;
+        let hit = SearchResult::new(
+            item.id.clone(),
+            item.item_type,
+            item.title.clone(),
+            item.category,
+            scored.score,
+        )?;
+        Ok(hit.with_snippet(snippet, field).with_metadata(ResultMetadata {
+            created_at: Some(item.created_at),
+            updated_at: Some(item.updated_at),
+            parent_id: item.parent_id.clone(),
+            status: item.status.clone(),
+        }))
+    }
+
+    fn snippet_for(
+        &self,
+        item: &Item,
+        scored: &Scored,
+        keyword: Option<&KeywordHits>,
+        query_terms: &[String],
+    ) -> Result<(String, &'static str)> {
+        let lead = || {
+            let text = if item.body.is_empty() { &item.title } else { &item.body };
+            snippet::truncate(text, MAX_SNIPPET_CHARS)
+        };
+        if let (Some(k), Some(_)) = (keyword, scored.keyword) {
+            let (body, body_hit) = self.keyword.snippet(k, "body", &item.body, MAX_SNIPPET_CHARS)?;
+            if body_hit {
+                return Ok((snippet::truncate(&body, MAX_SNIPPET_CHARS), "body"));
+            }
+            let (_, title_hit) = self.keyword.snippet(k, "title", &item.title, MAX_SNIPPET_CHARS)?;
+            if title_hit {
+                return Ok((lead(), "title"));
+            }
+            if !item.tags.is_empty() {
+                return Ok((snippet::truncate(&item.tags.join(", "), MAX_SNIPPET_CHARS), "tags"));
+            }
+        }
+        // Semantic-only hit: the passage that best matches the query, else the lead.
+        let analyze = |text: &str| self.keyword.analyze(text).unwrap_or_default();
+        Ok(snippet::best_passage(&item.body, query_terms, analyze)
+            .map_or_else(|| (lead(), "title"), |p| (p, "body")))
+    }
+
+    /// The item a query names exactly, by id or by title (case- and spacing-insensitive);
+    /// `None` when nothing or more than one item matches.
+    pub fn find_exact(&self, query: &str) -> Option<NavigationTarget> {
+        let catalog = self.catalog.read().ok()?;
+        let target = |m: &crate::catalog::ItemMeta| NavigationTarget {
+            item_id: m.id.clone(),
+            item_type: m.item_type,
+            category: m.category,
+        };
+        if let Some(m) = catalog.by_id(query.trim()) {
+            return Some(target(m));
+        }
+        match catalog.by_title(query).as_slice() {
+            [only] => Some(target(only)),
+            _ => None,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl SearchService for SearchEngine {
+    async fn search(&self, request: &SearchRequest) -> navigator_core::Result<SearchPage> {
+        request.validate()?;
+        let vector = if request.search_mode.uses_embeddings() {
+            Some(self.embedder.embed_query(&request.query).await?)
+        } else {
+            None
+        };
+        Ok(self.search_with_vector(request, vector.as_deref())?)
+    }
+}
+
+
+impl SearchEngine {
+    /// The distinct lower-cased words of all titles (the vocabulary near spellings are
+    /// suggested from).
+    pub(crate) fn title_words(&self) -> Vec<String> {
+        let Ok(catalog) = self.catalog.read() else {
+            return Vec::new();
+        };
+        let mut words: Vec<String> = catalog
+            .titles()
+            .flat_map(|t| {
+                t.split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| w.len() >= 3)
+                    .map(str::to_lowercase)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        words.sort();
+        words.dedup();
+        words
+    }
+}

@@ -1,0 +1,128 @@
+//! Repair on open: bring each derived index up to the store's last committed write.
+//!
+//! Each index remembers the last store sequence number it applied (tantivy in its commit
+//! payload, the vector graph in a store counter written after each save). Opening replays the
+//! store's change log past that number; an index that was missing or unreadable is rebuilt
+//! from every item. Afterwards both indexes must hold exactly the store's items, otherwise
+//! they are rebuilt from scratch. Vectors come from the store; items written without one (for
+//! example through the plain [`navigator_core::Store`] interface) are embedded here.
+
+use super::{SearchEngine, VECTOR_SEQ};
+use crate::{Error, Result};
+use navigator_core::Item;
+use std::collections::BTreeSet;
+
+/// Items per keyword commit while rebuilding.
+const REBUILD_BATCH: usize = 2_000;
+
+impl SearchEngine {
+    pub(super) async fn repair(&self, keyword_fresh: bool, vectors_fresh: bool) -> Result<()> {
+        let last = self.store.last_seq()?;
+        let keyword_from = (!keyword_fresh).then(|| self.keyword.applied_seq()).transpose()?;
+        let vector_from = (!vectors_fresh)
+            .then(|| self.store.read_counter(VECTOR_SEQ))
+            .transpose()?;
+        self.sync(keyword_from, vector_from, last).await?;
+        let n = self.len();
+        if self.keyword.num_docs() != n as u64 || self.vectors.len()? != n {
+            tracing::warn!(
+                items = n,
+                keyword_docs = self.keyword.num_docs(),
+                vectors = self.vectors.len()?,
+                "indexes diverge from the store after replay; rebuilding them"
+            );
+            self.keyword.clear()?;
+            self.vectors.clear()?;
+            self.sync(None, None, last).await?;
+        }
+        self.store.prune_changes(last)
+    }
+
+    /// The keys an index starting at `from` must (re)apply; every key for `None`.
+    fn keys_after(&self, from: Option<u64>, last: u64) -> Result<Vec<u64>> {
+        match from {
+            Some(s) if s >= last => Ok(Vec::new()),
+            Some(s) => Ok(self
+                .store
+                .changes_after(s)?
+                .into_iter()
+                .map(|c| c.key)
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect()),
+            None => {
+                let mut keys = Vec::with_capacity(self.len());
+                self.store.for_each_item(|key, _| {
+                    keys.push(key);
+                    Ok(())
+                })?;
+                Ok(keys)
+            }
+        }
+    }
+
+    async fn sync(&self, keyword_from: Option<u64>, vector_from: Option<u64>, last: u64) -> Result<()> {
+        let keyword_keys = self.keys_after(keyword_from, last)?;
+        let batches: Vec<&[u64]> = keyword_keys.chunks(REBUILD_BATCH).collect();
+        for (i, chunk) in batches.iter().enumerate() {
+            let items: Vec<(u64, Option<Item>)> = chunk
+                .iter()
+                .map(|&k| Ok((k, self.store.item_by_key(k)?)))
+                .collect::<Result<_>>()?;
+            let changes: Vec<(u64, Option<&Item>)> =
+                items.iter().map(|(k, it)| (*k, it.as_ref())).collect();
+            // Only the last batch may claim the whole log as applied.
+            let seq = if i + 1 == batches.len() { last } else { keyword_from.unwrap_or(0) };
+            self.keyword.apply(&changes, seq)?;
+        }
+        if batches.is_empty() && keyword_from != Some(last) {
+            self.keyword.apply(&[], last)?;
+        }
+
+        let vector_keys = self.keys_after(vector_from, last)?;
+        for chunk in vector_keys.chunks(self.config.embed_batch.max(1) * 4) {
+            let mut present: Vec<(u64, Vec<f32>)> = Vec::new();
+            let mut missing: Vec<(u64, Item)> = Vec::new();
+            let mut removed: Vec<u64> = Vec::new();
+            for &key in chunk {
+                match self.store.item_by_key(key)? {
+                    None => removed.push(key),
+                    Some(item) => match self.store.vector(key)? {
+                        Some(v) if v.len() == self.vectors.dims() => present.push((key, v)),
+                        _ => missing.push((key, item)),
+                    },
+                }
+            }
+            if !missing.is_empty() {
+                let texts: Vec<String> = missing.iter().map(|(_, it)| it.embedding_text()).collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let embedded = self.embedder.embed_documents(&refs).await?;
+                self.check_dims(&embedded)?;
+                let fresh: Vec<(u64, Vec<f32>)> =
+                    missing.iter().map(|(k, _)| *k).zip(embedded).collect();
+                self.store.put_vectors(&fresh)?;
+                present.extend(fresh);
+            }
+            let mut changes: Vec<(u64, Option<&[f32]>)> =
+                present.iter().map(|(k, v)| (*k, Some(v.as_slice()))).collect();
+            changes.extend(removed.iter().map(|&k| (k, None)));
+            self.vectors.apply(&changes)?;
+        }
+        if vector_from != Some(last) {
+            self.vectors.save()?;
+            self.store.write_counter(VECTOR_SEQ, last)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_dims(&self, vectors: &[Vec<f32>]) -> Result<()> {
+        match vectors.iter().find(|v| v.len() != self.vectors.dims()) {
+            Some(v) => Err(Error::Dimensions {
+                expected: self.vectors.dims(),
+                got: v.len(),
+                model: self.embedder.model_id().to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+}

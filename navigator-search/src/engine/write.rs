@@ -1,0 +1,136 @@
+//! The write path: validate, embed (outside any lock), commit to the store, then apply to the
+//! vector and keyword indexes and the catalog.
+
+use super::SearchEngine;
+use crate::catalog::ItemMeta;
+use crate::{Error, Result};
+use navigator_core::Item;
+use std::collections::HashMap;
+
+/// How far a [`SearchEngine::bulk_load`] has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Items indexed so far.
+    pub done: usize,
+    /// Items to index in all.
+    pub total: usize,
+}
+
+impl SearchEngine {
+    /// Inserts or replaces items: embeds them, commits them to the store, then indexes them.
+    /// When it returns `Ok`, the items are durable and searchable. A batch with an invalid
+    /// item writes nothing and names the item.
+    pub async fn upsert(&self, items: &[Item]) -> Result<()> {
+        for item in items {
+            item.validate()?;
+        }
+        let texts: Vec<String> = items.iter().map(Item::embedding_text).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = self.embedder.embed_documents(&refs).await?;
+        self.upsert_with_vectors(items, &vectors)
+    }
+
+    /// Inserts or replaces items with precomputed vectors (one per item, in order, from the
+    /// engine's embedding model).
+    pub fn upsert_with_vectors(&self, items: &[Item], vectors: &[Vec<f32>]) -> Result<()> {
+        if items.len() != vectors.len() {
+            return Err(navigator_core::Error::invalid(
+                "vectors",
+                format!("{} vectors for {} items", vectors.len(), items.len()),
+            )
+            .into());
+        }
+        self.check_dims(vectors)?;
+        // Within one batch the last write of an id wins; indexing a duplicate twice would
+        // leave two keyword documents for one key.
+        let mut last_of: HashMap<&str, usize> = HashMap::new();
+        for (i, item) in items.iter().enumerate() {
+            last_of.insert(item.id.as_str(), i);
+        }
+        let keep: Vec<usize> = (0..items.len()).filter(|&i| last_of[items[i].id.as_str()] == i).collect();
+        let items: Vec<Item> = keep.iter().map(|&i| items[i].clone()).collect();
+        let vectors: Vec<Vec<f32>> = keep.iter().map(|&i| vectors[i].clone()).collect();
+
+        let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
+        let changes = self.store.write_items(&items, Some(&vectors))?;
+        let seq = changes.last().map_or(0, |c| c.seq);
+        let vec_changes: Vec<(u64, Option<&[f32]>)> = changes
+            .iter()
+            .zip(&vectors)
+            .map(|(c, v)| (c.key, Some(v.as_slice())))
+            .collect();
+        self.vectors.apply(&vec_changes)?;
+        let kw_changes: Vec<(u64, Option<&Item>)> =
+            changes.iter().zip(&items).map(|(c, it)| (c.key, Some(it))).collect();
+        self.keyword.apply(&kw_changes, seq)?;
+        {
+            let mut catalog = self.catalog.write().map_err(|e| self.lock_err(e))?;
+            for (c, item) in changes.iter().zip(&items) {
+                catalog.insert(ItemMeta::new(c.key, item));
+            }
+        }
+        *unsaved += changes.len();
+        if *unsaved >= self.len().max(2_000) / 2 {
+            self.save_vectors(&mut unsaved)?;
+        }
+        Ok(())
+    }
+
+    /// Deletes an item from the store and both indexes; whether it existed.
+    pub fn delete(&self, id: &str) -> Result<bool> {
+        let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
+        let Some(change) = self.store.remove_item(id)? else {
+            return Ok(false);
+        };
+        self.vectors.apply(&[(change.key, None)])?;
+        self.keyword.apply(&[(change.key, None)], change.seq)?;
+        self.catalog
+            .write()
+            .map_err(|e| self.lock_err(e))?
+            .remove(change.key);
+        *unsaved += 1;
+        Ok(true)
+    }
+
+    /// Indexes many items in batches of [`embed_batch`](super::EngineConfig::embed_batch),
+    /// calling `progress` after each committed batch. Every item is validated before the
+    /// first write, so a bad item stops the load before anything is written.
+    pub async fn bulk_load(
+        &self,
+        items: &[Item],
+        mut progress: impl FnMut(Progress),
+    ) -> Result<()> {
+        for item in items {
+            item.validate()?;
+        }
+        let total = items.len();
+        let mut done = 0;
+        for chunk in items.chunks(self.config.embed_batch.max(1)) {
+            self.upsert(chunk).await?;
+            done += chunk.len();
+            progress(Progress { done, total });
+        }
+        self.flush()
+    }
+
+    /// Counts one interaction with an item (it feeds the access-frequency signal); the new
+    /// count. An unknown id is a [`navigator_core::Error::NotFound`].
+    pub fn record_access(&self, id: &str) -> Result<u64> {
+        let item = self.store.bump_access(id)?.ok_or_else(|| {
+            Error::Core(navigator_core::Error::NotFound {
+                kind: "item",
+                id: id.to_string(),
+            })
+        })?;
+        let mut catalog = self.catalog.write().map_err(|e| self.lock_err(e))?;
+        if let Some(key) = catalog.by_id(id).map(|m| m.key) {
+            catalog.set_access_count(key, item.access_count);
+        }
+        Ok(item.access_count)
+    }
+
+    /// The stored item with this id.
+    pub fn item(&self, id: &str) -> Result<Option<Item>> {
+        self.store.item(id)
+    }
+}

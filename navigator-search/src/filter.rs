@@ -1,0 +1,50 @@
+//! [`Filter`]: the narrowing part of a request (scope, archive, status, parent, date range) in
+//! one place, applied the same way to the keyword index (as query clauses) and to the vector
+//! index and catalog (as a predicate).
+
+use crate::catalog::ItemMeta;
+use navigator_core::{Category, DateRange, SearchRequest};
+
+/// The conditions an item must meet to be returned for a request.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Filter {
+    /// The categories searched: the scope minus the archive when it is excluded.
+    pub(crate) categories: Vec<Category>,
+    pub(crate) status: Option<String>,
+    pub(crate) parent_id: Option<String>,
+    /// Applies to the updated time, as the contract's `DateRange` says.
+    pub(crate) updated: Option<DateRange>,
+}
+
+impl Filter {
+    pub(crate) fn from_request(req: &SearchRequest) -> Self {
+        let f = req.filters.clone().unwrap_or_default();
+        Self {
+            categories: req.categories_searched(),
+            status: f.status,
+            parent_id: f.parent_id,
+            updated: f.date_range,
+        }
+    }
+
+    /// Whether every category is searched and nothing else narrows the search.
+    pub(crate) fn is_unrestricted(&self) -> bool {
+        self.categories.len() == Category::ALL.len()
+            && self.status.is_none()
+            && self.parent_id.is_none()
+            && self.updated.is_none()
+    }
+
+    pub(crate) fn matches(&self, m: &ItemMeta) -> bool {
+        self.categories.contains(&m.category)
+            && self
+                .status
+                .as_ref()
+                .is_none_or(|s| m.status.as_deref() == Some(s.as_str()))
+            && self
+                .parent_id
+                .as_ref()
+                .is_none_or(|p| m.parent_id.as_deref() == Some(p.as_str()))
+            && self.updated.as_ref().is_none_or(|r| r.contains(m.updated_at))
+    }
+}

@@ -1,0 +1,354 @@
+//! [`KeywordIndex`]: the BM25 side of the engine, a [tantivy](https://docs.rs/tantivy) index
+//! derived from the store.
+//!
+//! Title, body and tags are analysed with tantivy's English stemmer (`en_stem`) and scored as
+//! a weighted sum of per-field BM25 (title 2.0, tags 1.5, body 1.0): a term in a title says
+//! more about an item than the same term deep in its notes. Category, item type, status,
+//! parent and the two dates are indexed and fast fields, so filters run inside the index.
+//!
+//! User text never reaches a query parser: it is tokenised with the index's own analyser and
+//! turned into term queries, so query syntax in a search (`title:x AND (`, `*`, `"`) is plain
+//! text that can neither fail nor inject.
+
+use crate::filter::Filter;
+use crate::{Error, Result};
+use navigator_core::{Category, Item};
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, RangeQuery, TermQuery};
+use tantivy::schema::{
+    DateOptions, Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
+    FAST, STRING,
+};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
+
+/// Per-field weights of the BM25 sum.
+const TITLE_BOOST: f32 = 2.0;
+const TAGS_BOOST: f32 = 1.5;
+/// Indexing memory shared by the writer threads (tantivy needs at least 15 MB per thread).
+const WRITER_MEMORY: usize = 64 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy)]
+struct Fields {
+    key: Field,
+    title: Field,
+    body: Field,
+    tags: Field,
+    category: Field,
+    item_type: Field,
+    status: Field,
+    parent: Field,
+    created: Field,
+    updated: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("en_stem")
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let date = DateOptions::default().set_indexed().set_fast();
+    let fields = Fields {
+        key: b.add_u64_field("key", NumericOptions::default().set_indexed().set_fast()),
+        title: b.add_text_field("title", text.clone()),
+        body: b.add_text_field("body", text.clone()),
+        tags: b.add_text_field("tags", text),
+        category: b.add_text_field("category", STRING | FAST),
+        item_type: b.add_text_field("item_type", STRING | FAST),
+        status: b.add_text_field("status", STRING | FAST),
+        parent: b.add_text_field("parent", STRING | FAST),
+        created: b.add_date_field("created", date.clone()),
+        updated: b.add_date_field("updated", date),
+    };
+    (b.build(), fields)
+}
+
+/// The result of a keyword search: hits best first, how many matched in all, and what the
+/// snippet generator needs.
+pub(crate) struct KeywordHits {
+    /// `(item key, BM25 score)`, best first.
+    pub(crate) hits: Vec<(u64, f32)>,
+    /// Every document that matched the query and the filters.
+    pub(crate) total: usize,
+    /// How many distinct query terms the analyser produced.
+    pub(crate) terms: usize,
+    searcher: Searcher,
+    query: Box<dyn Query>,
+}
+
+/// The tantivy keyword index.
+pub(crate) struct KeywordIndex {
+    index: Index,
+    reader: IndexReader,
+    writer: Mutex<IndexWriter>,
+    fields: Fields,
+    path: PathBuf,
+}
+
+impl KeywordIndex {
+    /// Opens the index in `dir`, or creates an empty one when it is missing, unreadable or
+    /// of another schema (it is derived data: the engine rebuilds it). The flag says whether
+    /// it was (re)created.
+    pub(crate) fn open(dir: &Path) -> Result<(Self, bool)> {
+        let (schema, fields) = schema();
+        let opened = Index::open_in_dir(dir)
+            .ok()
+            .filter(|i| i.schema() == schema);
+        let (index, created) = match opened {
+            Some(index) => (index, false),
+            None => {
+                if dir.exists() {
+                    std::fs::remove_dir_all(dir).map_err(|e| index_err(dir, e))?;
+                }
+                std::fs::create_dir_all(dir).map_err(|e| index_err(dir, e))?;
+                (Index::create_in_dir(dir, schema).map_err(|e| index_err(dir, e))?, true)
+            }
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+        let writer = index
+            .writer_with_num_threads(threads, WRITER_MEMORY)
+            .map_err(|e| index_err(dir, e))?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| index_err(dir, e))?;
+        Ok((
+            Self {
+                index,
+                reader,
+                writer: Mutex::new(writer),
+                fields,
+                path: dir.to_path_buf(),
+            },
+            created,
+        ))
+    }
+
+    fn err(&self, e: impl std::fmt::Display) -> Error {
+        index_err(&self.path, e)
+    }
+
+    /// The store sequence number of the last committed write (0 when never committed).
+    pub(crate) fn applied_seq(&self) -> Result<u64> {
+        let metas = self.index.load_metas().map_err(|e| self.err(e))?;
+        Ok(metas.payload.and_then(|p| p.parse().ok()).unwrap_or(0))
+    }
+
+    /// How many live documents the index holds.
+    pub(crate) fn num_docs(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    fn document(&self, key: u64, item: &Item) -> TantivyDocument {
+        let f = self.fields;
+        let mut doc = TantivyDocument::default();
+        doc.add_u64(f.key, key);
+        doc.add_text(f.title, &item.title);
+        doc.add_text(f.body, &item.body);
+        doc.add_text(f.tags, item.tags.join(" "));
+        doc.add_text(f.category, item.category.as_str());
+        doc.add_text(f.item_type, item.item_type.as_str());
+        if let Some(s) = &item.status {
+            doc.add_text(f.status, s);
+        }
+        if let Some(p) = &item.parent_id {
+            doc.add_text(f.parent, p);
+        }
+        doc.add_date(f.created, DateTime::from_timestamp_secs(item.created_at.timestamp()));
+        doc.add_date(f.updated, DateTime::from_timestamp_secs(item.updated_at.timestamp()));
+        doc
+    }
+
+    /// Applies a batch of writes and commits it, recording `seq` as applied. `None` deletes.
+    pub(crate) fn apply(&self, changes: &[(u64, Option<&Item>)], seq: u64) -> Result<()> {
+        let mut writer = self.writer.lock().map_err(|e| self.err(e))?;
+        for (key, item) in changes {
+            writer.delete_term(Term::from_field_u64(self.fields.key, *key));
+            if let Some(item) = item {
+                writer
+                    .add_document(self.document(*key, item))
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        let mut commit = writer.prepare_commit().map_err(|e| self.err(e))?;
+        commit.set_payload(&seq.to_string());
+        commit.commit().map_err(|e| self.err(e))?;
+        self.reader.reload().map_err(|e| self.err(e))
+    }
+
+    /// Drops every document (before a full rebuild); committed with the next [`apply`].
+    pub(crate) fn clear(&self) -> Result<()> {
+        let writer = self.writer.lock().map_err(|e| self.err(e))?;
+        writer.delete_all_documents().map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// The distinct analysed terms of `text` (lower-cased, stemmed), in first-seen order.
+    pub(crate) fn analyze(&self, text: &str) -> Result<Vec<String>> {
+        let mut analyzer = self
+            .index
+            .tokenizer_for_field(self.fields.body)
+            .map_err(|e| self.err(e))?;
+        let mut stream = analyzer.token_stream(text);
+        let mut terms: Vec<String> = Vec::new();
+        while stream.advance() {
+            let t = &stream.token().text;
+            if !terms.contains(t) {
+                terms.push(t.clone());
+            }
+        }
+        Ok(terms)
+    }
+
+    fn text_query(&self, terms: &[String]) -> BooleanQuery {
+        let f = self.fields;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in terms {
+            let term_query = |field: Field| {
+                TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs)
+            };
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(term_query(f.title)), TITLE_BOOST)),
+            ));
+            clauses.push((Occur::Should, Box::new(term_query(f.body))));
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(term_query(f.tags)), TAGS_BOOST)),
+            ));
+        }
+        BooleanQuery::new(clauses)
+    }
+
+    fn filter_clauses(&self, filter: &Filter) -> Vec<(Occur, Box<dyn Query>)> {
+        let f = self.fields;
+        let exact = |field: Field, value: &str| -> Box<dyn Query> {
+            Box::new(TermQuery::new(
+                Term::from_field_text(field, value),
+                IndexRecordOption::Basic,
+            ))
+        };
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        if filter.categories.len() < Category::ALL.len() {
+            let any: Vec<(Occur, Box<dyn Query>)> = filter
+                .categories
+                .iter()
+                .map(|c| (Occur::Should, exact(f.category, c.as_str())))
+                .collect();
+            clauses.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+        }
+        if let Some(s) = &filter.status {
+            clauses.push((Occur::Must, exact(f.status, s)));
+        }
+        if let Some(p) = &filter.parent_id {
+            clauses.push((Occur::Must, exact(f.parent, p)));
+        }
+        if let Some(r) = &filter.updated {
+            let bound = |t: Option<chrono::DateTime<chrono::Utc>>, end: bool| match t {
+                None => Bound::Unbounded,
+                Some(t) => {
+                    // The index keeps whole seconds; widen the window to whole seconds so an
+                    // item is never dropped by sub-second rounding (the catalog filter, which
+                    // keeps full precision, has the final word).
+                    let secs = if end && t.timestamp_subsec_nanos() > 0 {
+                        t.timestamp() + 1
+                    } else {
+                        t.timestamp()
+                    };
+                    Bound::Included(Term::from_field_date(
+                        f.updated,
+                        DateTime::from_timestamp_secs(secs),
+                    ))
+                }
+            };
+            clauses.push((
+                Occur::Must,
+                Box::new(RangeQuery::new(bound(r.start, false), bound(r.end, true))),
+            ));
+        }
+        clauses
+    }
+
+    /// The best `limit` items for `query` among those passing `filter`.
+    pub(crate) fn search(&self, query: &str, filter: &Filter, limit: usize) -> Result<KeywordHits> {
+        let terms = self.analyze(query)?;
+        let text_query = self.text_query(&terms);
+        let searcher = self.reader.searcher();
+        if terms.is_empty() {
+            return Ok(KeywordHits {
+                hits: Vec::new(),
+                total: 0,
+                terms: 0,
+                searcher,
+                query: Box::new(text_query),
+            });
+        }
+        let mut clauses = self.filter_clauses(filter);
+        let query: Box<dyn Query> = if clauses.is_empty() {
+            Box::new(text_query.clone())
+        } else {
+            clauses.push((Occur::Must, Box::new(text_query.clone())));
+            Box::new(BooleanQuery::new(clauses))
+        };
+        let (top, total) = searcher
+            .search(&query, &(TopDocs::with_limit(limit.max(1)), Count))
+            .map_err(|e| self.err(e))?;
+        let mut columns = std::collections::HashMap::new();
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            if !columns.contains_key(&addr.segment_ord) {
+                let col = searcher
+                    .segment_reader(addr.segment_ord)
+                    .fast_fields()
+                    .u64("key")
+                    .map_err(|e| self.err(e))?;
+                columns.insert(addr.segment_ord, col);
+            }
+            if let Some(key) = columns[&addr.segment_ord].first(addr.doc_id) {
+                hits.push((key, score));
+            }
+        }
+        Ok(KeywordHits {
+            hits,
+            total,
+            terms: terms.len(),
+            searcher,
+            query: Box::new(text_query),
+        })
+    }
+
+    /// A snippet of at most `max_chars` around the query terms in `text`, with whether any
+    /// term was highlighted. `field` is `title` or `body`.
+    pub(crate) fn snippet(
+        &self,
+        hits: &KeywordHits,
+        field: &str,
+        text: &str,
+        max_chars: usize,
+    ) -> Result<(String, bool)> {
+        let field = if field == "title" {
+            self.fields.title
+        } else {
+            self.fields.body
+        };
+        let mut generator = SnippetGenerator::create(&hits.searcher, hits.query.as_ref(), field)
+            .map_err(|e| self.err(e))?;
+        generator.set_max_num_chars(max_chars);
+        let snippet = generator.snippet(text);
+        Ok((snippet.fragment().to_string(), !snippet.highlighted().is_empty()))
+    }
+}
+
+fn index_err(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Index {
+        index: "keyword",
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}

@@ -1,0 +1,99 @@
+//! Snippets: at most [`MAX_SNIPPET_CHARS`] characters showing why an item matched.
+//!
+//! Keyword hits get tantivy's snippet around the highlighted terms (see
+//! the keyword index); semantic-only hits, which may share no word with the query, get the
+//! best-matching passage: the sentence sharing the most stemmed terms with the query, else the
+//! item's lead sentence.
+
+/// The longest snippet returned.
+pub const MAX_SNIPPET_CHARS: usize = 150;
+
+/// Splits `text` into sentences (on `.`, `!`, `?` or a line break followed by whitespace).
+pub(crate) fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, ch) in text.char_indices() {
+        let ends = matches!(ch, '.' | '!' | '?' | '\n')
+            && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace());
+        if ends {
+            let s = text[start..=i].trim();
+            if !s.is_empty() {
+                out.push(s);
+            }
+            start = i + 1;
+        }
+    }
+    let rest = text[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// The sentence of `text` that shares the most terms with `query_terms` (as produced by
+/// `analyze`, the index's analyser), the first sentence on ties; `None` for empty text.
+pub(crate) fn best_passage(
+    text: &str,
+    query_terms: &[String],
+    mut analyze: impl FnMut(&str) -> Vec<String>,
+) -> Option<String> {
+    let mut best: Option<(usize, &str)> = None;
+    for s in sentences(text) {
+        let overlap = analyze(s).iter().filter(|t| query_terms.contains(t)).count();
+        if best.is_none_or(|(b, _)| overlap > b) {
+            best = Some((overlap, s));
+        }
+    }
+    best.map(|(_, s)| truncate(s, MAX_SNIPPET_CHARS))
+}
+
+/// `s` cut to at most `max` characters on a word boundary, with an ellipsis when cut.
+pub(crate) fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(max - 1).collect();
+    let cut = match cut.rfind(char::is_whitespace) {
+        Some(i) if i > max / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{}…", cut.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    }
+
+    #[test]
+    fn picks_the_sentence_sharing_most_terms() {
+        let text = "Met at a conference. UX designer who builds design systems. Lives in Lisbon.";
+        let q = words("design systems person");
+        assert_eq!(
+            best_passage(text, &q, words).as_deref(),
+            Some("UX designer who builds design systems.")
+        );
+        assert_eq!(best_passage("", &q, words), None);
+        assert_eq!(
+            best_passage(text, &words("zzz"), words).as_deref(),
+            Some("Met at a conference.")
+        );
+    }
+
+    #[test]
+    fn truncates_on_words_within_the_limit() {
+        let long = "word ".repeat(60);
+        let t = truncate(&long, MAX_SNIPPET_CHARS);
+        assert!(t.chars().count() <= MAX_SNIPPET_CHARS);
+        assert!(t.ends_with('…'));
+        assert_eq!(truncate("short", 150), "short");
+        assert_eq!(sentences("v1.2 is out. Yes!\nNext"), vec!["v1.2 is out.", "Yes!", "Next"]);
+    }
+}

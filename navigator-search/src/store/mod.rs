@@ -1,0 +1,396 @@
+//! [`RedbStore`]: the on-disk source of truth, an embedded [redb](https://docs.rs/redb)
+//! database.
+//!
+//! Besides the items it keeps what the derived indexes need to be rebuilt without the
+//! embedding model: each item's vector, a stable `u64` key per item (the key both indexes use),
+//! and a change log (`seq → key`) that records every write in commit order. An index remembers
+//! the last sequence number it has applied; on open the engine replays the log past that number,
+//! which repairs any divergence left by a crash between the store commit and the index writes.
+
+mod service;
+
+use crate::{Error, Result};
+use navigator_core::Item;
+use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
+use std::path::{Path, PathBuf};
+
+const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
+const KEYS: TableDefinition<&str, u64> = TableDefinition::new("keys");
+const IDS: TableDefinition<u64, &str> = TableDefinition::new("ids");
+const VECTORS: TableDefinition<u64, &[u8]> = TableDefinition::new("vectors");
+const CHANGES: TableDefinition<u64, u64> = TableDefinition::new("changes");
+const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
+const TOC_NODES: TableDefinition<&str, &[u8]> = TableDefinition::new("toc_nodes");
+const GRIPS: TableDefinition<&str, &[u8]> = TableDefinition::new("grips");
+
+const NEXT_KEY: &str = "next_key";
+const NEXT_SEQ: &str = "next_seq";
+
+/// One committed write: the item's index key and the write's sequence number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Change {
+    pub(crate) seq: u64,
+    pub(crate) key: u64,
+}
+
+/// The embedded on-disk store (redb). Implements [`navigator_core::Store`]; the search engine
+/// uses it as its source of truth.
+///
+/// Every write is one ACID transaction, durable when the call returns.
+pub struct RedbStore {
+    db: Database,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for RedbStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedbStore").field("path", &self.path).finish()
+    }
+}
+
+impl RedbStore {
+    /// Opens the database file at `path`, creating it (and its tables) when missing.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let db = Database::create(&path).map_err(|e| storage(&path, e))?;
+        let store = Self { db, path };
+        let txn = store.db.begin_write().map_err(|e| store.err(e))?;
+        {
+            txn.open_table(ITEMS).map_err(|e| store.err(e))?;
+            txn.open_table(KEYS).map_err(|e| store.err(e))?;
+            txn.open_table(IDS).map_err(|e| store.err(e))?;
+            txn.open_table(VECTORS).map_err(|e| store.err(e))?;
+            txn.open_table(CHANGES).map_err(|e| store.err(e))?;
+            txn.open_table(COUNTERS).map_err(|e| store.err(e))?;
+            txn.open_table(TOC_NODES).map_err(|e| store.err(e))?;
+            txn.open_table(GRIPS).map_err(|e| store.err(e))?;
+        }
+        txn.commit().map_err(|e| store.err(e))?;
+        Ok(store)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, e: impl std::fmt::Display) -> Error {
+        storage(&self.path, e)
+    }
+
+    /// Writes items (with their vectors when given, in the same order) in one transaction and
+    /// logs one change per item. Items are validated first, so a bad item writes nothing.
+    pub(crate) fn write_items(
+        &self,
+        items: &[Item],
+        vectors: Option<&[Vec<f32>]>,
+    ) -> Result<Vec<Change>> {
+        for item in items {
+            item.validate()?;
+        }
+        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        let mut changes = Vec::with_capacity(items.len());
+        {
+            let mut item_t = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
+            let mut keys = txn.open_table(KEYS).map_err(|e| self.err(e))?;
+            let mut ids = txn.open_table(IDS).map_err(|e| self.err(e))?;
+            let mut vec_t = txn.open_table(VECTORS).map_err(|e| self.err(e))?;
+            let mut log = txn.open_table(CHANGES).map_err(|e| self.err(e))?;
+            let mut counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
+            let mut next_key = counter(&counters, NEXT_KEY).map_err(|e| self.err(e))?;
+            let mut next_seq = counter(&counters, NEXT_SEQ).map_err(|e| self.err(e))?;
+            for (i, item) in items.iter().enumerate() {
+                let existing = keys
+                    .get(item.id.as_str())
+                    .map_err(|e| self.err(e))?
+                    .map(|g| g.value());
+                let key = match existing {
+                    Some(k) => k,
+                    None => {
+                        next_key += 1;
+                        keys.insert(item.id.as_str(), next_key)
+                            .map_err(|e| self.err(e))?;
+                        ids.insert(next_key, item.id.as_str())
+                            .map_err(|e| self.err(e))?;
+                        next_key
+                    }
+                };
+                let json = serde_json::to_vec(item).map_err(|e| self.err(e))?;
+                item_t
+                    .insert(item.id.as_str(), json.as_slice())
+                    .map_err(|e| self.err(e))?;
+                match vectors.map(|v| &v[i]) {
+                    Some(v) => {
+                        vec_t
+                            .insert(key, f32s_to_bytes(v).as_slice())
+                            .map_err(|e| self.err(e))?;
+                    }
+                    // A write without a vector makes any old vector stale; the engine embeds
+                    // items without vectors when it next opens.
+                    None => {
+                        vec_t.remove(key).map_err(|e| self.err(e))?;
+                    }
+                }
+                next_seq += 1;
+                log.insert(next_seq, key).map_err(|e| self.err(e))?;
+                changes.push(Change { seq: next_seq, key });
+            }
+            counters
+                .insert(NEXT_KEY, next_key)
+                .map_err(|e| self.err(e))?;
+            counters
+                .insert(NEXT_SEQ, next_seq)
+                .map_err(|e| self.err(e))?;
+        }
+        txn.commit().map_err(|e| self.err(e))?;
+        Ok(changes)
+    }
+
+    /// Deletes an item and its vector, logging the change; `None` when it did not exist.
+    pub(crate) fn remove_item(&self, id: &str) -> Result<Option<Change>> {
+        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        let change = {
+            let mut item_t = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
+            if item_t.remove(id).map_err(|e| self.err(e))?.is_none() {
+                return Ok(None);
+            }
+            let keys = txn.open_table(KEYS).map_err(|e| self.err(e))?;
+            let key = keys
+                .get(id)
+                .map_err(|e| self.err(e))?
+                .map(|g| g.value())
+                .ok_or_else(|| self.corrupt("key", id, "item has no index key"))?;
+            let mut vec_t = txn.open_table(VECTORS).map_err(|e| self.err(e))?;
+            vec_t.remove(key).map_err(|e| self.err(e))?;
+            let mut counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
+            let seq = counter(&counters, NEXT_SEQ).map_err(|e| self.err(e))? + 1;
+            counters.insert(NEXT_SEQ, seq).map_err(|e| self.err(e))?;
+            let mut log = txn.open_table(CHANGES).map_err(|e| self.err(e))?;
+            log.insert(seq, key).map_err(|e| self.err(e))?;
+            Change { seq, key }
+        };
+        txn.commit().map_err(|e| self.err(e))?;
+        Ok(Some(change))
+    }
+
+    /// The item with this id.
+    pub(crate) fn item(&self, id: &str) -> Result<Option<Item>> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let t = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
+        let guard = t.get(id).map_err(|e| self.err(e))?;
+        guard.map(|g| self.decode(id, g.value())).transpose()
+    }
+
+    /// The item stored under an index key, with its id.
+    pub(crate) fn item_by_key(&self, key: u64) -> Result<Option<Item>> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let ids = txn.open_table(IDS).map_err(|e| self.err(e))?;
+        let Some(id) = ids.get(key).map_err(|e| self.err(e))?.map(|g| g.value().to_string())
+        else {
+            return Ok(None);
+        };
+        let t = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
+        let guard = t.get(id.as_str()).map_err(|e| self.err(e))?;
+        guard.map(|g| self.decode(&id, g.value())).transpose()
+    }
+
+    /// Calls `f` with every item and its key, in id order, from one consistent snapshot.
+    pub(crate) fn for_each_item(&self, mut f: impl FnMut(u64, Item) -> Result<()>) -> Result<()> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let t = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
+        let keys = txn.open_table(KEYS).map_err(|e| self.err(e))?;
+        for row in t.iter().map_err(|e| self.err(e))? {
+            let (id, json) = row.map_err(|e| self.err(e))?;
+            let item = self.decode(id.value(), json.value())?;
+            let key = keys
+                .get(id.value())
+                .map_err(|e| self.err(e))?
+                .map(|g| g.value())
+                .ok_or_else(|| self.corrupt("key", id.value(), "item has no index key"))?;
+            f(key, item)?;
+        }
+        Ok(())
+    }
+
+    /// The stored vector of an item key.
+    pub(crate) fn vector(&self, key: u64) -> Result<Option<Vec<f32>>> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let t = txn.open_table(VECTORS).map_err(|e| self.err(e))?;
+        let guard = t.get(key).map_err(|e| self.err(e))?;
+        guard
+            .map(|g| bytes_to_f32s(g.value()).ok_or_else(|| self.corrupt("vector", &key.to_string(), "length is not a multiple of 4")))
+            .transpose()
+    }
+
+    /// Stores vectors for items that were written without one (repair after open).
+    pub(crate) fn put_vectors(&self, vectors: &[(u64, Vec<f32>)]) -> Result<()> {
+        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        {
+            let mut t = txn.open_table(VECTORS).map_err(|e| self.err(e))?;
+            for (key, v) in vectors {
+                t.insert(*key, f32s_to_bytes(v).as_slice())
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        txn.commit().map_err(|e| self.err(e))
+    }
+
+    /// The changes logged after `seq`, in order.
+    pub(crate) fn changes_after(&self, seq: u64) -> Result<Vec<Change>> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let t = txn.open_table(CHANGES).map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for row in t.range(seq + 1..).map_err(|e| self.err(e))? {
+            let (s, k) = row.map_err(|e| self.err(e))?;
+            out.push(Change {
+                seq: s.value(),
+                key: k.value(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Drops change-log entries every index has applied (`seq` and before).
+    pub(crate) fn prune_changes(&self, seq: u64) -> Result<()> {
+        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        {
+            let mut t = txn.open_table(CHANGES).map_err(|e| self.err(e))?;
+            t.retain_in(..=seq, |_, _| false).map_err(|e| self.err(e))?;
+        }
+        txn.commit().map_err(|e| self.err(e))
+    }
+
+    /// The sequence number of the last committed write (0 for a new store).
+    pub(crate) fn last_seq(&self) -> Result<u64> {
+        self.read_counter(NEXT_SEQ)
+    }
+
+    /// A named counter (an index's applied sequence number, for instance); 0 when unset.
+    pub(crate) fn read_counter(&self, name: &str) -> Result<u64> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let t = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
+        counter(&t, name).map_err(|e| self.err(e))
+    }
+
+    /// Sets a named counter.
+    pub(crate) fn write_counter(&self, name: &str, value: u64) -> Result<()> {
+        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        {
+            let mut t = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
+            t.insert(name, value).map_err(|e| self.err(e))?;
+        }
+        txn.commit().map_err(|e| self.err(e))
+    }
+
+    /// How many items are stored.
+    pub(crate) fn len(&self) -> Result<u64> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let t = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
+        t.len().map_err(|e| self.err(e))
+    }
+
+    /// Adds one to an item's access count; the updated item, `None` for an unknown id.
+    /// Not logged as a change: access counts feed ranking, not the indexes.
+    pub(crate) fn bump_access(&self, id: &str) -> Result<Option<Item>> {
+        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        let item = {
+            let mut t = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
+            let current = t.get(id).map_err(|e| self.err(e))?.map(|g| g.value().to_vec());
+            let Some(json) = current else {
+                return Ok(None);
+            };
+            let mut item = self.decode(id, &json)?;
+            item.access_count = item.access_count.saturating_add(1);
+            let json = serde_json::to_vec(&item).map_err(|e| self.err(e))?;
+            t.insert(id, json.as_slice()).map_err(|e| self.err(e))?;
+            item
+        };
+        txn.commit().map_err(|e| self.err(e))?;
+        Ok(Some(item))
+    }
+
+    fn decode(&self, id: &str, json: &[u8]) -> Result<Item> {
+        serde_json::from_slice(json).map_err(|e| self.corrupt("item", id, e))
+    }
+
+    fn corrupt(&self, what: &'static str, key: &str, e: impl std::fmt::Display) -> Error {
+        Error::Corrupt {
+            what,
+            key: key.to_string(),
+            message: format!("{e} (in {})", self.path.display()),
+        }
+    }
+}
+
+fn storage(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Storage {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+fn counter(
+    t: &impl ReadableTable<&'static str, u64>,
+    name: &str,
+) -> std::result::Result<u64, redb::StorageError> {
+    Ok(t.get(name)?.map_or(0, |g| g.value()))
+}
+
+fn f32s_to_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn bytes_to_f32s(b: &[u8]) -> Option<Vec<f32>> {
+    (b.len() % 4 == 0).then(|| {
+        b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use navigator_core::ItemType;
+
+    fn item(id: &str) -> Item {
+        let t = chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        Item::new(id, ItemType::Task, format!("title {id}"), t).unwrap()
+    }
+
+    #[test]
+    fn writes_keep_keys_and_log_every_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RedbStore::open(dir.path().join("db.redb")).unwrap();
+        let c1 = store
+            .write_items(&[item("a"), item("b")], Some(&[vec![1.0, 0.0], vec![0.0, 1.0]]))
+            .unwrap();
+        let c2 = store.write_items(&[item("a")], None).unwrap();
+        assert_eq!(c2[0].key, c1[0].key, "an update keeps the item's key");
+        assert_eq!(store.vector(c1[0].key).unwrap(), None, "stale vector dropped");
+        assert_eq!(store.vector(c1[1].key).unwrap(), Some(vec![0.0, 1.0]));
+        let removed = store.remove_item("b").unwrap().unwrap();
+        assert_eq!(removed.key, c1[1].key);
+        assert_eq!(store.remove_item("b").unwrap(), None);
+        let seqs: Vec<u64> = store.changes_after(1).unwrap().iter().map(|c| c.seq).collect();
+        assert_eq!(seqs, vec![2, 3, 4]);
+        store.prune_changes(3).unwrap();
+        assert_eq!(store.changes_after(0).unwrap().len(), 1);
+        assert_eq!(store.len().unwrap(), 1);
+        assert_eq!(store.bump_access("a").unwrap().unwrap().access_count, 1);
+        assert_eq!(store.bump_access("zzz").unwrap(), None);
+    }
+
+    #[test]
+    fn an_invalid_item_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RedbStore::open(dir.path().join("db.redb")).unwrap();
+        let mut bad = item("bad");
+        bad.updated_at = bad.created_at - chrono::Duration::days(1);
+        let err = store.write_items(&[item("ok"), bad], None).unwrap_err();
+        assert!(err.to_string().contains("updatedAt"), "{err}");
+        assert_eq!(store.len().unwrap(), 0);
+    }
+}
