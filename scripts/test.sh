@@ -7,8 +7,16 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+home="${NAVIGATOR_HOME:-$root/.navigator}"
+
 # Runtime + model for the real-embedding tests (idempotent; no download when already there).
-bash scripts/setup-embeddings.sh "${NAVIGATOR_HOME:-$root/.navigator}"
+bash scripts/setup-embeddings.sh "$home"
+
+# A real llama.cpp server on 127.0.0.1 for the OpenAI-compatible client's integration test
+# (PyPI only, sha256-checked, idempotent); stopped when this script exits.
+bash scripts/setup-llm-server.sh "$home"
+eval "$(bash scripts/llm-server.sh start "$home")"   # exports NAVIGATOR_LLM_SERVER_URL
+trap 'bash scripts/llm-server.sh stop "$home"' EXIT
 
 cargo test --workspace --all-targets
 cargo test --workspace --doc

@@ -126,9 +126,7 @@ impl Store for MemoryStore {
                 .filter_map(|id| inner.nodes.get(id).cloned())
                 .collect()
         };
-        children.sort_by(|a, b| {
-            (a.start_time, &a.node_id).cmp(&(b.start_time, &b.node_id))
-        });
+        children.sort_by(|a, b| (a.start_time, &a.node_id).cmp(&(b.start_time, &b.node_id)));
         Ok(children)
     }
 
@@ -152,8 +150,13 @@ mod tests {
     use chrono::{TimeZone, Utc};
 
     fn item(id: &str, t: ItemType) -> Item {
-        Item::new(id, t, format!("title {id}"), Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap())
-            .unwrap()
+        Item::new(
+            id,
+            t,
+            format!("title {id}"),
+            Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap(),
+        )
+        .unwrap()
     }
 
     #[tokio::test]

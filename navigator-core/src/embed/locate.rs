@@ -48,7 +48,11 @@ impl EmbeddingPaths {
             homes.push(PathBuf::from(h));
         }
         if let Ok(cwd) = std::env::current_dir() {
-            if let Some(found) = cwd.ancestors().map(|d| d.join(".navigator")).find(|d| d.is_dir()) {
+            if let Some(found) = cwd
+                .ancestors()
+                .map(|d| d.join(".navigator"))
+                .find(|d| d.is_dir())
+            {
                 homes.push(found);
             }
         }
@@ -67,7 +71,11 @@ pub(crate) fn locate_ort_dylib(explicit: Option<&Path>) -> Result<PathBuf> {
         .into_iter()
         .chain(env_path(ENV_ORT_DYLIB))
         .chain(env_path("ORT_DYLIB_PATH"))
-        .chain(EmbeddingPaths::homes().into_iter().map(|h| h.join(ORT_FILE)));
+        .chain(
+            EmbeddingPaths::homes()
+                .into_iter()
+                .map(|h| h.join(ORT_FILE)),
+        );
     first_existing(candidates, &mut tried, explicit.is_some()).ok_or_else(|| Error::File {
         what: "ONNX Runtime shared library".into(),
         path: tried.first().cloned().unwrap_or_default(),
@@ -83,7 +91,11 @@ pub(crate) fn locate_model_dir(explicit: Option<&Path>) -> Result<PathBuf> {
         .map(Path::to_path_buf)
         .into_iter()
         .chain(env_path(ENV_MODEL_DIR))
-        .chain(EmbeddingPaths::homes().into_iter().map(|h| h.join(DEFAULT_MODEL)));
+        .chain(
+            EmbeddingPaths::homes()
+                .into_iter()
+                .map(|h| h.join(DEFAULT_MODEL)),
+        );
     first_existing(candidates, &mut tried, explicit.is_some()).ok_or_else(|| Error::File {
         what: "embedding model directory".into(),
         path: tried.first().cloned().unwrap_or_default(),
@@ -93,7 +105,9 @@ pub(crate) fn locate_model_dir(explicit: Option<&Path>) -> Result<PathBuf> {
 }
 
 fn env_path(var: &str) -> Option<PathBuf> {
-    std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from)
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 /// The first candidate that exists. An explicit path is never silently replaced by a

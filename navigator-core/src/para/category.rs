@@ -207,9 +207,6 @@ mod tests {
         assert!(ItemType::ArchivedContact.is_archived());
         assert!(!ItemType::Template.is_archived());
         assert_eq!(ItemType::Template.archived(), None);
-        assert_eq!(
-            ItemType::ArchivedArea.default_category(),
-            Category::Archive
-        );
+        assert_eq!(ItemType::ArchivedArea.default_category(), Category::Archive);
     }
 }

@@ -25,7 +25,10 @@ pub(crate) fn check_limit(field: &str, v: u32) -> Result<u32> {
     if LIMIT_RANGE.contains(&v) {
         Ok(v)
     } else {
-        Err(Error::invalid(field, format!("must be within 1..=50, got {v}")))
+        Err(Error::invalid(
+            field,
+            format!("must be within 1..=50, got {v}"),
+        ))
     }
 }
 

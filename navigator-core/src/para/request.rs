@@ -7,9 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Which retrieval signals a search uses.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchMode {
     /// Keyword (BM25) and vector similarity, fused.
@@ -35,10 +33,7 @@ impl SearchMode {
 
 /// A time window; either end may be open. Applies to an item's updated time.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(
-    rename_all = "camelCase",
-    deny_unknown_fields
-)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DateRange {
     /// Inclusive lower bound (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]

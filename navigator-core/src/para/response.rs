@@ -74,10 +74,7 @@ pub enum Action {
 /// Parsing checks that the fields fit the action (`navigate` has a target, `clarify` a
 /// question, `no_results` no results) and that every score is in `[0, 1]`.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-#[serde(
-    rename_all = "camelCase",
-    deny_unknown_fields
-)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NavigatorResponse {
     /// What kind of answer this is.
     pub action: Action,
