@@ -124,3 +124,49 @@ async fn exact_title_or_id_navigates() {
     let r = agent().ask("proj_unknown_42").await.unwrap();
     assert_ne!(r.action, Action::Navigate);
 }
+
+mod with_llm {
+    use super::*;
+    use navigator_core::ScriptedLlm;
+
+    #[tokio::test]
+    async fn the_llm_turns_the_query_into_query_and_filters() {
+        let llm = Arc::new(ScriptedLlm::from_texts(
+            "scripted",
+            [
+                // Inverted window: rejected by validation and re-asked with the error quoted.
+                r#"{"query": "design doc", "dateRange": {"start": "2026-10-31T00:00:00Z", "end": "2026-10-01T00:00:00Z"}}"#,
+                r#"{"query": "design doc", "dateRange": {"start": "2026-10-01T00:00:00Z", "end": "2026-10-31T23:59:59Z"}}"#,
+            ],
+        ));
+        let agent = agent().with_llm(llm.clone());
+        let r = agent.ask("that design doc I worked on in october").await.unwrap();
+        assert_eq!(top_ids(&r, 1), vec!["res_design_doc_search"]);
+        let filters = r.search_metadata.unwrap().filters.unwrap();
+        assert_eq!(filters["dateRange.start"], "2026-10-01T00:00:00+00:00");
+        let requests = llm.requests();
+        assert_eq!(requests.len(), 2);
+        let system = requests[0].system_text();
+        assert!(system.contains("Navigator") && system.contains("2026-11-21"), "{system}");
+        assert!(requests[1].messages.iter().any(|m| m.content.contains("after")));
+    }
+
+    #[tokio::test]
+    async fn the_llm_scopes_to_the_archive() {
+        let llm = Arc::new(ScriptedLlm::from_texts(
+            "scripted",
+            [r#"{"query": "migration", "categories": ["archive"]}"#],
+        ));
+        let r = agent().with_llm(llm).ask("the migration we shelved").await.unwrap();
+        let meta = r.search_metadata.as_ref().unwrap();
+        assert_eq!(meta.categories_searched, vec![Category::Archive]);
+        assert_eq!(top_ids(&r, 1), vec!["archived_proj_legacy"]);
+    }
+
+    #[tokio::test]
+    async fn a_failing_llm_falls_back_to_the_rules() {
+        let llm = Arc::new(ScriptedLlm::from_texts("scripted", ["not json", "still not", "nope"]));
+        let r = agent().with_llm(llm).ask("that design doc from last month").await.unwrap();
+        assert_eq!(top_ids(&r, 1), vec!["res_design_doc_search"]);
+    }
+}

@@ -4,6 +4,7 @@
 //! categories ask which one, anything else returns ranked results (archived hits with a
 //! restore hint).
 
+mod llm;
 mod suggest;
 mod understand;
 
@@ -11,7 +12,7 @@ pub use understand::{QueryUnderstanding, UnderstoodQuery};
 
 use crate::{Clock, Result, SearchEngine};
 use navigator_core::{
-    Category, Clarification, NavigatorResponse, SearchFilters, SearchMetadata, SearchPage,
+    Category, Clarification, Llm, NavigatorResponse, SearchFilters, SearchMetadata, SearchPage,
     SearchRequest, SearchResult, SearchService,
 };
 use std::sync::Arc;
@@ -32,16 +33,49 @@ const CLARIFY_TOP: usize = 5;
 const RESTORE_HINTS_TOP: usize = 5;
 
 /// The Navigator search agent over a [`SearchEngine`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct NavigatorAgent {
     engine: Arc<SearchEngine>,
     clock: Arc<dyn Clock>,
+    llm: Option<Arc<dyn Llm>>,
+}
+
+impl std::fmt::Debug for NavigatorAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NavigatorAgent")
+            .field("engine", &self.engine)
+            .field("llm", &self.llm.is_some())
+            .finish()
+    }
 }
 
 impl NavigatorAgent {
     /// An agent searching `engine`, resolving time phrases against `clock`.
     pub fn new(engine: Arc<SearchEngine>, clock: Arc<dyn Clock>) -> Self {
-        Self { engine, clock }
+        Self {
+            engine,
+            clock,
+            llm: None,
+        }
+    }
+
+    /// Lets an LLM understand queries (through the `navigator.md` prompt and structured
+    /// output). When the LLM fails or keeps answering invalid JSON, the agent falls back to
+    /// the rule-based understanding: search never depends on the LLM.
+    pub fn with_llm(mut self, llm: Arc<dyn Llm>) -> Self {
+        self.llm = Some(llm);
+        self
+    }
+
+    async fn understand(&self, text: &str) -> UnderstoodQuery {
+        let now = self.clock.now();
+        if let Some(model) = &self.llm {
+            match llm::understand(model.as_ref(), text, now).await {
+                Ok(u) => return u,
+                Err(e) => tracing::warn!("LLM query understanding failed, using rules: {e}"),
+            }
+        }
+        QueryUnderstanding.understand(text, now)
     }
 
     /// Answers a plain natural-language question with the default request settings.
@@ -61,7 +95,7 @@ impl NavigatorAgent {
                 return Ok(response);
             }
         }
-        let understood = QueryUnderstanding.understand(&request.query, self.clock.now());
+        let understood = self.understand(&request.query).await;
         let searched = apply(request, &understood);
         searched.validate()?;
         let page = self.engine.search(&searched).await?;
