@@ -13,6 +13,8 @@
 //! | [`workflow`] | `navigator-workflow` | the workflow "GPS": DAG definitions, task tree, sync tracking |
 #![deny(missing_docs)]
 
+pub mod butler;
+
 pub use navigator_context as context;
 pub use navigator_core as core;
 pub use navigator_search as search;

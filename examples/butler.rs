@@ -1,0 +1,162 @@
+//! The Butler as a REPL over the sample PARA knowledge base: the real Navigator (embedded
+//! engine, real MiniLM embeddings) for searches, the calibrated embedding pre-router, and
+//! template-driven specialists for the inbox, calendar, drafting and preferences.
+//!
+//! ```sh
+//! cargo run --example butler                                  # scripted demo, no key needed
+//! ANTHROPIC_API_KEY=... cargo run --example butler -- --llm anthropic
+//! OPENAI_API_KEY=... cargo run --example butler -- --llm openai --model gpt-4o-mini
+//! ```
+//!
+//! The demo replays `examples/data/butler/demo_cassette.json` for every LLM call; searches
+//! and the pre-router are real either way. Each answer says which path decided the intent.
+
+use clap::{Parser, ValueEnum};
+use navigator::butler::{
+    Butler, ButlerResponse, LabelledSet, LlmAgent, NavigatorSubAgent, Orchestrator, Permission,
+    PreRouter, Split, ToolCatalog, ToolSpec,
+};
+use navigator::core::{
+    AnthropicClient, AnthropicConfig, Embedder, FastEmbedder, Item, JsonMode, Llm, OpenAiClient,
+    OpenAiConfig, Replay, ScriptedLlm,
+};
+use navigator::search::{EngineConfig, FixedClock, NavigatorAgent, SearchEngine};
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Provider {
+    /// Replays the demo cassette.
+    Scripted,
+    /// Claude through the Anthropic API (`ANTHROPIC_API_KEY`).
+    Anthropic,
+    /// The OpenAI API (`OPENAI_API_KEY`).
+    Openai,
+}
+
+#[derive(Parser, Debug)]
+#[command(about = "Talk to the Butler over the sample knowledge base")]
+struct Args {
+    /// Which LLM classifies and writes.
+    #[arg(long, value_enum, default_value_t = Provider::Scripted)]
+    llm: Provider,
+    /// The model (defaults: claude-sonnet-4-5, gpt-4o-mini).
+    #[arg(long)]
+    model: Option<String>,
+    /// Your name, for the prompt.
+    #[arg(long, default_value = "Ada")]
+    user: String,
+}
+
+const DEMO: [&str; 6] = [
+    "Good morning!",
+    "What needs my attention in my inbox today?",
+    "Schedule a review with John this week",
+    "find the Q4 report",
+    "Look up the Q4 expansion and draft an email to Sam about it",
+    "Can you do the thing?",
+];
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let (llm, json_mode): (Arc<dyn Llm>, JsonMode) = match args.llm {
+        Provider::Scripted => {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/butler/demo_cassette.json");
+            (Arc::new(ScriptedLlm::from_file(path)?.replay(Replay::ByMatch)), JsonMode::JsonSchema)
+        }
+        Provider::Anthropic => {
+            let model = args.model.clone().unwrap_or_else(|| "claude-sonnet-4-5".into());
+            (Arc::new(AnthropicClient::new(AnthropicConfig::new(model))?), JsonMode::PromptOnly)
+        }
+        Provider::Openai => {
+            let model = args.model.clone().unwrap_or_else(|| "gpt-4o-mini".into());
+            (Arc::new(OpenAiClient::new(OpenAiConfig::openai(model))?), JsonMode::JsonSchema)
+        }
+    };
+
+    // The sample knowledge base lives in "2026-11-21"; the Butler's date follows it.
+    let clock = Arc::new(FixedClock("2026-11-21T09:00:00Z".parse()?));
+    let embedder: Arc<dyn Embedder> = Arc::new(FastEmbedder::default_model()?);
+    let dir = tempfile::tempdir()?;
+    let items: Vec<Item> = navigator::core::from_json(&std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/data/para_kb.json"
+    ))?)?;
+    let config = EngineConfig { clock: clock.clone(), ..EngineConfig::default() };
+    let engine = SearchEngine::open_with(dir.path(), embedder.clone(), config).await?;
+    engine.bulk_load(&items, |_| {}).await?;
+    println!("indexed {} items", engine.len());
+
+    let set = LabelledSet::bundled()?;
+    let (router, cal) =
+        PreRouter::calibrate(embedder, &set.split(Split::Exemplars), &set.split(Split::Calibration), 0.95).await?;
+    println!("pre-router threshold {:.3} (calibration precision {:.0}%)", cal.threshold, cal.precision * 100.0);
+
+    let orchestrator = Orchestrator::new()
+        .register(Arc::new(NavigatorSubAgent::new(NavigatorAgent::new(Arc::new(engine), clock.clone()))))
+        .register(Arc::new(LlmAgent::triage(llm.clone()).with_clock(clock.clone())))
+        .register(Arc::new(LlmAgent::scheduler(llm.clone()).with_clock(clock.clone())))
+        .register(Arc::new(LlmAgent::communicator(llm.clone()).with_clock(clock.clone())))
+        .register(Arc::new(LlmAgent::preference_learner(llm.clone()).with_clock(clock.clone())));
+    let tools = ToolCatalog::new()
+        .with_spec(spec("inbox.list", "lists messages in the inbox", Permission::Read))
+        .with_spec(spec("calendar.create_event", "creates a calendar event", Permission::Write))
+        .with_spec(spec("mail.send", "sends an email", Permission::Destructive));
+    let butler = Butler::builder(llm)
+        .orchestrator(orchestrator)
+        .tools(tools)
+        .pre_router(router)
+        .clock(clock)
+        .user_name(&args.user)
+        .json_mode(json_mode)
+        .build()?;
+
+    if matches!(args.llm, Provider::Scripted) {
+        for message in DEMO {
+            println!("\n> {message}");
+            show(&butler.handle_message("demo", message).await?);
+        }
+        return Ok(());
+    }
+    println!("Talk to the Butler (empty line or Ctrl-D to quit).");
+    let stdin = std::io::stdin();
+    loop {
+        print!("\n> ");
+        std::io::stdout().flush()?;
+        let mut line = String::new();
+        if stdin.lock().read_line(&mut line)? == 0 || line.trim().is_empty() {
+            return Ok(());
+        }
+        match butler.handle_message("repl", line.trim()).await {
+            Ok(r) => show(&r),
+            Err(e) => println!("error: {e}"),
+        }
+    }
+}
+
+fn spec(name: &str, description: &str, permission: Permission) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        schema: serde_json::json!({"type": "object"}),
+        permission,
+    }
+}
+
+fn show(r: &ButlerResponse) {
+    let c = &r.classification;
+    println!(
+        "[{} {:.2} decided by {:?}{}]",
+        c.intent,
+        c.confidence,
+        r.decided_by,
+        r.delegated_agent.as_deref().map(|a| format!(" → {a}")).unwrap_or_default()
+    );
+    if let Some(text) = &r.response {
+        println!("{text}");
+    }
+    for q in r.follow_up_questions.iter().flatten() {
+        println!("? {q}");
+    }
+}

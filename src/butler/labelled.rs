@@ -1,0 +1,144 @@
+//! The labelled utterance set the pre-router learns from and is measured on, and its fixed
+//! three-way split.
+
+use super::{ButlerError, Intent, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The bundled labelled set: 200 utterances, 25 per intent, JSON lines
+/// `{"text": "...", "intent": "delegate_search"}`.
+pub const BUNDLED_UTTERANCES: &str = include_str!("../../examples/data/butler/utterances.jsonl");
+
+/// One utterance and its intent.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelledUtterance {
+    /// What the person said.
+    pub text: String,
+    /// What the Butler should do with it.
+    pub intent: Intent,
+}
+
+/// Which part of the set an utterance belongs to.
+///
+/// Within each intent, in file order, utterance `i` goes to `i mod 3`: 0 → exemplars (embedded
+/// by the router), 1 → calibration (picks the threshold), 2 → evaluation (held out, reported).
+/// A fixed rule rather than a random split: the figures in `docs/` can be reproduced exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    /// Embedded as the router's exemplars.
+    Exemplars,
+    /// Used to choose the threshold.
+    Calibration,
+    /// Held out for the reported figures.
+    Evaluation,
+}
+
+/// A labelled set.
+///
+/// ```
+/// use navigator::butler::{LabelledSet, Split};
+/// let set = LabelledSet::bundled()?;
+/// assert_eq!(set.len(), 200);
+/// assert_eq!(set.split(Split::Evaluation).len(), 64);
+/// # Ok::<(), navigator::butler::ButlerError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelledSet {
+    items: Vec<LabelledUtterance>,
+}
+
+impl LabelledSet {
+    /// Parses JSON lines; blank lines are skipped, a bad line is an error naming its number.
+    pub fn parse(jsonl: &str) -> Result<Self> {
+        let mut items = Vec::new();
+        for (i, line) in jsonl.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let item: LabelledUtterance =
+                serde_json::from_str(line).map_err(|e| ButlerError::LabelledSet {
+                    line: i + 1,
+                    message: e.to_string(),
+                })?;
+            if item.text.trim().is_empty() {
+                return Err(ButlerError::LabelledSet {
+                    line: i + 1,
+                    message: "empty text".into(),
+                });
+            }
+            items.push(item);
+        }
+        Ok(Self { items })
+    }
+
+    /// The set shipped with the crate.
+    pub fn bundled() -> Result<Self> {
+        Self::parse(BUNDLED_UTTERANCES)
+    }
+
+    /// Every utterance, in file order.
+    pub fn items(&self) -> &[LabelledUtterance] {
+        &self.items
+    }
+
+    /// How many utterances.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The utterances of one split, in file order.
+    pub fn split(&self, split: Split) -> Vec<LabelledUtterance> {
+        let want = match split {
+            Split::Exemplars => 0,
+            Split::Calibration => 1,
+            Split::Evaluation => 2,
+        };
+        let mut seen: BTreeMap<Intent, usize> = BTreeMap::new();
+        self.items
+            .iter()
+            .filter(|item| {
+                let n = seen.entry(item.intent).or_default();
+                *n += 1;
+                (*n - 1) % 3 == want
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_set_covers_every_intent_with_25_distinct_utterances() {
+        let set = LabelledSet::bundled().unwrap();
+        for intent in Intent::ALL {
+            let texts: std::collections::BTreeSet<_> = set.items().iter().filter(|u| u.intent == intent).map(|u| u.text.as_str()).collect();
+            assert_eq!(texts.len(), 25, "{intent}");
+        }
+    }
+
+    #[test]
+    fn splits_are_disjoint_and_cover_the_set() {
+        let set = LabelledSet::bundled().unwrap();
+        let parts = [Split::Exemplars, Split::Calibration, Split::Evaluation].map(|s| set.split(s));
+        assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [72, 64, 64]);
+        for u in &parts[2] {
+            assert!(!parts[0].contains(u) && !parts[1].contains(u), "{}", u.text);
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let err = LabelledSet::parse("{\"text\":\"hi\",\"intent\":\"direct_answer\"}\n\n{\"text\":\"x\",\"intent\":\"nope\"}").unwrap_err();
+        assert!(err.to_string().starts_with("labelled set line 3:"), "{err}");
+        assert!(LabelledSet::parse("{\"text\":\" \",\"intent\":\"clarify\"}").is_err());
+    }
+}

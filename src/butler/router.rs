@@ -1,0 +1,217 @@
+//! The embedding pre-router: decides confident delegations without an LLM call.
+//!
+//! Exemplar utterances per intent are embedded once. A message is embedded and scored against
+//! every intent as the mean cosine similarity of its two closest exemplars of that intent (one
+//! near-duplicate exemplar alone is weaker evidence than two); the best intent wins. The router
+//! decides only when the winner is a **delegation** whose score reaches the threshold: a
+//! `direct_answer` still needs the LLM to write the answer and `clarify` / `cannot_help` need
+//! its wording, so routing those would save no call. Everything else goes to the LLM.
+//!
+//! The threshold is calibrated ([`PreRouter::calibrate`]) on utterances that are neither
+//! exemplars nor held out: the lowest score at which the routed calibration decisions are at
+//! least `target_precision` correct. A router that cannot reach the target routes nothing.
+
+use super::{Intent, LabelledUtterance, Result};
+use navigator_core::{cosine, Embedder};
+use std::sync::Arc;
+
+/// Exemplars per intent averaged into its score.
+const TOP_K: usize = 2;
+
+/// A threshold no cosine mean reaches: the router never decides.
+const NEVER: f32 = 1.01;
+
+/// The router's view of one message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RouteScore {
+    /// The best-scoring intent.
+    pub intent: Intent,
+    /// Its score (mean cosine similarity of its closest exemplars).
+    pub score: f32,
+    /// Whether the router decides this message (a delegation at or above the threshold).
+    pub routed: bool,
+}
+
+/// What calibration found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    /// The chosen threshold.
+    pub threshold: f32,
+    /// Precision of the routed calibration decisions at that threshold.
+    pub precision: f64,
+    /// Share of calibration utterances routed at that threshold.
+    pub coverage: f64,
+}
+
+/// The router measured on labelled utterances.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evaluation {
+    /// Utterances measured.
+    pub total: usize,
+    /// Utterances the router decided (each one a classification call saved).
+    pub routed: usize,
+    /// Routed utterances it got right.
+    pub routed_correct: usize,
+    /// Utterances whose best-scoring intent was right, routed or not.
+    pub top1_correct: usize,
+}
+
+impl Evaluation {
+    /// Share of routed decisions that were right.
+    pub fn routed_accuracy(&self) -> f64 {
+        ratio(self.routed_correct, self.routed)
+    }
+
+    /// Share of utterances routed without an LLM call.
+    pub fn routed_share(&self) -> f64 {
+        ratio(self.routed, self.total)
+    }
+
+    /// Nearest-exemplar accuracy over all utterances.
+    pub fn top1_accuracy(&self) -> f64 {
+        ratio(self.top1_correct, self.total)
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Embedded exemplars and a threshold.
+#[derive(Clone)]
+pub struct PreRouter {
+    embedder: Arc<dyn Embedder>,
+    exemplars: Vec<(Intent, Vec<f32>)>,
+    threshold: f32,
+}
+
+impl std::fmt::Debug for PreRouter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreRouter")
+            .field("model", &self.embedder.model_id())
+            .field("exemplars", &self.exemplars.len())
+            .field("threshold", &self.threshold)
+            .finish()
+    }
+}
+
+impl PreRouter {
+    /// Embeds `exemplars`; messages scoring at least `threshold` for a delegation are routed.
+    pub async fn new(
+        embedder: Arc<dyn Embedder>,
+        exemplars: &[LabelledUtterance],
+        threshold: f32,
+    ) -> Result<Self> {
+        if exemplars.is_empty() {
+            return Err(super::ButlerError::invalid("exemplars", "at least one exemplar is needed"));
+        }
+        if !threshold.is_finite() {
+            return Err(super::ButlerError::invalid("threshold", format!("must be finite, got {threshold}")));
+        }
+        let texts: Vec<&str> = exemplars.iter().map(|u| u.text.as_str()).collect();
+        let vectors = embedder.embed(&texts).await?;
+        let exemplars = exemplars.iter().map(|u| u.intent).zip(vectors).collect();
+        Ok(Self {
+            embedder,
+            exemplars,
+            threshold,
+        })
+    }
+
+    /// Builds a router from `exemplars` and picks the lowest threshold at which its decisions
+    /// on `calibration` are at least `target_precision` right.
+    pub async fn calibrate(
+        embedder: Arc<dyn Embedder>,
+        exemplars: &[LabelledUtterance],
+        calibration: &[LabelledUtterance],
+        target_precision: f64,
+    ) -> Result<(Self, Calibration)> {
+        let mut router = Self::new(embedder, exemplars, NEVER).await?;
+        let mut scored = Vec::with_capacity(calibration.len());
+        for u in calibration {
+            let s = router.score(&u.text).await?;
+            if s.intent.is_delegation() {
+                scored.push((s.score, s.intent == u.intent));
+            }
+        }
+        // Highest first: lowering the threshold past each score admits one more decision.
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut best = Calibration {
+            threshold: NEVER,
+            precision: 0.0,
+            coverage: 0.0,
+        };
+        let mut correct = 0;
+        for (i, &(score, right)) in scored.iter().enumerate() {
+            correct += usize::from(right);
+            let precision = ratio(correct, i + 1);
+            let tie_follows = scored.get(i + 1).is_some_and(|n| n.0 == score);
+            if precision >= target_precision && !tie_follows {
+                best = Calibration {
+                    threshold: score,
+                    precision,
+                    coverage: ratio(i + 1, calibration.len()),
+                };
+            }
+        }
+        router.threshold = best.threshold;
+        Ok((router, best))
+    }
+
+    /// The threshold.
+    pub fn threshold(&self) -> f32 {
+        self.threshold
+    }
+
+    /// Scores `text` against every intent.
+    pub async fn score(&self, text: &str) -> Result<RouteScore> {
+        let v = self.embedder.embed_query(text).await?;
+        let mut best: Option<(Intent, f32)> = None;
+        for intent in Intent::ALL {
+            let mut sims: Vec<f32> = self
+                .exemplars
+                .iter()
+                .filter(|(i, _)| *i == intent)
+                .map(|(_, e)| cosine(&v, e))
+                .collect();
+            if sims.is_empty() {
+                continue;
+            }
+            sims.sort_by(|a, b| b.total_cmp(a));
+            let k = sims.len().min(TOP_K);
+            let score = sims[..k].iter().sum::<f32>() / k as f32;
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((intent, score));
+            }
+        }
+        let (intent, score) = best.expect("new() refuses an empty exemplar list");
+        Ok(RouteScore {
+            intent,
+            score,
+            routed: intent.is_delegation() && score >= self.threshold,
+        })
+    }
+
+    /// Measures the router on `items`.
+    pub async fn evaluate(&self, items: &[LabelledUtterance]) -> Result<Evaluation> {
+        let mut e = Evaluation {
+            total: items.len(),
+            routed: 0,
+            routed_correct: 0,
+            top1_correct: 0,
+        };
+        for u in items {
+            let s = self.score(&u.text).await?;
+            e.top1_correct += usize::from(s.intent == u.intent);
+            if s.routed {
+                e.routed += 1;
+                e.routed_correct += usize::from(s.intent == u.intent);
+            }
+        }
+        Ok(e)
+    }
+}
