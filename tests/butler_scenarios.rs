@@ -159,15 +159,15 @@ async fn failed_synthesis_still_returns_every_result_in_order() {
     let orchestrator = orchestrator(specialists.clone())
         .register(Arc::new(LlmAgent::new("navigator", "searches", "you search notes", specialists)));
     // Only the classification is scripted: the synthesis call fails.
-    let first_only = Arc::new(ScriptedLlm::from_texts("m", [multi_step_plan()]));
+    let first_only = Arc::new(ScriptedLlm::from_texts("m", [first_answer("multi_step.json")]));
     let b = Butler::builder(first_only).orchestrator(orchestrator).build().unwrap();
     let r = b.handle_message("s", "Find the Q4 report and email Sam").await.unwrap();
     assert_eq!(r.response.as_deref(), Some("1. [navigator] Found the Q4 report.\n2. [communicator] Drafted the email to Sam."));
 }
 
-/// The recorded plan of `multi_step.json`, without its synthesis answer.
-fn multi_step_plan() -> String {
-    let path = format!("{}/tests/fixtures/butler/multi_step.json", env!("CARGO_MANIFEST_DIR"));
+/// The first recorded answer of a cassette.
+fn first_answer(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/butler/{name}", env!("CARGO_MANIFEST_DIR"));
     let c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     c["interactions"][0]["text"].as_str().unwrap().to_string()
 }
@@ -175,25 +175,35 @@ fn multi_step_plan() -> String {
 #[tokio::test]
 async fn lifecycle_transitions_are_observable_and_a_missing_agent_is_an_error_state() {
     let b = Butler::builder(cassette("triage.json")).build().unwrap(); // no agents registered
-    let mut rx = b.subscribe();
-    let seen = tokio::spawn(async move {
-        let mut states = Vec::new();
-        while rx.changed().await.is_ok() {
-            let s = *rx.borrow_and_update();
-            states.push(s);
-            if s == AgentState::Error {
-                break;
-            }
-        }
-        states
-    });
+    let mut rx = b.transitions();
     let err = b.handle_message("s", "anything urgent in my inbox?").await.unwrap_err();
     assert!(matches!(&err, ButlerError::NoAgent(i) if i == "delegate_triage"), "{err}");
     assert_eq!(b.state(), AgentState::Error);
-    let states = seen.await.unwrap();
-    assert_eq!(states.first(), Some(&AgentState::Initializing));
-    assert!(states.contains(&AgentState::Processing));
-    assert_eq!(states.last(), Some(&AgentState::Error));
+    let states: Vec<_> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+    use AgentState::*;
+    assert_eq!(states, [Initializing, LoadingContext, Processing, Error]);
+
+    // The next turn starts from idle again and walks the full delegation path.
+    let specialists = Arc::new(ScriptedLlm::from_texts("m", ["Nothing urgent."]));
+    let b = butler(cassette("triage.json"), specialists);
+    let mut rx = b.transitions();
+    b.handle_message("s", "anything urgent in my inbox?").await.unwrap();
+    let states: Vec<_> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+    assert_eq!(states, [Initializing, LoadingContext, Processing, Delegating, Processing, Completing, Idle]);
+}
+
+#[tokio::test]
+async fn after_an_error_the_next_turn_resets_to_idle_first() {
+    let llm = Arc::new(ScriptedLlm::from_texts("m", Vec::<String>::new()));
+    llm.push(Interaction::text(first_answer("triage.json")));
+    llm.push(Interaction::text(r#"{"classification":{"intent":"direct_answer","confidence":0.9,"reasoning":"greeting"},"response":"Hi!"}"#));
+    let b = Butler::builder(llm).build().unwrap();
+    assert!(b.handle_message("s", "inbox?").await.is_err());
+    let mut rx = b.transitions();
+    b.handle_message("s", "hello").await.unwrap();
+    let states: Vec<_> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+    use AgentState::*;
+    assert_eq!(states, [Idle, Initializing, LoadingContext, Processing, Completing, Idle]);
 }
 
 #[tokio::test]

@@ -19,10 +19,14 @@ use navigator_core::{
 };
 use navigator_search::{Clock, SystemClock};
 use std::sync::Arc;
-use tokio::sync::{watch, Mutex};
+use tokio::sync::{broadcast, watch, Mutex};
 
 /// Default history budget per session, in tokens.
 pub const DEFAULT_HISTORY_TOKENS: u64 = 4_000;
+
+/// State changes buffered per [`Butler::transitions`] receiver; a full turn makes at most
+/// a dozen, so a receiver drained once per turn never lags.
+const TRANSITION_BUFFER: usize = 256;
 
 /// The question asked when the Butler could not classify a message.
 const FALLBACK_QUESTION: &str = "Sorry, I didn't quite get that. Could you say what you would like me to do, and about what?";
@@ -53,6 +57,7 @@ pub struct Butler {
     json_mode: JsonMode,
     history: HistoryStore,
     lifecycle: Lifecycle,
+    transitions: broadcast::Sender<AgentState>,
     turn: Mutex<()>,
 }
 
@@ -149,6 +154,7 @@ impl ButlerBuilder {
             json_mode: self.json_mode,
             history: HistoryStore::new(self.history_tokens),
             lifecycle: Lifecycle::new("butler"),
+            transitions: broadcast::Sender::new(TRANSITION_BUFFER),
             turn: Mutex::new(()),
         };
         butler.system_blocks(&SessionHistory::default())?;
@@ -178,9 +184,30 @@ impl Butler {
         self.lifecycle.state()
     }
 
-    /// Watches every state change.
+    /// Watches the current state (a watch channel: a slow reader sees the latest state, not
+    /// every step).
     pub fn subscribe(&self) -> watch::Receiver<AgentState> {
         self.lifecycle.subscribe()
+    }
+
+    /// Receives every state change, in order, from now on.
+    pub fn transitions(&self) -> broadcast::Receiver<AgentState> {
+        self.transitions.subscribe()
+    }
+
+    /// Moves the lifecycle and tells [`transitions`](Self::transitions) receivers.
+    fn enter(&self, state: AgentState) -> Result<()> {
+        self.lifecycle.transition(state)?;
+        // No receiver is not an error: nobody is watching.
+        let _ = self.transitions.send(state);
+        Ok(())
+    }
+
+    fn fail(&self) {
+        if self.lifecycle.state() != AgentState::Error {
+            self.lifecycle.fail();
+            let _ = self.transitions.send(AgentState::Error);
+        }
     }
 
     /// The session's history window and digest of dropped requests.
@@ -209,35 +236,35 @@ impl Butler {
         }
         let _turn = self.turn.lock().await;
         if self.lifecycle.state() == AgentState::Error {
-            self.lifecycle.transition(AgentState::Idle)?;
+            self.enter(AgentState::Idle)?;
         }
         match self.run_turn(session, text).await {
             Ok(response) => Ok(response),
             Err(e) => {
-                self.lifecycle.fail();
+                self.fail();
                 Err(e)
             }
         }
     }
 
     async fn run_turn(&self, session: &str, text: &str) -> Result<ButlerResponse> {
-        self.lifecycle.transition(AgentState::Initializing)?;
-        self.lifecycle.transition(AgentState::LoadingContext)?;
+        self.enter(AgentState::Initializing)?;
+        self.enter(AgentState::LoadingContext)?;
         let history = self.history.get(session);
         let mut context = AgentContext::new(session, session).with_user_name(&self.user_name);
         context.history = history.turns.clone();
-        self.lifecycle.transition(AgentState::Processing)?;
+        self.enter(AgentState::Processing)?;
         let (decision, decided_by) = self.decide(&history, text).await?;
         let response = match decision.classification.intent {
             Intent::Clarify => {
-                self.lifecycle.transition(AgentState::WaitingForUser)?;
+                self.enter(AgentState::WaitingForUser)?;
                 self.answer_self(decision, decided_by)
             }
             i if i.is_delegation() => {
                 self.delegate(decision, decided_by, text, &context).await?
             }
             _ => {
-                self.lifecycle.transition(AgentState::Completing)?;
+                self.enter(AgentState::Completing)?;
                 self.answer_self(decision, decided_by)
             }
         };
@@ -247,7 +274,7 @@ impl Butler {
             .or_else(|| response.follow_up_questions.as_ref().map(|q| q.join(" ")))
             .unwrap_or_default();
         self.history.record(session, text, &said);
-        self.lifecycle.transition(AgentState::Idle)?;
+        self.enter(AgentState::Idle)?;
         Ok(response)
     }
 
@@ -317,15 +344,15 @@ impl Butler {
         let mut outcomes: Vec<AgentOutcome> = Vec::with_capacity(steps.len());
         for step in &steps {
             let agent = self.orchestrator.agent_for(step.intent)?.to_string();
-            self.lifecycle.transition(AgentState::Delegating)?;
+            self.enter(AgentState::Delegating)?;
             let outcome = self
                 .orchestrator
                 .spawn_sub_agent(&agent, &step.instruction, step.delegation_context.as_ref(), &outcomes, context)
                 .await?;
-            self.lifecycle.transition(AgentState::Processing)?;
+            self.enter(AgentState::Processing)?;
             outcomes.push(outcome);
         }
-        self.lifecycle.transition(AgentState::Completing)?;
+        self.enter(AgentState::Completing)?;
         let answer = match outcomes.as_slice() {
             [one] => one.response.clone(),
             many => self.synthesise(text, many).await,
