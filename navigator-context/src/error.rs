@@ -11,14 +11,6 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A file or directory could not be read.
-    #[error("cannot read {}: {reason}", path.display())]
-    Io {
-        /// The path that was tried.
-        path: PathBuf,
-        /// Why it failed.
-        reason: String,
-    },
     /// The repository root is missing or not a directory.
     #[error("repository root {} is not a readable directory", path.display())]
     NotARepository {

@@ -123,8 +123,8 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     let mut changed = true;
     while changed {
         changed = false;
-        for k in 0..chosen.len() {
-            let (i, level) = chosen[k];
+        for slot in chosen.iter_mut() {
+            let (i, level) = *slot;
             if level == Level::Full {
                 continue;
             }
@@ -133,7 +133,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             let (next, got) = costs.cost(i, up);
             if got > level && next - now.min(next) <= remaining {
                 remaining -= next - now.min(next);
-                chosen[k].1 = got;
+                slot.1 = got;
                 changed = true;
             }
         }

@@ -136,8 +136,8 @@ pub(crate) fn apply(
         };
         let level = Level::try_from(i64::from(c.level))
             .map_err(|m| err(format!("path `{}`: {m}", c.path)))?;
-        crate::flight_plan::check_rule_path(&c.path).map_err(|m| err(m))?;
-        crate::verbosity::compile_glob(&c.path).map_err(|m| err(m))?;
+        crate::flight_plan::check_rule_path(&c.path).map_err(&err)?;
+        crate::verbosity::compile_glob(&c.path).map_err(err)?;
         let rule = Rule {
             path: c.path.clone(),
             level,

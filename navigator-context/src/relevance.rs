@@ -188,7 +188,7 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let sym_f = Field::new(
         files
             .iter()
-            .map(|f| symbol_names(f).flat_map(|n| terms(n)).collect())
+            .map(|f| symbol_names(f).flat_map(terms).collect())
             .collect(),
     );
     let doc_f = Field::new(files.iter().map(doc_terms).collect());
