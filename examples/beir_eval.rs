@@ -1,0 +1,327 @@
+//! Retrieval quality on a BEIR dataset: nDCG@10 and Recall@100 for keyword, semantic and
+//! hybrid search through the real engine (tantivy + usearch + fusion).
+//!
+//! ```text
+//! cargo run --example beir_eval -- ../shared/eval/scifact --split train
+//! ```
+//!
+//! Reads `corpus.jsonl`, `queries.jsonl` and `qrels/<split>.tsv`. Corpus and query vectors are
+//! cached on disk (default `target/beir-cache/`), keyed by model and a SHA-256 of the text, so
+//! only the first run pays for embedding thousands of abstracts.
+
+use anyhow::{bail, Context, Result};
+use navigator_core::{Embedder, FastEmbedder, Item, ItemType, SearchMode, SearchRequest};
+use navigator_search::{EngineConfig, FixedClock, SearchEngine};
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Every document gets the same dates and access count, so recency and access frequency are
+/// constant and the ranking is decided by relevance alone.
+const DOC_TIME: &str = "2026-01-01T00:00:00Z";
+/// Results per page (the contract's maximum); two pages give the top 100.
+const PAGE: u32 = 50;
+
+struct Args {
+    dataset: PathBuf,
+    split: String,
+    cache: PathBuf,
+}
+
+fn parse_args() -> Result<Args> {
+    let mut dataset = PathBuf::from("../shared/eval/scifact");
+    let mut split = "train".to_string();
+    let mut cache = PathBuf::from("target/beir-cache");
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--split" => split = it.next().context("--split needs a value")?,
+            "--cache" => cache = it.next().context("--cache needs a value")?.into(),
+            flag if flag.starts_with("--") => bail!("unknown flag {flag}"),
+            path => dataset = path.into(),
+        }
+    }
+    Ok(Args {
+        dataset,
+        split,
+        cache,
+    })
+}
+
+fn read_jsonl(path: &Path) -> Result<Vec<serde_json::Value>> {
+    let file = std::fs::File::open(path).with_context(|| format!("open {}", path.display()))?;
+    BufReader::new(file)
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
+        .map(|(i, l)| {
+            let l = l?;
+            serde_json::from_str(&l).with_context(|| format!("{} line {}", path.display(), i + 1))
+        })
+        .collect()
+}
+
+fn str_field<'a>(v: &'a serde_json::Value, key: &str) -> &'a str {
+    v.get(key).and_then(|x| x.as_str()).unwrap_or("")
+}
+
+/// qrels: query id → (doc id → grade).
+fn read_qrels(path: &Path) -> Result<HashMap<String, HashMap<String, f64>>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("open {}", path.display()))?;
+    let mut qrels: HashMap<String, HashMap<String, f64>> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if i == 0 && cols.first() == Some(&"query-id") {
+            continue;
+        }
+        if let [q, d, s] = cols.as_slice() {
+            let grade: f64 = s
+                .trim()
+                .parse()
+                .with_context(|| format!("{} line {}", path.display(), i + 1))?;
+            if grade > 0.0 {
+                qrels
+                    .entry(q.to_string())
+                    .or_default()
+                    .insert(d.to_string(), grade);
+            }
+        }
+    }
+    Ok(qrels)
+}
+
+/// Vectors cached on disk: records of a 16-byte text hash followed by the vector.
+struct VectorCache {
+    path: PathBuf,
+    dims: usize,
+    map: HashMap<[u8; 16], Vec<f32>>,
+}
+
+impl VectorCache {
+    fn open(dir: &Path, model: &str, dims: usize) -> Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let name: String = model
+            .chars()
+            .map(|c| if c.is_alphanumeric() { c } else { '_' })
+            .collect();
+        let path = dir.join(format!("{name}-{dims}.vec"));
+        let mut map = HashMap::new();
+        if let Ok(mut f) = std::fs::File::open(&path) {
+            let mut bytes = Vec::new();
+            f.read_to_end(&mut bytes)?;
+            let record = 16 + dims * 4;
+            // A torn last record (interrupted run) is ignored.
+            for rec in bytes.chunks_exact(record) {
+                let key: [u8; 16] = rec[..16].try_into()?;
+                let v = rec[16..]
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                map.insert(key, v);
+            }
+        }
+        Ok(Self { path, dims, map })
+    }
+
+    fn key(text: &str) -> [u8; 16] {
+        let digest = Sha256::digest(text.as_bytes());
+        let mut k = [0u8; 16];
+        k.copy_from_slice(&digest.as_slice()[..16]);
+        k
+    }
+
+    /// Vectors for `texts`, embedding (in batches, with progress) only the uncached ones.
+    async fn vectors(
+        &mut self,
+        embedder: &dyn Embedder,
+        texts: &[String],
+        what: &str,
+    ) -> Result<Vec<Vec<f32>>> {
+        let missing: Vec<&String> = {
+            let mut seen = HashSet::new();
+            texts
+                .iter()
+                .filter(|t| !self.map.contains_key(&Self::key(t)) && seen.insert(Self::key(t)))
+                .collect()
+        };
+        if !missing.is_empty() {
+            eprintln!(
+                "embedding {} {what} ({} cached)…",
+                missing.len(),
+                texts.len() - missing.len()
+            );
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)?;
+            let started = Instant::now();
+            for (i, chunk) in missing.chunks(64).enumerate() {
+                let refs: Vec<&str> = chunk.iter().map(|s| s.as_str()).collect();
+                let vs = embedder.embed_documents(&refs).await?;
+                for (t, v) in chunk.iter().zip(vs) {
+                    anyhow::ensure!(v.len() == self.dims, "model returned {} dims", v.len());
+                    let key = Self::key(t);
+                    file.write_all(&key)?;
+                    for x in &v {
+                        file.write_all(&x.to_le_bytes())?;
+                    }
+                    self.map.insert(key, v);
+                }
+                let done = ((i + 1) * 64).min(missing.len());
+                if i % 10 == 9 || done == missing.len() {
+                    eprintln!(
+                        "  {done}/{} ({:.0}/s)",
+                        missing.len(),
+                        done as f64 / started.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        }
+        Ok(texts
+            .iter()
+            .map(|t| self.map[&Self::key(t)].clone())
+            .collect())
+    }
+}
+
+fn ndcg_at(ranked: &[String], relevant: &HashMap<String, f64>, k: usize) -> f64 {
+    let dcg: f64 = ranked
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, d)| relevant.get(d).copied().unwrap_or(0.0) / (i as f64 + 2.0).log2())
+        .sum();
+    let mut ideal: Vec<f64> = relevant.values().copied().collect();
+    ideal.sort_by(|a, b| b.total_cmp(a));
+    let idcg: f64 = ideal
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, g)| g / (i as f64 + 2.0).log2())
+        .sum();
+    if idcg == 0.0 {
+        0.0
+    } else {
+        dcg / idcg
+    }
+}
+
+fn recall_at(ranked: &[String], relevant: &HashMap<String, f64>, k: usize) -> f64 {
+    let hit = ranked
+        .iter()
+        .take(k)
+        .filter(|d| relevant.contains_key(*d))
+        .count();
+    hit as f64 / relevant.len().max(1) as f64
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let args = parse_args()?;
+    let embedder: Arc<dyn Embedder> = Arc::new(FastEmbedder::default_model()?);
+    let corpus = read_jsonl(&args.dataset.join("corpus.jsonl"))?;
+    let queries = read_jsonl(&args.dataset.join("queries.jsonl"))?;
+    let qrels = read_qrels(
+        &args
+            .dataset
+            .join("qrels")
+            .join(format!("{}.tsv", args.split)),
+    )?;
+    let queries: Vec<(String, String)> = queries
+        .iter()
+        .map(|q| {
+            (
+                str_field(q, "_id").to_string(),
+                str_field(q, "text").to_string(),
+            )
+        })
+        .filter(|(id, _)| qrels.contains_key(id))
+        .collect();
+    println!(
+        "{}: {} documents, {} {} queries with judgments, model {}",
+        args.dataset.display(),
+        corpus.len(),
+        queries.len(),
+        args.split,
+        embedder.model_id()
+    );
+
+    let at: chrono::DateTime<chrono::Utc> = DOC_TIME.parse()?;
+    let items: Vec<Item> = corpus
+        .iter()
+        .map(|d| {
+            let title = str_field(d, "title").trim();
+            let title = if title.is_empty() {
+                "(untitled)"
+            } else {
+                title
+            };
+            Ok(
+                Item::new(str_field(d, "_id"), ItemType::Resource, title, at)?
+                    .with_body(str_field(d, "text")),
+            )
+        })
+        .collect::<Result<_>>()?;
+    let mut cache = VectorCache::open(&args.cache, embedder.model_id(), embedder.dimensions())?;
+    let doc_texts: Vec<String> = items.iter().map(Item::embedding_text).collect();
+    let doc_vectors = cache
+        .vectors(embedder.as_ref(), &doc_texts, "documents")
+        .await?;
+    let query_texts: Vec<String> = queries.iter().map(|(_, t)| t.clone()).collect();
+    let query_vectors = cache
+        .vectors(embedder.as_ref(), &query_texts, "queries")
+        .await?;
+
+    let dir = tempfile::tempdir()?;
+    let config = EngineConfig {
+        clock: Arc::new(FixedClock(at)),
+        ..EngineConfig::default()
+    };
+    let engine = SearchEngine::open_with(dir.path(), embedder.clone(), config).await?;
+    let started = Instant::now();
+    for (items, vectors) in items.chunks(1000).zip(doc_vectors.chunks(1000)) {
+        engine.upsert_with_vectors(items, vectors)?;
+    }
+    engine.flush()?;
+    println!(
+        "indexed {} documents in {:.2} s (vectors precomputed)",
+        items.len(),
+        started.elapsed().as_secs_f64()
+    );
+
+    println!("\n| mode | nDCG@10 | Recall@100 | mean query ms (embedding excluded) |");
+    println!("|---|---|---|---|");
+    for mode in [
+        SearchMode::Keyword,
+        SearchMode::Semantic,
+        SearchMode::Hybrid,
+    ] {
+        let (mut ndcg, mut recall, mut elapsed) = (0.0, 0.0, 0.0);
+        for ((qid, text), qv) in queries.iter().zip(&query_vectors) {
+            let mut ranked: Vec<String> = Vec::new();
+            let t = Instant::now();
+            for offset in [0, PAGE] {
+                let req = SearchRequest::new(text.as_str())?
+                    .mode(mode)
+                    .limit(PAGE)
+                    .offset(offset);
+                let page = engine.search_with_vector(&req, Some(qv))?;
+                ranked.extend(page.results.into_iter().map(|r| r.item_id));
+            }
+            elapsed += t.elapsed().as_secs_f64();
+            ndcg += ndcg_at(&ranked, &qrels[qid], 10);
+            recall += recall_at(&ranked, &qrels[qid], 100);
+        }
+        let n = queries.len() as f64;
+        println!(
+            "| {mode:?} | {:.4} | {:.4} | {:.2} |",
+            ndcg / n,
+            recall / n,
+            elapsed * 1000.0 / n / 2.0
+        );
+    }
+    Ok(())
+}
