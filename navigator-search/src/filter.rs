@@ -45,6 +45,9 @@ impl Filter {
                 .parent_id
                 .as_ref()
                 .is_none_or(|p| m.parent_id.as_deref() == Some(p.as_str()))
-            && self.updated.as_ref().is_none_or(|r| r.contains(m.updated_at))
+            && self
+                .updated
+                .as_ref()
+                .is_none_or(|r| r.contains(m.updated_at))
     }
 }

@@ -192,7 +192,8 @@ mod tests {
     }
 
     fn meta(key: u64, title: &str, updated: &str, access: u64) -> ItemMeta {
-        let mut item = Item::new(format!("i{key}"), ItemType::Resource, title, at(updated)).unwrap();
+        let mut item =
+            Item::new(format!("i{key}"), ItemType::Resource, title, at(updated)).unwrap();
         item.access_count = access;
         ItemMeta::new(key, &item)
     }
@@ -236,7 +237,9 @@ mod tests {
             query_terms: 1,
             now: at("2026-11-21T00:00:00Z"),
         };
-        let s = c.fuse(&input, &[], &[(1, 0.45)], &sims, |k| metas.iter().find(|m| m.key == k));
+        let s = c.fuse(&input, &[], &[(1, 0.45)], &sims, |k| {
+            metas.iter().find(|m| m.key == k)
+        });
         assert!((s[0].score - 0.5).abs() < 1e-6, "{}", s[0].score);
     }
 

@@ -23,7 +23,9 @@ use tantivy::schema::{
     FAST, STRING,
 };
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{
+    DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term,
+};
 
 /// Per-field weights of the BM25 sum.
 const TITLE_BOOST: f32 = 2.0;
@@ -106,7 +108,10 @@ impl KeywordIndex {
                     std::fs::remove_dir_all(dir).map_err(|e| index_err(dir, e))?;
                 }
                 std::fs::create_dir_all(dir).map_err(|e| index_err(dir, e))?;
-                (Index::create_in_dir(dir, schema).map_err(|e| index_err(dir, e))?, true)
+                (
+                    Index::create_in_dir(dir, schema).map_err(|e| index_err(dir, e))?,
+                    true,
+                )
             }
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
@@ -160,8 +165,14 @@ impl KeywordIndex {
         if let Some(p) = &item.parent_id {
             doc.add_text(f.parent, p);
         }
-        doc.add_date(f.created, DateTime::from_timestamp_secs(item.created_at.timestamp()));
-        doc.add_date(f.updated, DateTime::from_timestamp_secs(item.updated_at.timestamp()));
+        doc.add_date(
+            f.created,
+            DateTime::from_timestamp_secs(item.created_at.timestamp()),
+        );
+        doc.add_date(
+            f.updated,
+            DateTime::from_timestamp_secs(item.updated_at.timestamp()),
+        );
         doc
     }
 
@@ -211,7 +222,10 @@ impl KeywordIndex {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for t in terms {
             let term_query = |field: Field| {
-                TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs)
+                TermQuery::new(
+                    Term::from_field_text(field, t),
+                    IndexRecordOption::WithFreqs,
+                )
             };
             clauses.push((
                 Occur::Should,
@@ -302,15 +316,17 @@ impl KeywordIndex {
         let mut columns = std::collections::HashMap::new();
         let mut hits = Vec::with_capacity(top.len());
         for (score, addr) in top {
-            if !columns.contains_key(&addr.segment_ord) {
-                let col = searcher
-                    .segment_reader(addr.segment_ord)
-                    .fast_fields()
-                    .u64("key")
-                    .map_err(|e| self.err(e))?;
-                columns.insert(addr.segment_ord, col);
-            }
-            if let Some(key) = columns[&addr.segment_ord].first(addr.doc_id) {
+            let column = match columns.entry(addr.segment_ord) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => e.insert(
+                    searcher
+                        .segment_reader(addr.segment_ord)
+                        .fast_fields()
+                        .u64("key")
+                        .map_err(|e| self.err(e))?,
+                ),
+            };
+            if let Some(key) = column.first(addr.doc_id) {
                 hits.push((key, score));
             }
         }
@@ -341,7 +357,10 @@ impl KeywordIndex {
             .map_err(|e| self.err(e))?;
         generator.set_max_num_chars(max_chars);
         let snippet = generator.snippet(text);
-        Ok((snippet.fragment().to_string(), !snippet.highlighted().is_empty()))
+        Ok((
+            snippet.fragment().to_string(),
+            !snippet.highlighted().is_empty(),
+        ))
     }
 }
 

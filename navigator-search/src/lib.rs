@@ -63,9 +63,9 @@ pub mod toc;
 mod vector;
 
 pub use agent::{NavigatorAgent, QueryUnderstanding, UnderstoodQuery, NAVIGATOR_TEMPLATE};
-pub use snippet::MAX_SNIPPET_CHARS;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use engine::{EngineConfig, Progress, SearchEngine};
 pub use error::{Error, Result};
 pub use fusion::{Calibration, RRF_K};
+pub use snippet::MAX_SNIPPET_CHARS;
 pub use store::RedbStore;

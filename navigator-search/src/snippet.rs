@@ -40,7 +40,10 @@ pub(crate) fn best_passage(
 ) -> Option<String> {
     let mut best: Option<(usize, &str)> = None;
     for s in sentences(text) {
-        let overlap = analyze(s).iter().filter(|t| query_terms.contains(t)).count();
+        let overlap = analyze(s)
+            .iter()
+            .filter(|t| query_terms.contains(t))
+            .count();
         if best.is_none_or(|(b, _)| overlap > b) {
             best = Some((overlap, s));
         }
@@ -94,6 +97,9 @@ mod tests {
         assert!(t.chars().count() <= MAX_SNIPPET_CHARS);
         assert!(t.ends_with('…'));
         assert_eq!(truncate("short", 150), "short");
-        assert_eq!(sentences("v1.2 is out. Yes!\nNext"), vec!["v1.2 is out.", "Yes!", "Next"]);
+        assert_eq!(
+            sentences("v1.2 is out. Yes!\nNext"),
+            vec!["v1.2 is out.", "Yes!", "Next"]
+        );
     }
 }

@@ -97,7 +97,11 @@ impl VectorIndex {
                     return Err(Error::Index {
                         index: "vector",
                         path: self.path.clone(),
-                        message: format!("key {key}: {}-d vector, index is {}-d", v.len(), self.dims),
+                        message: format!(
+                            "key {key}: {}-d vector, index is {}-d",
+                            v.len(),
+                            self.dims
+                        ),
                     });
                 }
                 index.add(*key, v).map_err(|e| self.err(e))?;
@@ -130,7 +134,11 @@ impl VectorIndex {
         let m = index
             .filtered_search(query, k, keep)
             .map_err(|e| self.err(e))?;
-        Ok(m.keys.into_iter().zip(m.distances).map(|(k, d)| (k, 1.0 - d)).collect())
+        Ok(m.keys
+            .into_iter()
+            .zip(m.distances)
+            .map(|(k, d)| (k, 1.0 - d))
+            .collect())
     }
 
     /// Exact cosine similarity of `query` to each of `keys` that has a vector.
@@ -151,7 +159,9 @@ impl VectorIndex {
         let tmp = self.path.with_extension("usearch.tmp");
         {
             let index = self.index.read().map_err(|e| self.err(e))?;
-            index.save(&tmp.to_string_lossy()).map_err(|e| self.err(e))?;
+            index
+                .save(&tmp.to_string_lossy())
+                .map_err(|e| self.err(e))?;
         }
         std::fs::File::open(&tmp)
             .and_then(|f| f.sync_all())

@@ -26,7 +26,10 @@ fn crash_item(run: u64, n: usize) -> Item {
         now(),
     )
     .unwrap()
-    .with_body(format!("Batch written by writer run {run}, item {n}: notes about topic {}.", n % 7))
+    .with_body(format!(
+        "Batch written by writer run {run}, item {n}: notes about topic {}.",
+        n % 7
+    ))
 }
 
 #[tokio::test]
@@ -34,7 +37,9 @@ fn crash_item(run: u64, n: usize) -> Item {
 async fn crash_writer() {
     let dir = std::env::var("NAV_CRASH_DIR").expect("NAV_CRASH_DIR names the engine directory");
     let run: u64 = std::env::var("NAV_CRASH_RUN").unwrap().parse().unwrap();
-    let engine = SearchEngine::open_with(&dir, embedder(), config()).await.unwrap();
+    let engine = SearchEngine::open_with(&dir, embedder(), config())
+        .await
+        .unwrap();
     let mut out = std::io::stdout();
     writeln!(out, "READY").unwrap();
     out.flush().unwrap();
@@ -48,7 +53,9 @@ async fn crash_writer() {
 
 /// A small deterministic generator for the kill delays (reproducible runs).
 fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     *state >> 33
 }
 
@@ -60,7 +67,13 @@ async fn kill_9_during_bulk_indexing_loses_nothing() {
     let log = dir.path().join("writer.log");
     for run in 0..RUNS {
         let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--ignored", "--exact", "crash_writer", "--nocapture", "--test-threads=1"])
+            .args([
+                "--ignored",
+                "--exact",
+                "crash_writer",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("NAV_CRASH_DIR", dir.path())
             .env("NAV_CRASH_RUN", run.to_string())
             .stdout(Stdio::piped())
@@ -81,10 +94,12 @@ async fn kill_9_during_bulk_indexing_loses_nothing() {
         let started = Instant::now();
         let mut lines = Vec::new();
         while !lines.iter().any(|l: &String| l.ends_with("READY")) {
-            let l = rx.recv_timeout(Duration::from_secs(120)).unwrap_or_else(|e| {
-                let log = std::fs::read_to_string(&log).unwrap_or_default();
-                panic!("run {run}: the writer did not start ({e}): {lines:?}\n{log}")
-            });
+            let l = rx
+                .recv_timeout(Duration::from_secs(120))
+                .unwrap_or_else(|e| {
+                    let log = std::fs::read_to_string(&log).unwrap_or_default();
+                    panic!("run {run}: the writer did not start ({e}): {lines:?}\n{log}")
+                });
             lines.push(l);
         }
         let delay = Duration::from_millis(next(&mut rng) % 1500);
@@ -102,10 +117,15 @@ async fn kill_9_during_bulk_indexing_loses_nothing() {
         acked.extend((0..last_ack).map(|n| (run, n)));
         assert!(started.elapsed() < Duration::from_secs(300));
 
-        let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
+        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+            .await
+            .unwrap();
         for &(r, n) in &acked {
             let id = format!("crash_{r}_{n}");
-            assert!(engine.item(&id).unwrap().is_some(), "run {run}: {id} lost from the store");
+            assert!(
+                engine.item(&id).unwrap().is_some(),
+                "run {run}: {id} lost from the store"
+            );
             let page = engine
                 .search(
                     &SearchRequest::new(format!("k{r}n{n}"))
@@ -114,7 +134,12 @@ async fn kill_9_during_bulk_indexing_loses_nothing() {
                 )
                 .await
                 .unwrap();
-            assert_eq!(page.results.len(), 1, "run {run}: {id} keyword hits {:?}", page.results);
+            assert_eq!(
+                page.results.len(),
+                1,
+                "run {run}: {id} keyword hits {:?}",
+                page.results
+            );
             assert_eq!(page.results[0].item_id, id);
         }
         // Vectors: the newest acknowledged items are found by their own text.
@@ -129,15 +154,28 @@ async fn kill_9_during_bulk_indexing_loses_nothing() {
                 )
                 .await
                 .unwrap();
-            assert!(page.results.iter().any(|h| h.item_id == it.id), "run {run}: {} not found by meaning", it.id);
+            assert!(
+                page.results.iter().any(|h| h.item_id == it.id),
+                "run {run}: {} not found by meaning",
+                it.id
+            );
         }
         // Nothing half-written: every stored item is searchable and the counts agree.
         let all = engine
-            .search(&SearchRequest::new("crash note").unwrap().mode(SearchMode::Keyword).limit(1))
+            .search(
+                &SearchRequest::new("crash note")
+                    .unwrap()
+                    .mode(SearchMode::Keyword)
+                    .limit(1),
+            )
             .await
             .unwrap();
         assert_eq!(all.total_results as usize, engine.len(), "run {run}");
         assert!(engine.len() >= acked.len());
     }
-    assert!(acked.len() > 20, "the writers acknowledged too little to test: {}", acked.len());
+    assert!(
+        acked.len() > 20,
+        "the writers acknowledged too little to test: {}",
+        acked.len()
+    );
 }

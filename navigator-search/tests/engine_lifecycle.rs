@@ -9,17 +9,38 @@ use navigator_search::{Error, RedbStore, SearchEngine};
 use std::sync::Arc;
 
 fn item(id: &str, title: &str, body: &str) -> Item {
-    Item::new(id, ItemType::Resource, title, now() - chrono::Duration::days(3))
-        .unwrap()
-        .with_body(body)
+    Item::new(
+        id,
+        ItemType::Resource,
+        title,
+        now() - chrono::Duration::days(3),
+    )
+    .unwrap()
+    .with_body(body)
 }
 
 fn corpus() -> Vec<Item> {
     vec![
-        item("r1", "Sourdough starter", "Feed the starter with rye flour twice a day."),
-        item("r2", "Bike maintenance", "Chain lubrication and brake pad replacement."),
-        item("r3", "Tax deadlines", "File the annual tax return before the end of July."),
-        item("r4", "Garden watering", "Water tomatoes in the early morning during heat waves."),
+        item(
+            "r1",
+            "Sourdough starter",
+            "Feed the starter with rye flour twice a day.",
+        ),
+        item(
+            "r2",
+            "Bike maintenance",
+            "Chain lubrication and brake pad replacement.",
+        ),
+        item(
+            "r3",
+            "Tax deadlines",
+            "File the annual tax return before the end of July.",
+        ),
+        item(
+            "r4",
+            "Garden watering",
+            "Water tomatoes in the early morning during heat waves.",
+        ),
     ]
 }
 
@@ -37,10 +58,19 @@ async fn top(engine: &SearchEngine, q: &str, mode: SearchMode) -> Vec<String> {
 #[tokio::test]
 async fn empty_index_answers_every_mode_with_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
     assert!(engine.is_empty());
-    for mode in [SearchMode::Hybrid, SearchMode::Semantic, SearchMode::Keyword] {
-        let page = engine.search(&SearchRequest::new("anything").unwrap().mode(mode)).await.unwrap();
+    for mode in [
+        SearchMode::Hybrid,
+        SearchMode::Semantic,
+        SearchMode::Keyword,
+    ] {
+        let page = engine
+            .search(&SearchRequest::new("anything").unwrap().mode(mode))
+            .await
+            .unwrap();
         assert!(page.results.is_empty());
         assert_eq!(page.total_results, 0);
     }
@@ -50,23 +80,41 @@ async fn empty_index_answers_every_mode_with_nothing() {
 #[tokio::test]
 async fn upsert_update_delete_and_access() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
     let mut seen = Vec::new();
-    engine.bulk_load(&corpus(), |p| seen.push((p.done, p.total))).await.unwrap();
+    engine
+        .bulk_load(&corpus(), |p| seen.push((p.done, p.total)))
+        .await
+        .unwrap();
     assert_eq!(seen.last(), Some(&(4, 4)));
-    assert_eq!(top(&engine, "bicycle repair", SearchMode::Semantic).await[0], "r2");
+    assert_eq!(
+        top(&engine, "bicycle repair", SearchMode::Semantic).await[0],
+        "r2"
+    );
 
-    let mut changed = item("r2", "Bike maintenance", "Notes moved to the workshop binder.");
+    let mut changed = item(
+        "r2",
+        "Bike maintenance",
+        "Notes moved to the workshop binder.",
+    );
     changed.tags = vec!["workshop".into()];
     engine.upsert(&[changed]).await.unwrap();
     let k = top(&engine, "brake", SearchMode::Keyword).await;
     assert!(k.is_empty(), "the old body is no longer indexed: {k:?}");
-    assert_eq!(top(&engine, "workshop", SearchMode::Keyword).await, vec!["r2"]);
+    assert_eq!(
+        top(&engine, "workshop", SearchMode::Keyword).await,
+        vec!["r2"]
+    );
     assert_eq!(engine.len(), 4);
 
     assert!(engine.delete("r3").unwrap());
     assert!(!engine.delete("r3").unwrap());
-    assert!(top(&engine, "tax return", SearchMode::Hybrid).await.iter().all(|id| id != "r3"));
+    assert!(top(&engine, "tax return", SearchMode::Hybrid)
+        .await
+        .iter()
+        .all(|id| id != "r3"));
 
     assert_eq!(engine.record_access("r1").unwrap(), 1);
     assert_eq!(engine.record_access("r1").unwrap(), 2);
@@ -78,7 +126,9 @@ async fn upsert_update_delete_and_access() {
 #[tokio::test]
 async fn access_frequency_raises_hybrid_relevance() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
     engine.bulk_load(&corpus(), |_| {}).await.unwrap();
     let req = SearchRequest::new("sourdough").unwrap();
     let before = engine.search(&req).await.unwrap().results[0].relevance_score;
@@ -93,32 +143,54 @@ async fn access_frequency_raises_hybrid_relevance() {
 async fn reopening_keeps_everything_and_rebuilds_lost_indexes() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
+        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+            .await
+            .unwrap();
         engine.bulk_load(&corpus(), |_| {}).await.unwrap();
     }
     {
-        let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
+        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+            .await
+            .unwrap();
         assert_eq!(engine.len(), 4);
-        assert_eq!(top(&engine, "sourdough", SearchMode::Keyword).await, vec!["r1"]);
+        assert_eq!(
+            top(&engine, "sourdough", SearchMode::Keyword).await,
+            vec!["r1"]
+        );
     }
     // Both derived indexes lost: rebuilt from the store on open.
     std::fs::remove_dir_all(dir.path().join("keyword")).unwrap();
     std::fs::remove_file(dir.path().join("vectors.usearch")).unwrap();
-    let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
-    assert_eq!(top(&engine, "sourdough", SearchMode::Keyword).await, vec!["r1"]);
-    assert_eq!(top(&engine, "bicycle repair", SearchMode::Semantic).await[0], "r2");
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
+    assert_eq!(
+        top(&engine, "sourdough", SearchMode::Keyword).await,
+        vec!["r1"]
+    );
+    assert_eq!(
+        top(&engine, "bicycle repair", SearchMode::Semantic).await[0],
+        "r2"
+    );
 }
 
 #[tokio::test]
 async fn a_corrupt_vector_file_is_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
+        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+            .await
+            .unwrap();
         engine.bulk_load(&corpus(), |_| {}).await.unwrap();
     }
     std::fs::write(dir.path().join("vectors.usearch"), b"garbage").unwrap();
-    let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
-    assert_eq!(top(&engine, "bicycle repair", SearchMode::Semantic).await[0], "r2");
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
+    assert_eq!(
+        top(&engine, "bicycle repair", SearchMode::Semantic).await[0],
+        "r2"
+    );
 }
 
 #[tokio::test]
@@ -129,49 +201,93 @@ async fn items_written_through_the_plain_store_are_embedded_on_open() {
         store.put_items(&corpus()).await.unwrap();
         assert_eq!(store.count_items().await.unwrap(), 4);
     }
-    let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
-    assert_eq!(top(&engine, "growing vegetables", SearchMode::Semantic).await[0], "r4");
-    assert_eq!(top(&engine, "garden", SearchMode::Keyword).await, vec!["r4"]);
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
+    assert_eq!(
+        top(&engine, "growing vegetables", SearchMode::Semantic).await[0],
+        "r4"
+    );
+    assert_eq!(
+        top(&engine, "garden", SearchMode::Keyword).await,
+        vec!["r4"]
+    );
 }
 
 #[tokio::test]
 async fn bad_input_is_a_typed_error_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap();
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
     let mut bad = item("bad", "Bad", "updated before created");
     bad.updated_at = bad.created_at - chrono::Duration::days(1);
-    let err = engine.bulk_load(&[corpus()[0].clone(), bad], |_| {}).await.unwrap_err();
-    assert!(matches!(&err, Error::Core(e) if e.field() == Some("updatedAt")), "{err}");
+    let err = engine
+        .bulk_load(&[corpus()[0].clone(), bad], |_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Core(e) if e.field() == Some("updatedAt")),
+        "{err}"
+    );
     assert!(engine.is_empty());
 
     let mut wrong_place = item("wp", "Misplaced", "");
     wrong_place.category = navigator_core::Category::Archive;
     let err = engine.upsert(&[wrong_place]).await.unwrap_err();
-    assert!(matches!(&err, Error::Core(e) if e.field() == Some("category")), "{err}");
+    assert!(
+        matches!(&err, Error::Core(e) if e.field() == Some("category")),
+        "{err}"
+    );
 
     let err = engine
         .upsert_with_vectors(&corpus()[..1], &[vec![0.5; 3]])
         .unwrap_err();
-    assert!(matches!(err, Error::Dimensions { expected: 384, got: 3, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::Dimensions {
+                expected: 384,
+                got: 3,
+                ..
+            }
+        ),
+        "{err}"
+    );
 
     let mut req = SearchRequest::new("x").unwrap();
     req.limit = 0;
     let err = engine.search(&req).await.unwrap_err();
     assert_eq!(err.field(), Some("limit"));
     req.limit = 51;
-    assert_eq!(engine.search(&req).await.unwrap_err().field(), Some("limit"));
+    assert_eq!(
+        engine.search(&req).await.unwrap_err().field(),
+        Some("limit")
+    );
     let mut req = SearchRequest::new("x").unwrap();
     req.query = "  ".into();
-    assert_eq!(engine.search(&req).await.unwrap_err().field(), Some("query"));
+    assert_eq!(
+        engine.search(&req).await.unwrap_err().field(),
+        Some("query")
+    );
     let mut req = SearchRequest::new("x").unwrap();
     req.categories = Some(vec![]);
-    assert_eq!(engine.search(&req).await.unwrap_err().field(), Some("categories"));
+    assert_eq!(
+        engine.search(&req).await.unwrap_err().field(),
+        Some("categories")
+    );
     let mut req = SearchRequest::new("x").unwrap();
     req.filters = Some(navigator_core::SearchFilters {
-        date_range: Some(navigator_core::DateRange { start: Some(now()), end: Some(now() - chrono::Duration::days(1)) }),
+        date_range: Some(navigator_core::DateRange {
+            start: Some(now()),
+            end: Some(now() - chrono::Duration::days(1)),
+        }),
         ..Default::default()
     });
-    assert_eq!(engine.search(&req).await.unwrap_err().field(), Some("filters.dateRange"));
+    assert_eq!(
+        engine.search(&req).await.unwrap_err().field(),
+        Some("filters.dateRange")
+    );
     let err = engine
         .search_with_vector(&SearchRequest::new("x").unwrap(), None)
         .unwrap_err();
@@ -181,13 +297,21 @@ async fn bad_input_is_a_typed_error_and_writes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn searches_stay_correct_while_another_thread_indexes() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Arc::new(SearchEngine::open_with(dir.path(), embedder(), config()).await.unwrap());
+    let engine = Arc::new(
+        SearchEngine::open_with(dir.path(), embedder(), config())
+            .await
+            .unwrap(),
+    );
     engine.bulk_load(&corpus(), |_| {}).await.unwrap();
     let writer = {
         let engine = engine.clone();
         tokio::spawn(async move {
             for i in 0..30 {
-                let it = item(&format!("n{i}"), &format!("Meeting note {i}"), "Weekly sync about the roadmap.");
+                let it = item(
+                    &format!("n{i}"),
+                    &format!("Meeting note {i}"),
+                    "Weekly sync about the roadmap.",
+                );
                 engine.upsert(&[it]).await.unwrap();
             }
         })
@@ -200,7 +324,12 @@ async fn searches_stay_correct_while_another_thread_indexes() {
             .unwrap();
         assert_eq!(page.results[0].item_id, "r1");
         let notes = engine
-            .search(&SearchRequest::new("meeting note").unwrap().mode(SearchMode::Keyword).limit(50))
+            .search(
+                &SearchRequest::new("meeting note")
+                    .unwrap()
+                    .mode(SearchMode::Keyword)
+                    .limit(50),
+            )
             .await
             .unwrap();
         // Every hit is a fully indexed item: it has a stored body and a snippet.
@@ -209,7 +338,12 @@ async fn searches_stay_correct_while_another_thread_indexes() {
     }
     writer.await.unwrap();
     let notes = engine
-        .search(&SearchRequest::new("meeting note").unwrap().mode(SearchMode::Keyword).limit(50))
+        .search(
+            &SearchRequest::new("meeting note")
+                .unwrap()
+                .mode(SearchMode::Keyword)
+                .limit(50),
+        )
         .await
         .unwrap();
     assert_eq!(notes.results.len(), 30);

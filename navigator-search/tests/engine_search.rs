@@ -23,19 +23,30 @@ async fn quarterly_report_finds_project_task_and_template() {
         assert!(top.contains(&id), "{id} not in top 5: {top:?}");
     }
     assert!(page.embedding_used);
-    let hit = page.results.iter().find(|r| r.item_id == "task_q4_1").unwrap();
+    let hit = page
+        .results
+        .iter()
+        .find(|r| r.item_id == "task_q4_1")
+        .unwrap();
     let snippet = hit.snippet.as_deref().unwrap();
     assert!(snippet.to_lowercase().contains("quarterly"), "{snippet}");
     assert!(snippet.chars().count() <= 150);
     assert_eq!(hit.matched_field.as_deref(), Some("body"));
-    assert_eq!(hit.metadata.as_ref().unwrap().parent_id.as_deref(), Some("proj_q4"));
+    assert_eq!(
+        hit.metadata.as_ref().unwrap().parent_id.as_deref(),
+        Some("proj_q4")
+    );
 }
 
 #[tokio::test]
 async fn the_designer_from_techconf_is_found_by_meaning() {
     for mode in [SearchMode::Hybrid, SearchMode::Semantic] {
         let page = kb_engine()
-            .search(&SearchRequest::new("the designer from TechConf").unwrap().mode(mode))
+            .search(
+                &SearchRequest::new("the designer from TechConf")
+                    .unwrap()
+                    .mode(mode),
+            )
             .await
             .unwrap();
         assert_eq!(ids(&page)[0], "contact_jane", "{mode:?}: {:?}", ids(&page));
@@ -50,7 +61,11 @@ async fn the_designer_from_techconf_is_found_by_meaning() {
         )
         .await
         .unwrap();
-    assert!(ids(&page).iter().take(3).any(|id| *id == "contact_jane"), "{:?}", ids(&page));
+    assert!(
+        ids(&page).iter().take(3).any(|id| *id == "contact_jane"),
+        "{:?}",
+        ids(&page)
+    );
 }
 
 #[tokio::test]
@@ -63,7 +78,11 @@ async fn legacy_migration_is_archived_and_excluded_on_request() {
     assert_eq!(ids(&page)[0], "archived_proj_legacy");
     assert_eq!(page.results[0].item_type, ItemType::ArchivedProject);
     let page = engine
-        .search(&SearchRequest::new("legacy migration").unwrap().include_archived(false))
+        .search(
+            &SearchRequest::new("legacy migration")
+                .unwrap()
+                .include_archived(false),
+        )
         .await
         .unwrap();
     assert!(page.results.iter().all(|r| r.category != Category::Archive));
@@ -73,16 +92,28 @@ async fn legacy_migration_is_archived_and_excluded_on_request() {
 async fn scope_status_parent_and_dates_filter() {
     let engine = kb_engine();
     let page = engine
-        .search(&SearchRequest::new("development goals").unwrap().categories([Category::Area]))
+        .search(
+            &SearchRequest::new("development goals")
+                .unwrap()
+                .categories([Category::Area]),
+        )
         .await
         .unwrap();
     assert!(!page.results.is_empty());
     assert!(page.results.iter().all(|r| r.category == Category::Area));
     assert_eq!(ids(&page)[0], "area_career", "{:?}", ids(&page));
 
-    let parent = SearchFilters { parent_id: Some("proj_phoenix".into()), ..Default::default() };
+    let parent = SearchFilters {
+        parent_id: Some("proj_phoenix".into()),
+        ..Default::default()
+    };
     let page = engine
-        .search(&SearchRequest::new("phoenix").unwrap().filters(parent).limit(50))
+        .search(
+            &SearchRequest::new("phoenix")
+                .unwrap()
+                .filters(parent)
+                .limit(50),
+        )
         .await
         .unwrap();
     assert!(page.results.len() >= 5);
@@ -92,7 +123,10 @@ async fn scope_status_parent_and_dates_filter() {
         .all(|r| r.metadata.as_ref().unwrap().parent_id.as_deref() == Some("proj_phoenix")));
 
     // Words nearly every body contains, so the filter alone decides what comes back.
-    let status = SearchFilters { status: Some("done".into()), ..Default::default() };
+    let status = SearchFilters {
+        status: Some("done".into()),
+        ..Default::default()
+    };
     let page = engine
         .search(
             &SearchRequest::new("the and to for")
@@ -113,7 +147,10 @@ async fn scope_status_parent_and_dates_filter() {
         start: Some("2026-10-01T00:00:00Z".parse().unwrap()),
         end: Some("2026-10-31T23:59:59Z".parse().unwrap()),
     };
-    let f = SearchFilters { date_range: Some(october.clone()), ..Default::default() };
+    let f = SearchFilters {
+        date_range: Some(october.clone()),
+        ..Default::default()
+    };
     let page = engine
         .search(&SearchRequest::new("design doc").unwrap().filters(f))
         .await
@@ -129,7 +166,12 @@ async fn scope_status_parent_and_dates_filter() {
 async fn keyword_mode_needs_no_embedding_and_pages_consistently() {
     let engine = kb_engine();
     let all = engine
-        .search(&SearchRequest::new("project review plan team").unwrap().mode(SearchMode::Keyword).limit(50))
+        .search(
+            &SearchRequest::new("project review plan team")
+                .unwrap()
+                .mode(SearchMode::Keyword)
+                .limit(50),
+        )
         .await
         .unwrap();
     assert!(!all.embedding_used);
@@ -152,14 +194,27 @@ async fn keyword_mode_needs_no_embedding_and_pages_consistently() {
 #[tokio::test]
 async fn scores_are_bounded_sorted_and_deterministic() {
     let engine = kb_engine();
-    for mode in [SearchMode::Hybrid, SearchMode::Semantic, SearchMode::Keyword] {
-        let req = SearchRequest::new("budget savings plan").unwrap().mode(mode).limit(20);
+    for mode in [
+        SearchMode::Hybrid,
+        SearchMode::Semantic,
+        SearchMode::Keyword,
+    ] {
+        let req = SearchRequest::new("budget savings plan")
+            .unwrap()
+            .mode(mode)
+            .limit(20);
         let a = engine.search(&req).await.unwrap();
         let b = engine.search(&req).await.unwrap();
         assert_eq!(a, b, "{mode:?}");
         assert!(!a.results.is_empty(), "{mode:?}");
-        assert!(a.results.iter().all(|r| (0.0..=1.0).contains(&r.relevance_score)));
-        assert!(a.results.windows(2).all(|w| w[0].relevance_score >= w[1].relevance_score));
+        assert!(a
+            .results
+            .iter()
+            .all(|r| (0.0..=1.0).contains(&r.relevance_score)));
+        assert!(a
+            .results
+            .windows(2)
+            .all(|w| w[0].relevance_score >= w[1].relevance_score));
     }
 }
 
@@ -186,33 +241,57 @@ async fn query_syntax_is_plain_text() {
         "))((",
     ] {
         for mode in [SearchMode::Keyword, SearchMode::Hybrid] {
-            let r = engine.search(&SearchRequest::new(q).unwrap().mode(mode)).await;
+            let r = engine
+                .search(&SearchRequest::new(q).unwrap().mode(mode))
+                .await;
             assert!(r.is_ok(), "{q:?} {mode:?}: {r:?}");
         }
     }
     // The field syntax is not interpreted: only items containing the words match.
     let page = engine
-        .search(&SearchRequest::new("category:archive").unwrap().mode(SearchMode::Keyword))
+        .search(
+            &SearchRequest::new("category:archive")
+                .unwrap()
+                .mode(SearchMode::Keyword),
+        )
         .await
         .unwrap();
     assert!(page.results.iter().all(|r| r.category == Category::Archive
         || r.title.to_lowercase().contains("archive")
-        || r.snippet.as_deref().unwrap_or("").to_lowercase().contains("archive")
-        || r.snippet.as_deref().unwrap_or("").to_lowercase().contains("categor")));
+        || r.snippet
+            .as_deref()
+            .unwrap_or("")
+            .to_lowercase()
+            .contains("archive")
+        || r.snippet
+            .as_deref()
+            .unwrap_or("")
+            .to_lowercase()
+            .contains("categor")));
 }
 
 #[tokio::test]
 async fn the_narrow_service_methods_work() {
     let engine = kb_engine();
     let hits = engine
-        .search_multiple("half marathon", &[Category::Project, Category::Area], 5, SearchMode::Hybrid)
+        .search_multiple(
+            "half marathon",
+            &[Category::Project, Category::Area],
+            5,
+            SearchMode::Hybrid,
+        )
         .await
         .unwrap();
     assert_eq!(hits[0].item_id, "proj_half_marathon");
-    assert!(hits.iter().all(|h| matches!(h.category, Category::Project | Category::Area)));
+    assert!(hits
+        .iter()
+        .all(|h| matches!(h.category, Category::Project | Category::Area)));
     let v = engine.vector_search("running shoes", 3).await.unwrap();
     assert!(!v.is_empty() && v.len() <= 3);
-    let k = engine.keyword_search("kitchen", Some(&[Category::Project]), 10).await.unwrap();
+    let k = engine
+        .keyword_search("kitchen", Some(&[Category::Project]), 10)
+        .await
+        .unwrap();
     assert!(k.iter().any(|h| h.item_id == "proj_kitchen"));
     assert!(k.iter().all(|h| h.category == Category::Project));
 }
@@ -221,7 +300,13 @@ async fn the_narrow_service_methods_work() {
 async fn exact_ids_and_titles_are_found_for_navigation() {
     let engine = kb_engine();
     let t = engine.find_exact("proj_phoenix").unwrap();
-    assert_eq!((t.item_id.as_str(), t.item_type), ("proj_phoenix", ItemType::Project));
-    assert_eq!(engine.find_exact("project  PHOENIX").unwrap().item_id, "proj_phoenix");
+    assert_eq!(
+        (t.item_id.as_str(), t.item_type),
+        ("proj_phoenix", ItemType::Project)
+    );
+    assert_eq!(
+        engine.find_exact("project  PHOENIX").unwrap().item_id,
+        "proj_phoenix"
+    );
     assert_eq!(engine.find_exact("proj_does_not_exist"), None);
 }

@@ -13,7 +13,12 @@ fn agent() -> NavigatorAgent {
 }
 
 fn top_ids(r: &NavigatorResponse, n: usize) -> Vec<&str> {
-    r.results.iter().flatten().take(n).map(|h| h.item_id.as_str()).collect()
+    r.results
+        .iter()
+        .flatten()
+        .take(n)
+        .map(|h| h.item_id.as_str())
+        .collect()
 }
 
 /// Every answer survives the wire: serialised and parsed back with validation.
@@ -43,7 +48,10 @@ async fn the_designer_from_techconf() {
     let r = agent().ask("the designer from TechConf").await.unwrap();
     round_trip(&r);
     assert_eq!(r.action, Action::SearchResults);
-    assert_eq!(r.search_metadata.as_ref().unwrap().query, "the designer from TechConf");
+    assert_eq!(
+        r.search_metadata.as_ref().unwrap().query,
+        "the designer from TechConf"
+    );
     assert_eq!(top_ids(&r, 1), vec!["contact_jane"]);
 }
 
@@ -52,9 +60,17 @@ async fn legacy_migration_comes_with_a_restore_hint() {
     let r = agent().ask("legacy migration").await.unwrap();
     round_trip(&r);
     let first = &r.results.as_ref().unwrap()[0];
-    assert_eq!((first.item_id.as_str(), first.item_type), ("archived_proj_legacy", ItemType::ArchivedProject));
+    assert_eq!(
+        (first.item_id.as_str(), first.item_type),
+        ("archived_proj_legacy", ItemType::ArchivedProject)
+    );
     let hints = r.suggestions.unwrap();
-    assert!(hints.iter().any(|h| h.contains("Legacy System Migration") && h.contains("restore")), "{hints:?}");
+    assert!(
+        hints
+            .iter()
+            .any(|h| h.contains("Legacy System Migration") && h.contains("restore")),
+        "{hints:?}"
+    );
 }
 
 #[tokio::test]
@@ -62,12 +78,18 @@ async fn in_my_archive_scopes_to_the_archive() {
     let r = agent().ask("migration in my archive").await.unwrap();
     let meta = r.search_metadata.as_ref().unwrap();
     assert_eq!(meta.categories_searched, vec![Category::Archive]);
-    assert!(r.results.unwrap().iter().all(|h| h.category == Category::Archive));
+    assert!(r
+        .results
+        .unwrap()
+        .iter()
+        .all(|h| h.category == Category::Archive));
 }
 
 #[tokio::test]
 async fn development_goals_scoped_to_areas() {
-    let req = SearchRequest::new("development goals").unwrap().categories([Category::Area]);
+    let req = SearchRequest::new("development goals")
+        .unwrap()
+        .categories([Category::Area]);
     let r = agent().handle(&req).await.unwrap();
     round_trip(&r);
     assert_eq!(r.action, Action::SearchResults);
@@ -78,7 +100,10 @@ async fn development_goals_scoped_to_areas() {
 
 #[tokio::test]
 async fn that_design_doc_from_last_month() {
-    let r = agent().ask("that design doc from last month").await.unwrap();
+    let r = agent()
+        .ask("that design doc from last month")
+        .await
+        .unwrap();
     round_trip(&r);
     assert_eq!(r.action, Action::SearchResults);
     assert_eq!(top_ids(&r, 1), vec!["res_design_doc_search"]);
@@ -89,14 +114,19 @@ async fn that_design_doc_from_last_month() {
 
 #[tokio::test]
 async fn nonsense_gets_no_results_with_suggestions() {
-    let req = SearchRequest::new("xqzvbnm plortwex").unwrap().include_archived(false);
+    let req = SearchRequest::new("xqzvbnm plortwex")
+        .unwrap()
+        .include_archived(false);
     let r = agent().handle(&req).await.unwrap();
     round_trip(&r);
     assert_eq!(r.action, Action::NoResults);
     assert_eq!(r.results.as_deref(), Some(&[][..]));
     let s = r.suggestions.unwrap();
     assert!(s.len() >= 3, "{s:?}");
-    assert!(s.iter().any(|x| x.to_lowercase().contains("archive")), "{s:?}");
+    assert!(
+        s.iter().any(|x| x.to_lowercase().contains("archive")),
+        "{s:?}"
+    );
 }
 
 #[tokio::test]
@@ -115,10 +145,15 @@ async fn exact_title_or_id_navigates() {
         round_trip(&r);
         assert_eq!(r.action, Action::Navigate, "{q}");
         let t = r.navigation_target.unwrap();
-        assert_eq!((t.item_id.as_str(), t.category), ("proj_phoenix", Category::Project));
+        assert_eq!(
+            (t.item_id.as_str(), t.category),
+            ("proj_phoenix", Category::Project)
+        );
     }
     // Scoped away from the item: searched, not navigated.
-    let req = SearchRequest::new("Project Phoenix").unwrap().categories([Category::Archive]);
+    let req = SearchRequest::new("Project Phoenix")
+        .unwrap()
+        .categories([Category::Archive]);
     assert_ne!(agent().handle(&req).await.unwrap().action, Action::Navigate);
     // An unknown id is not a navigation target.
     let r = agent().ask("proj_unknown_42").await.unwrap();
@@ -140,15 +175,24 @@ mod with_llm {
             ],
         ));
         let agent = agent().with_llm(llm.clone());
-        let r = agent.ask("that design doc I worked on in october").await.unwrap();
+        let r = agent
+            .ask("that design doc I worked on in october")
+            .await
+            .unwrap();
         assert_eq!(top_ids(&r, 1), vec!["res_design_doc_search"]);
         let filters = r.search_metadata.unwrap().filters.unwrap();
         assert_eq!(filters["dateRange.start"], "2026-10-01T00:00:00+00:00");
         let requests = llm.requests();
         assert_eq!(requests.len(), 2);
         let system = requests[0].system_text();
-        assert!(system.contains("Navigator") && system.contains("2026-11-21"), "{system}");
-        assert!(requests[1].messages.iter().any(|m| m.content.contains("after")));
+        assert!(
+            system.contains("Navigator") && system.contains("2026-11-21"),
+            "{system}"
+        );
+        assert!(requests[1]
+            .messages
+            .iter()
+            .any(|m| m.content.contains("after")));
     }
 
     #[tokio::test]
@@ -157,7 +201,11 @@ mod with_llm {
             "scripted",
             [r#"{"query": "migration", "categories": ["archive"]}"#],
         ));
-        let r = agent().with_llm(llm).ask("the migration we shelved").await.unwrap();
+        let r = agent()
+            .with_llm(llm)
+            .ask("the migration we shelved")
+            .await
+            .unwrap();
         let meta = r.search_metadata.as_ref().unwrap();
         assert_eq!(meta.categories_searched, vec![Category::Archive]);
         assert_eq!(top_ids(&r, 1), vec!["archived_proj_legacy"]);
@@ -165,8 +213,15 @@ mod with_llm {
 
     #[tokio::test]
     async fn a_failing_llm_falls_back_to_the_rules() {
-        let llm = Arc::new(ScriptedLlm::from_texts("scripted", ["not json", "still not", "nope"]));
-        let r = agent().with_llm(llm).ask("that design doc from last month").await.unwrap();
+        let llm = Arc::new(ScriptedLlm::from_texts(
+            "scripted",
+            ["not json", "still not", "nope"],
+        ));
+        let r = agent()
+            .with_llm(llm)
+            .ask("that design doc from last month")
+            .await
+            .unwrap();
         assert_eq!(top_ids(&r, 1), vec!["res_design_doc_search"]);
     }
 }

@@ -12,7 +12,11 @@ use navigator_core::{ChatRequest, Extractor, Llm, SystemBlock, Template, Vars};
 const MAX_TOKENS: u32 = 300;
 
 /// Asks `llm` what `text` means, "today" being `now`.
-pub(crate) async fn understand(llm: &dyn Llm, text: &str, now: DateTime<Utc>) -> Result<UnderstoodQuery> {
+pub(crate) async fn understand(
+    llm: &dyn Llm,
+    text: &str,
+    now: DateTime<Utc>,
+) -> Result<UnderstoodQuery> {
     let template = Template::parse("navigator", NAVIGATOR_TEMPLATE)?;
     let system = template.render(&Vars::new().set("today", now.date_naive().to_string()))?;
     let request = ChatRequest::new(text)

@@ -17,7 +17,10 @@ pub(crate) fn no_results_suggestions<'v>(
     let mut out = Vec::new();
     let words: Vec<String> = searched_query
         .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
         .filter(|w| !w.is_empty())
         .collect();
     if let Some(fixed) = respell(&words, vocabulary) {
@@ -33,17 +36,26 @@ pub(crate) fn no_results_suggestions<'v>(
             .map(|c| c.as_str())
             .collect();
         if !others.is_empty() {
-            out.push(format!("Search the other categories too: {}", others.join(", ")));
+            out.push(format!(
+                "Search the other categories too: {}",
+                others.join(", ")
+            ));
         }
     }
     if let Some(f) = request.filters.as_ref().filter(|f| !f.is_empty()) {
         let names: Vec<String> = f.to_map().into_keys().collect();
-        out.push(format!("Remove the filters ({}) to widen the search", names.join(", ")));
+        out.push(format!(
+            "Remove the filters ({}) to widen the search",
+            names.join(", ")
+        ));
     }
     if words.len() > 1 {
         out.push(format!(
             "Use fewer or broader terms, e.g. \"{}\"",
-            words.iter().max_by_key(|w| w.len()).map_or("", |w| w.as_str())
+            words
+                .iter()
+                .max_by_key(|w| w.len())
+                .map_or("", |w| w.as_str())
         ));
     }
     for general in [

@@ -41,7 +41,6 @@ const SCOPES: &[(&str, Category)] = &[
     ("in resources", Category::Resource),
 ];
 
-
 impl QueryUnderstanding {
     /// Understands `text` relative to `now`.
     ///
@@ -54,7 +53,13 @@ impl QueryUnderstanding {
     /// assert_eq!(r.start.unwrap().to_rfc3339(), "2026-10-01T00:00:00+00:00");
     /// ```
     pub fn understand(&self, text: &str, now: DateTime<Utc>) -> UnderstoodQuery {
-        let mut rest = format!(" {} ", text.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" "));
+        let mut rest = format!(
+            " {} ",
+            text.to_lowercase()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         let mut categories = None;
         for (phrase, cat) in SCOPES {
             if let Some(stripped) = strip_phrase(&rest, phrase) {
@@ -75,7 +80,11 @@ impl QueryUnderstanding {
         // phrases better than keyword lists, and BM25 gives filler words little weight.
         let kept = rest.split_whitespace().collect::<Vec<_>>().join(" ");
         // A query made only of a phrase is searched as written rather than emptied.
-        let query = if kept.is_empty() { text.trim().to_string() } else { kept };
+        let query = if kept.is_empty() {
+            text.trim().to_string()
+        } else {
+            kept
+        };
         UnderstoodQuery {
             query,
             categories,
@@ -86,9 +95,9 @@ impl QueryUnderstanding {
 
 fn strip_phrase(haystack: &str, phrase: &str) -> Option<String> {
     let needle = format!(" {phrase} ");
-    haystack.find(&needle).map(|i| {
-        format!("{} {}", &haystack[..i], &haystack[i + needle.len()..])
-    })
+    haystack
+        .find(&needle)
+        .map(|i| format!("{} {}", &haystack[..i], &haystack[i + needle.len()..]))
 }
 
 fn day_start(d: NaiveDate) -> DateTime<Utc> {
@@ -112,16 +121,30 @@ fn time_phrases(now: DateTime<Utc>) -> Vec<(&'static str, DateRange)> {
     let today = now.date_naive();
     let (y, m) = (today.year(), today.month());
     let this_month = month_start(y, m);
-    let last_month = if m == 1 { month_start(y - 1, 12) } else { month_start(y, m - 1) };
-    let next_month = if m == 12 { month_start(y + 1, 1) } else { month_start(y, m + 1) };
+    let last_month = if m == 1 {
+        month_start(y - 1, 12)
+    } else {
+        month_start(y, m - 1)
+    };
+    let next_month = if m == 12 {
+        month_start(y + 1, 1)
+    } else {
+        month_start(y, m + 1)
+    };
     let week_start = today - Duration::days(i64::from(today.weekday().num_days_from_monday()));
     let tomorrow = today + Duration::days(1);
     vec![
         ("from last month", range(last_month, this_month)),
         ("last month", range(last_month, this_month)),
         ("this month", range(this_month, next_month)),
-        ("from last week", range(week_start - Duration::days(7), week_start)),
-        ("last week", range(week_start - Duration::days(7), week_start)),
+        (
+            "from last week",
+            range(week_start - Duration::days(7), week_start),
+        ),
+        (
+            "last week",
+            range(week_start - Duration::days(7), week_start),
+        ),
         ("this week", range(week_start, tomorrow)),
         ("from yesterday", range(today - Duration::days(1), today)),
         ("yesterday", range(today - Duration::days(1), today)),
@@ -138,7 +161,9 @@ mod tests {
     use super::*;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2026-11-21T10:00:00Z").unwrap().to_utc()
+        DateTime::parse_from_rfc3339("2026-11-21T10:00:00Z")
+            .unwrap()
+            .to_utc()
     }
 
     #[test]
@@ -149,8 +174,13 @@ mod tests {
         let r = u.date_range.unwrap();
         assert_eq!(r.start.unwrap().to_rfc3339(), "2026-10-01T00:00:00+00:00");
         assert_eq!(r.end.unwrap().to_rfc3339(), "2026-10-31T23:59:59+00:00");
-        let jan = DateTime::parse_from_rfc3339("2027-01-05T00:00:00Z").unwrap().to_utc();
-        let r = QueryUnderstanding.understand("notes last month", jan).date_range.unwrap();
+        let jan = DateTime::parse_from_rfc3339("2027-01-05T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        let r = QueryUnderstanding
+            .understand("notes last month", jan)
+            .date_range
+            .unwrap();
         assert_eq!(r.start.unwrap().to_rfc3339(), "2026-12-01T00:00:00+00:00");
     }
 
@@ -165,7 +195,10 @@ mod tests {
     #[test]
     fn last_week_is_monday_to_sunday() {
         // 2026-11-21 is a Saturday: last week is Mon 9th .. Sun 15th.
-        let r = QueryUnderstanding.understand("meeting notes last week", now()).date_range.unwrap();
+        let r = QueryUnderstanding
+            .understand("meeting notes last week", now())
+            .date_range
+            .unwrap();
         assert_eq!(r.start.unwrap().to_rfc3339(), "2026-11-09T00:00:00+00:00");
         assert_eq!(r.end.unwrap().to_rfc3339(), "2026-11-15T23:59:59+00:00");
     }
@@ -173,7 +206,16 @@ mod tests {
     #[test]
     fn plain_queries_pass_through() {
         let u = QueryUnderstanding.understand("quarterly report", now());
-        assert_eq!(u, UnderstoodQuery { query: "quarterly report".into(), ..Default::default() });
-        assert_eq!(QueryUnderstanding.understand("Last month", now()).query, "Last month");
+        assert_eq!(
+            u,
+            UnderstoodQuery {
+                query: "quarterly report".into(),
+                ..Default::default()
+            }
+        );
+        assert_eq!(
+            QueryUnderstanding.understand("Last month", now()).query,
+            "Last month"
+        );
     }
 }

@@ -8,8 +8,7 @@ use crate::keyword::KeywordHits;
 use crate::snippet::{self, MAX_SNIPPET_CHARS};
 use crate::Result;
 use navigator_core::{
-    Item, NavigationTarget, ResultMetadata, SearchPage, SearchRequest, SearchResult,
-    SearchService,
+    Item, NavigationTarget, ResultMetadata, SearchPage, SearchRequest, SearchResult, SearchService,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -50,7 +49,13 @@ impl SearchEngine {
         let visible = |key: u64| catalog.get(key).is_some_and(|m| filter.matches(m));
         let keyword_hits: Vec<(u64, f32)> = keyword
             .as_ref()
-            .map(|k| k.hits.iter().copied().filter(|(key, _)| visible(*key)).collect())
+            .map(|k| {
+                k.hits
+                    .iter()
+                    .copied()
+                    .filter(|(key, _)| visible(*key))
+                    .collect()
+            })
             .unwrap_or_default();
 
         let mut similarity: HashMap<u64, f32> = HashMap::new();
@@ -76,12 +81,17 @@ impl SearchEngine {
         let fused =
             self.config
                 .calibration
-                .fuse(&input, &keyword_hits, &vector_hits, &similarity, |k| catalog.get(k));
+                .fuse(&input, &keyword_hits, &vector_hits, &similarity, |k| {
+                    catalog.get(k)
+                });
         let in_keyword: HashSet<u64> = keyword_hits.iter().map(|(k, _)| *k).collect();
         let total = match &keyword {
             // Keyword matches beyond the candidate pool still count as matches.
             Some(k) => {
-                let extra = fused.iter().filter(|s| !in_keyword.contains(&s.key)).count();
+                let extra = fused
+                    .iter()
+                    .filter(|s| !in_keyword.contains(&s.key))
+                    .count();
                 (k.total.saturating_sub(k.hits.len() - keyword_hits.len()) + extra).max(fused.len())
             }
             None => fused.len(),
@@ -145,12 +155,14 @@ impl SearchEngine {
             item.category,
             scored.score,
         )?;
-        Ok(hit.with_snippet(snippet, field).with_metadata(ResultMetadata {
-            created_at: Some(item.created_at),
-            updated_at: Some(item.updated_at),
-            parent_id: item.parent_id.clone(),
-            status: item.status.clone(),
-        }))
+        Ok(hit
+            .with_snippet(snippet, field)
+            .with_metadata(ResultMetadata {
+                created_at: Some(item.created_at),
+                updated_at: Some(item.updated_at),
+                parent_id: item.parent_id.clone(),
+                status: item.status.clone(),
+            }))
     }
 
     fn snippet_for(
@@ -161,20 +173,31 @@ impl SearchEngine {
         query_terms: &[String],
     ) -> Result<(String, &'static str)> {
         let lead = || {
-            let text = if item.body.is_empty() { &item.title } else { &item.body };
+            let text = if item.body.is_empty() {
+                &item.title
+            } else {
+                &item.body
+            };
             snippet::truncate(text, MAX_SNIPPET_CHARS)
         };
         if let (Some(k), Some(_)) = (keyword, scored.keyword) {
-            let (body, body_hit) = self.keyword.snippet(k, "body", &item.body, MAX_SNIPPET_CHARS)?;
+            let (body, body_hit) =
+                self.keyword
+                    .snippet(k, "body", &item.body, MAX_SNIPPET_CHARS)?;
             if body_hit {
                 return Ok((snippet::truncate(&body, MAX_SNIPPET_CHARS), "body"));
             }
-            let (_, title_hit) = self.keyword.snippet(k, "title", &item.title, MAX_SNIPPET_CHARS)?;
+            let (_, title_hit) =
+                self.keyword
+                    .snippet(k, "title", &item.title, MAX_SNIPPET_CHARS)?;
             if title_hit {
                 return Ok((lead(), "title"));
             }
             if !item.tags.is_empty() {
-                return Ok((snippet::truncate(&item.tags.join(", "), MAX_SNIPPET_CHARS), "tags"));
+                return Ok((
+                    snippet::truncate(&item.tags.join(", "), MAX_SNIPPET_CHARS),
+                    "tags",
+                ));
             }
         }
         // Semantic-only hit: the passage that best matches the query, else the lead.
@@ -214,7 +237,6 @@ impl SearchService for SearchEngine {
         Ok(self.search_with_vector(request, vector.as_deref())?)
     }
 }
-
 
 impl SearchEngine {
     /// The distinct lower-cased words of all titles (the vocabulary near spellings are

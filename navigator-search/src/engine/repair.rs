@@ -18,7 +18,9 @@ const REBUILD_BATCH: usize = 2_000;
 impl SearchEngine {
     pub(super) async fn repair(&self, keyword_fresh: bool, vectors_fresh: bool) -> Result<()> {
         let last = self.store.last_seq()?;
-        let keyword_from = (!keyword_fresh).then(|| self.keyword.applied_seq()).transpose()?;
+        let keyword_from = (!keyword_fresh)
+            .then(|| self.keyword.applied_seq())
+            .transpose()?;
         let vector_from = (!vectors_fresh)
             .then(|| self.store.read_counter(VECTOR_SEQ))
             .transpose()?;
@@ -61,7 +63,12 @@ impl SearchEngine {
         }
     }
 
-    async fn sync(&self, keyword_from: Option<u64>, vector_from: Option<u64>, last: u64) -> Result<()> {
+    async fn sync(
+        &self,
+        keyword_from: Option<u64>,
+        vector_from: Option<u64>,
+        last: u64,
+    ) -> Result<()> {
         let keyword_keys = self.keys_after(keyword_from, last)?;
         let batches: Vec<&[u64]> = keyword_keys.chunks(REBUILD_BATCH).collect();
         for (i, chunk) in batches.iter().enumerate() {
@@ -72,7 +79,11 @@ impl SearchEngine {
             let changes: Vec<(u64, Option<&Item>)> =
                 items.iter().map(|(k, it)| (*k, it.as_ref())).collect();
             // Only the last batch may claim the whole log as applied.
-            let seq = if i + 1 == batches.len() { last } else { keyword_from.unwrap_or(0) };
+            let seq = if i + 1 == batches.len() {
+                last
+            } else {
+                keyword_from.unwrap_or(0)
+            };
             self.keyword.apply(&changes, seq)?;
         }
         if batches.is_empty() && keyword_from != Some(last) {
@@ -94,7 +105,8 @@ impl SearchEngine {
                 }
             }
             if !missing.is_empty() {
-                let texts: Vec<String> = missing.iter().map(|(_, it)| it.embedding_text()).collect();
+                let texts: Vec<String> =
+                    missing.iter().map(|(_, it)| it.embedding_text()).collect();
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
                 let embedded = self.embedder.embed_documents(&refs).await?;
                 self.check_dims(&embedded)?;
@@ -103,8 +115,10 @@ impl SearchEngine {
                 self.store.put_vectors(&fresh)?;
                 present.extend(fresh);
             }
-            let mut changes: Vec<(u64, Option<&[f32]>)> =
-                present.iter().map(|(k, v)| (*k, Some(v.as_slice()))).collect();
+            let mut changes: Vec<(u64, Option<&[f32]>)> = present
+                .iter()
+                .map(|(k, v)| (*k, Some(v.as_slice())))
+                .collect();
             changes.extend(removed.iter().map(|&k| (k, None)));
             self.vectors.apply(&changes)?;
         }

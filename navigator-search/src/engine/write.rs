@@ -47,7 +47,9 @@ impl SearchEngine {
         for (i, item) in items.iter().enumerate() {
             last_of.insert(item.id.as_str(), i);
         }
-        let keep: Vec<usize> = (0..items.len()).filter(|&i| last_of[items[i].id.as_str()] == i).collect();
+        let keep: Vec<usize> = (0..items.len())
+            .filter(|&i| last_of[items[i].id.as_str()] == i)
+            .collect();
         let items: Vec<Item> = keep.iter().map(|&i| items[i].clone()).collect();
         let vectors: Vec<Vec<f32>> = keep.iter().map(|&i| vectors[i].clone()).collect();
 
@@ -60,8 +62,11 @@ impl SearchEngine {
             .map(|(c, v)| (c.key, Some(v.as_slice())))
             .collect();
         self.vectors.apply(&vec_changes)?;
-        let kw_changes: Vec<(u64, Option<&Item>)> =
-            changes.iter().zip(&items).map(|(c, it)| (c.key, Some(it))).collect();
+        let kw_changes: Vec<(u64, Option<&Item>)> = changes
+            .iter()
+            .zip(&items)
+            .map(|(c, it)| (c.key, Some(it)))
+            .collect();
         self.keyword.apply(&kw_changes, seq)?;
         {
             let mut catalog = self.catalog.write().map_err(|e| self.lock_err(e))?;

@@ -44,7 +44,9 @@ pub struct RedbStore {
 
 impl std::fmt::Debug for RedbStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedbStore").field("path", &self.path).finish()
+        f.debug_struct("RedbStore")
+            .field("path", &self.path)
+            .finish()
     }
 }
 
@@ -185,7 +187,10 @@ impl RedbStore {
     pub(crate) fn item_by_key(&self, key: u64) -> Result<Option<Item>> {
         let txn = self.db.begin_read().map_err(|e| self.err(e))?;
         let ids = txn.open_table(IDS).map_err(|e| self.err(e))?;
-        let Some(id) = ids.get(key).map_err(|e| self.err(e))?.map(|g| g.value().to_string())
+        let Some(id) = ids
+            .get(key)
+            .map_err(|e| self.err(e))?
+            .map(|g| g.value().to_string())
         else {
             return Ok(None);
         };
@@ -218,7 +223,11 @@ impl RedbStore {
         let t = txn.open_table(VECTORS).map_err(|e| self.err(e))?;
         let guard = t.get(key).map_err(|e| self.err(e))?;
         guard
-            .map(|g| bytes_to_f32s(g.value()).ok_or_else(|| self.corrupt("vector", &key.to_string(), "length is not a multiple of 4")))
+            .map(|g| {
+                bytes_to_f32s(g.value()).ok_or_else(|| {
+                    self.corrupt("vector", &key.to_string(), "length is not a multiple of 4")
+                })
+            })
             .transpose()
     }
 
@@ -295,7 +304,10 @@ impl RedbStore {
         let txn = self.db.begin_write().map_err(|e| self.err(e))?;
         let item = {
             let mut t = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
-            let current = t.get(id).map_err(|e| self.err(e))?.map(|g| g.value().to_vec());
+            let current = t
+                .get(id)
+                .map_err(|e| self.err(e))?
+                .map(|g| g.value().to_vec());
             let Some(json) = current else {
                 return Ok(None);
             };
@@ -365,16 +377,28 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = RedbStore::open(dir.path().join("db.redb")).unwrap();
         let c1 = store
-            .write_items(&[item("a"), item("b")], Some(&[vec![1.0, 0.0], vec![0.0, 1.0]]))
+            .write_items(
+                &[item("a"), item("b")],
+                Some(&[vec![1.0, 0.0], vec![0.0, 1.0]]),
+            )
             .unwrap();
         let c2 = store.write_items(&[item("a")], None).unwrap();
         assert_eq!(c2[0].key, c1[0].key, "an update keeps the item's key");
-        assert_eq!(store.vector(c1[0].key).unwrap(), None, "stale vector dropped");
+        assert_eq!(
+            store.vector(c1[0].key).unwrap(),
+            None,
+            "stale vector dropped"
+        );
         assert_eq!(store.vector(c1[1].key).unwrap(), Some(vec![0.0, 1.0]));
         let removed = store.remove_item("b").unwrap().unwrap();
         assert_eq!(removed.key, c1[1].key);
         assert_eq!(store.remove_item("b").unwrap(), None);
-        let seqs: Vec<u64> = store.changes_after(1).unwrap().iter().map(|c| c.seq).collect();
+        let seqs: Vec<u64> = store
+            .changes_after(1)
+            .unwrap()
+            .iter()
+            .map(|c| c.seq)
+            .collect();
         assert_eq!(seqs, vec![2, 3, 4]);
         store.prune_changes(3).unwrap();
         assert_eq!(store.changes_after(0).unwrap().len(), 1);

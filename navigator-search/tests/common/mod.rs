@@ -23,9 +23,10 @@ pub fn config() -> EngineConfig {
 pub fn embedder() -> Arc<dyn Embedder> {
     static E: OnceLock<Arc<FastEmbedder>> = OnceLock::new();
     E.get_or_init(|| {
-        Arc::new(FastEmbedder::default_model().expect(
-            "the MiniLM model is installed (scripts/setup-embeddings.sh)",
-        ))
+        Arc::new(
+            FastEmbedder::default_model()
+                .expect("the MiniLM model is installed (scripts/setup-embeddings.sh)"),
+        )
     })
     .clone()
 }
