@@ -90,7 +90,7 @@ async fn main() -> anyhow::Result<()> {
 
     let set = LabelledSet::bundled()?;
     let (router, cal) =
-        PreRouter::calibrate(embedder, &set.split(Split::Exemplars), &set.split(Split::Calibration), 0.95).await?;
+        PreRouter::calibrate(embedder, &set.split(Split::Exemplars), 0.95).await?;
     println!("pre-router threshold {:.3} (calibration precision {:.0}%)", cal.threshold, cal.precision * 100.0);
 
     let orchestrator = Orchestrator::new()

@@ -79,7 +79,7 @@ async fn find_the_q4_report_runs_a_real_search_and_the_answer_lists_the_hits() {
 #[tokio::test]
 async fn search_results_feed_the_draft_step_of_a_multi_step_request() {
     let plan = r#"{"classification":{"intent":"delegate_search","confidence":0.9,"reasoning":"search then write"},
-        "subTasks":[{"intent":"delegate_search","instruction":"Q4 strategic expansion"},
+        "subTasks":[{"intent":"delegate_search","instruction":"plans for the Q4 expansion"},
                     {"intent":"delegate_draft","instruction":"Email Sam a summary of what was found",
                      "delegationContext":{"relevantEntities":["Sam"]}}]}"#;
     let llm = Arc::new(ScriptedLlm::from_texts("m", [plan, "Here is what I found, and a draft to Sam."]));
@@ -94,7 +94,7 @@ async fn search_results_feed_the_draft_step_of_a_multi_step_request() {
         .unwrap();
     let r = b.handle_message("s", "Look up the Q4 expansion and email Sam about it").await.unwrap();
     let hits = titles(&r.sub_results[0].data);
-    assert_eq!(hits.first().map(String::as_str), Some("Q4 Strategic Expansion"), "{hits:?}");
+    assert!(hits.iter().take(3).any(|t| t == "Q4 Strategic Expansion"), "{hits:?}");
     assert!(writer.requests()[0].system_text().contains("Q4 Strategic Expansion"));
     assert!(llm.requests()[1].messages[0].content.contains("[navigator] Found"));
 }
@@ -102,7 +102,7 @@ async fn search_results_feed_the_draft_step_of_a_multi_step_request() {
 #[tokio::test]
 async fn confident_pre_router_decides_a_search_without_any_llm_call() {
     let set = LabelledSet::bundled().unwrap();
-    let (router, cal) = PreRouter::calibrate(embedder(), &set.split(Split::Exemplars), &set.split(Split::Calibration), 0.95)
+    let (router, cal) = PreRouter::calibrate(embedder(), &set.split(Split::Exemplars), 0.95)
         .await
         .unwrap();
     assert!(cal.precision >= 0.95 && cal.threshold < 1.0, "{cal:?}");

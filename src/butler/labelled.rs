@@ -21,15 +21,14 @@ pub struct LabelledUtterance {
 
 /// Which part of the set an utterance belongs to.
 ///
-/// Within each intent, in file order, utterance `i` goes to `i mod 3`: 0 → exemplars (embedded
-/// by the router), 1 → calibration (picks the threshold), 2 → evaluation (held out, reported).
-/// A fixed rule rather than a random split: the figures in `docs/` can be reproduced exactly.
+/// Within each intent, in file order, every third utterance (`i mod 3 == 2`) is held out for
+/// evaluation; the rest are the router's exemplars, on which its threshold is also calibrated
+/// (leave-one-out). A fixed rule rather than a random split: the figures in `docs/` can be
+/// reproduced exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Split {
-    /// Embedded as the router's exemplars.
+    /// Embedded as the router's exemplars and used to calibrate its threshold.
     Exemplars,
-    /// Used to choose the threshold.
-    Calibration,
     /// Held out for the reported figures.
     Evaluation,
 }
@@ -94,18 +93,13 @@ impl LabelledSet {
 
     /// The utterances of one split, in file order.
     pub fn split(&self, split: Split) -> Vec<LabelledUtterance> {
-        let want = match split {
-            Split::Exemplars => 0,
-            Split::Calibration => 1,
-            Split::Evaluation => 2,
-        };
         let mut seen: BTreeMap<Intent, usize> = BTreeMap::new();
         self.items
             .iter()
             .filter(|item| {
                 let n = seen.entry(item.intent).or_default();
                 *n += 1;
-                (*n - 1) % 3 == want
+                ((*n - 1) % 3 == 2) == (split == Split::Evaluation)
             })
             .cloned()
             .collect()
@@ -128,10 +122,10 @@ mod tests {
     #[test]
     fn splits_are_disjoint_and_cover_the_set() {
         let set = LabelledSet::bundled().unwrap();
-        let parts = [Split::Exemplars, Split::Calibration, Split::Evaluation].map(|s| set.split(s));
-        assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [72, 64, 64]);
-        for u in &parts[2] {
-            assert!(!parts[0].contains(u) && !parts[1].contains(u), "{}", u.text);
+        let (train, held_out) = (set.split(Split::Exemplars), set.split(Split::Evaluation));
+        assert_eq!((train.len(), held_out.len()), (136, 64));
+        for u in &held_out {
+            assert!(!train.contains(u), "{}", u.text);
         }
     }
 

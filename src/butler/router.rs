@@ -1,22 +1,25 @@
 //! The embedding pre-router: decides confident delegations without an LLM call.
 //!
-//! Exemplar utterances per intent are embedded once. A message is embedded and scored against
-//! every intent as the mean cosine similarity of its two closest exemplars of that intent (one
-//! near-duplicate exemplar alone is weaker evidence than two); the best intent wins. The router
-//! decides only when the winner is a **delegation** whose score reaches the threshold: a
-//! `direct_answer` still needs the LLM to write the answer and `clarify` / `cannot_help` need
+//! Exemplar utterances per intent are embedded once. A message is embedded and each intent
+//! scored as the mean cosine similarity of its three closest exemplars of that intent (one
+//! near-duplicate exemplar alone is weaker evidence than three); the best intent wins. The
+//! router decides only when the winner is a **delegation** whose score reaches the threshold:
+//! a `direct_answer` still needs the LLM to write the answer and `clarify` / `cannot_help` need
 //! its wording, so routing those would save no call. Everything else goes to the LLM.
+//! (Measured alternatives — the closest exemplar alone, five, or the margin over the runner-up
+//! intent as the confidence — routed no more at the same precision; see `docs/`.)
 //!
-//! The threshold is calibrated ([`PreRouter::calibrate`]) on utterances that are neither
-//! exemplars nor held out: the lowest score at which the routed calibration decisions are at
-//! least `target_precision` correct. A router that cannot reach the target routes nothing.
+//! The threshold is calibrated ([`PreRouter::calibrate`]) by leave-one-out over the exemplars:
+//! each exemplar is scored against all the others, and the threshold is the lowest score at
+//! which the routed decisions are at least `target_precision` correct. Held-out utterances
+//! play no part. A router that cannot reach the target routes nothing.
 
 use super::{Intent, LabelledUtterance, Result};
 use navigator_core::{cosine, Embedder};
 use std::sync::Arc;
 
 /// Exemplars per intent averaged into its score.
-const TOP_K: usize = 2;
+const TOP_K: usize = 3;
 
 /// A threshold no cosine mean reaches: the router never decides.
 const NEVER: f32 = 1.01;
@@ -37,9 +40,9 @@ pub struct RouteScore {
 pub struct Calibration {
     /// The chosen threshold.
     pub threshold: f32,
-    /// Precision of the routed calibration decisions at that threshold.
+    /// Precision of the routed leave-one-out decisions at that threshold.
     pub precision: f64,
-    /// Share of calibration utterances routed at that threshold.
+    /// Share of exemplars routed (leave-one-out) at that threshold.
     pub coverage: f64,
 }
 
@@ -122,20 +125,19 @@ impl PreRouter {
         })
     }
 
-    /// Builds a router from `exemplars` and picks the lowest threshold at which its decisions
-    /// on `calibration` are at least `target_precision` right.
+    /// Builds a router from `exemplars` and picks the lowest threshold at which its
+    /// leave-one-out decisions on them are at least `target_precision` right.
     pub async fn calibrate(
         embedder: Arc<dyn Embedder>,
         exemplars: &[LabelledUtterance],
-        calibration: &[LabelledUtterance],
         target_precision: f64,
     ) -> Result<(Self, Calibration)> {
         let mut router = Self::new(embedder, exemplars, NEVER).await?;
-        let mut scored = Vec::with_capacity(calibration.len());
-        for u in calibration {
-            let s = router.score(&u.text).await?;
-            if s.intent.is_delegation() {
-                scored.push((s.score, s.intent == u.intent));
+        let mut scored = Vec::with_capacity(exemplars.len());
+        for (i, (label, v)) in router.exemplars.iter().enumerate() {
+            let (intent, score) = router.best(v, Some(i));
+            if intent.is_delegation() {
+                scored.push((score, intent == *label));
             }
         }
         // Highest first: lowering the threshold past each score admits one more decision.
@@ -154,7 +156,7 @@ impl PreRouter {
                 best = Calibration {
                     threshold: score,
                     precision,
-                    coverage: ratio(i + 1, calibration.len()),
+                    coverage: ratio(i + 1, exemplars.len()),
                 };
             }
         }
@@ -170,30 +172,36 @@ impl PreRouter {
     /// Scores `text` against every intent.
     pub async fn score(&self, text: &str) -> Result<RouteScore> {
         let v = self.embedder.embed_query(text).await?;
-        let mut best: Option<(Intent, f32)> = None;
+        let (intent, score) = self.best(&v, None);
+        Ok(RouteScore {
+            intent,
+            score,
+            routed: intent.is_delegation() && score >= self.threshold,
+        })
+    }
+
+    /// The best intent for `v` and its score, ignoring exemplar `skip`.
+    fn best(&self, v: &[f32], skip: Option<usize>) -> (Intent, f32) {
+        let mut scores: Vec<(Intent, f32)> = Vec::with_capacity(Intent::ALL.len());
         for intent in Intent::ALL {
             let mut sims: Vec<f32> = self
                 .exemplars
                 .iter()
-                .filter(|(i, _)| *i == intent)
-                .map(|(_, e)| cosine(&v, e))
+                .enumerate()
+                .filter(|&(n, (i, _))| *i == intent && Some(n) != skip)
+                .map(|(_, (_, e))| cosine(v, e))
                 .collect();
             if sims.is_empty() {
                 continue;
             }
             sims.sort_by(|a, b| b.total_cmp(a));
             let k = sims.len().min(TOP_K);
-            let score = sims[..k].iter().sum::<f32>() / k as f32;
-            if best.is_none_or(|(_, s)| score > s) {
-                best = Some((intent, score));
-            }
+            scores.push((intent, sims[..k].iter().sum::<f32>() / k as f32));
         }
-        let (intent, score) = best.expect("new() refuses an empty exemplar list");
-        Ok(RouteScore {
-            intent,
-            score,
-            routed: intent.is_delegation() && score >= self.threshold,
-        })
+        scores
+            .into_iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or((Intent::Clarify, 0.0))
     }
 
     /// Measures the router on `items`.
