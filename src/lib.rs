@@ -19,3 +19,8 @@ pub use navigator_context as context;
 pub use navigator_core as core;
 pub use navigator_search as search;
 pub use navigator_workflow as workflow;
+
+/// The README's code blocks, compiled as doctests so the documentation cannot rot.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
