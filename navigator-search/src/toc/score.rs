@@ -14,8 +14,6 @@
 //! over-stripping (`status` → `statu`) is harmless: a word still matches itself. It is not a
 //! full stemmer (`decision` stays apart from `decide`); that belongs to the keyword index.
 
-use std::collections::HashSet;
-
 /// Query words shorter than this many characters are ignored ("a", "to", "of", "we").
 pub const MIN_TERM_CHARS: usize = 3;
 
@@ -100,7 +98,7 @@ impl QueryTerms {
             if word.chars().count() < MIN_TERM_CHARS || !keep(&word) {
                 continue;
             }
-            let term = normalise(word.clone());
+            let term = normalised(&word).to_string();
             if !parsed.terms.contains(&term) {
                 parsed.terms.push(term);
                 parsed.words.push(word);
@@ -135,13 +133,29 @@ impl QueryTerms {
         if self.terms.is_empty() {
             return 0.0;
         }
-        let vocabulary: HashSet<String> = words(text).map(normalise).collect();
-        let matched = self
-            .terms
-            .iter()
-            .filter(|t| vocabulary.contains(t.as_str()))
-            .count();
-        matched as f32 / self.terms.len() as f32
+        // One reused buffer and a slice per word: scoring runs for every field of every child,
+        // so it allocates nothing per word.
+        let mut matched = vec![false; self.terms.len()];
+        let mut count = 0;
+        let mut lower = String::new();
+        for raw in text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            lower.clear();
+            lower.extend(raw.chars().flat_map(char::to_lowercase));
+            let word = normalised(&lower);
+            for (i, term) in self.terms.iter().enumerate() {
+                if !matched[i] && term == word {
+                    matched[i] = true;
+                    count += 1;
+                }
+            }
+            if count == self.terms.len() {
+                break;
+            }
+        }
+        count as f32 / self.terms.len() as f32
     }
 }
 
@@ -167,19 +181,22 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::to_lowercase)
 }
 
-fn normalise(mut word: String) -> String {
-    if word.chars().count() >= 4 && word.ends_with('s') && !word.ends_with("ss") {
-        word.pop();
+/// `word` without the suffixes described in the module docs; only ever shortens.
+fn normalised(word: &str) -> &str {
+    let mut w = word;
+    if w.chars().count() >= 4 && w.ends_with('s') && !w.ends_with("ss") {
+        w = &w[..w.len() - 1];
     }
-    let chars = word.chars().count();
-    if chars >= 6 && word.ends_with("ing") {
-        word.truncate(word.len() - 3);
-    } else if chars >= 5 && word.ends_with("ed") {
-        word.truncate(word.len() - 2);
-    } else if chars >= 5 && word.ends_with('e') {
-        word.pop();
+    let chars = w.chars().count();
+    if chars >= 6 && w.ends_with("ing") {
+        &w[..w.len() - 3]
+    } else if chars >= 5 && w.ends_with("ed") {
+        &w[..w.len() - 2]
+    } else if chars >= 5 && w.ends_with('e') {
+        &w[..w.len() - 1]
+    } else {
+        w
     }
-    word
 }
 
 #[cfg(test)]
