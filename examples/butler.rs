@@ -62,16 +62,31 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let (llm, json_mode): (Arc<dyn Llm>, JsonMode) = match args.llm {
         Provider::Scripted => {
-            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/butler/demo_cassette.json");
-            (Arc::new(ScriptedLlm::from_file(path)?.replay(Replay::ByMatch)), JsonMode::JsonSchema)
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/examples/data/butler/demo_cassette.json"
+            );
+            (
+                Arc::new(ScriptedLlm::from_file(path)?.replay(Replay::ByMatch)),
+                JsonMode::JsonSchema,
+            )
         }
         Provider::Anthropic => {
-            let model = args.model.clone().unwrap_or_else(|| "claude-sonnet-4-5".into());
-            (Arc::new(AnthropicClient::new(AnthropicConfig::new(model))?), JsonMode::PromptOnly)
+            let model = args
+                .model
+                .clone()
+                .unwrap_or_else(|| "claude-sonnet-4-5".into());
+            (
+                Arc::new(AnthropicClient::new(AnthropicConfig::new(model))?),
+                JsonMode::PromptOnly,
+            )
         }
         Provider::Openai => {
             let model = args.model.clone().unwrap_or_else(|| "gpt-4o-mini".into());
-            (Arc::new(OpenAiClient::new(OpenAiConfig::openai(model))?), JsonMode::JsonSchema)
+            (
+                Arc::new(OpenAiClient::new(OpenAiConfig::openai(model))?),
+                JsonMode::JsonSchema,
+            )
         }
     };
 
@@ -83,25 +98,50 @@ async fn main() -> anyhow::Result<()> {
         env!("CARGO_MANIFEST_DIR"),
         "/examples/data/para_kb.json"
     ))?)?;
-    let config = EngineConfig { clock: clock.clone(), ..EngineConfig::default() };
+    let config = EngineConfig {
+        clock: clock.clone(),
+        ..EngineConfig::default()
+    };
     let engine = SearchEngine::open_with(dir.path(), embedder.clone(), config).await?;
     engine.bulk_load(&items, |_| {}).await?;
     println!("indexed {} items", engine.len());
 
     let set = LabelledSet::bundled()?;
-    let (router, cal) =
-        PreRouter::calibrate(embedder, &set.split(Split::Exemplars), 0.95).await?;
-    println!("pre-router threshold {:.3} (calibration precision {:.0}%)", cal.threshold, cal.precision * 100.0);
+    let (router, cal) = PreRouter::calibrate(embedder, &set.split(Split::Exemplars), 0.95).await?;
+    println!(
+        "pre-router threshold {:.3} (calibration precision {:.0}%)",
+        cal.threshold,
+        cal.precision * 100.0
+    );
 
     let orchestrator = Orchestrator::new()
-        .register(Arc::new(NavigatorSubAgent::new(NavigatorAgent::new(Arc::new(engine), clock.clone()))))
-        .register(Arc::new(LlmAgent::triage(llm.clone()).with_clock(clock.clone())))
-        .register(Arc::new(LlmAgent::scheduler(llm.clone()).with_clock(clock.clone())))
-        .register(Arc::new(LlmAgent::communicator(llm.clone()).with_clock(clock.clone())))
-        .register(Arc::new(LlmAgent::preference_learner(llm.clone()).with_clock(clock.clone())));
+        .register(Arc::new(NavigatorSubAgent::new(NavigatorAgent::new(
+            Arc::new(engine),
+            clock.clone(),
+        ))))
+        .register(Arc::new(
+            LlmAgent::triage(llm.clone()).with_clock(clock.clone()),
+        ))
+        .register(Arc::new(
+            LlmAgent::scheduler(llm.clone()).with_clock(clock.clone()),
+        ))
+        .register(Arc::new(
+            LlmAgent::communicator(llm.clone()).with_clock(clock.clone()),
+        ))
+        .register(Arc::new(
+            LlmAgent::preference_learner(llm.clone()).with_clock(clock.clone()),
+        ));
     let tools = ToolCatalog::new()
-        .with_spec(spec("inbox.list", "lists messages in the inbox", Permission::Read))
-        .with_spec(spec("calendar.create_event", "creates a calendar event", Permission::Write))
+        .with_spec(spec(
+            "inbox.list",
+            "lists messages in the inbox",
+            Permission::Read,
+        ))
+        .with_spec(spec(
+            "calendar.create_event",
+            "creates a calendar event",
+            Permission::Write,
+        ))
         .with_spec(spec("mail.send", "sends an email", Permission::Destructive));
     let butler = Butler::builder(llm)
         .orchestrator(orchestrator)
@@ -151,7 +191,10 @@ fn show(r: &ButlerResponse) {
         c.intent,
         c.confidence,
         r.decided_by,
-        r.delegated_agent.as_deref().map(|a| format!(" → {a}")).unwrap_or_default()
+        r.delegated_agent
+            .as_deref()
+            .map(|a| format!(" → {a}"))
+            .unwrap_or_default()
     );
     if let Some(text) = &r.response {
         println!("{text}");

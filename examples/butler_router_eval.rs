@@ -51,11 +51,19 @@ async fn main() -> anyhow::Result<()> {
         e.top1_correct,
         e.total
     );
-    println!("LLM classification calls saved: {} of {} ({:.1}%)", e.routed, e.total, e.routed_share() * 100.0);
+    println!(
+        "LLM classification calls saved: {} of {} ({:.1}%)",
+        e.routed,
+        e.total,
+        e.routed_share() * 100.0
+    );
     for u in &evaluation {
         let s = router.score(&u.text).await?;
         if s.routed && s.intent != u.intent {
-            println!("  misrouted: {:?} → {} (labelled {}, score {:.3})", u.text, s.intent, u.intent, s.score);
+            println!(
+                "  misrouted: {:?} → {} (labelled {}, score {:.3})",
+                u.text, s.intent, u.intent, s.score
+            );
         }
     }
     Ok(())

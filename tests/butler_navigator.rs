@@ -16,8 +16,12 @@ fn clock() -> Arc<FixedClock> {
 
 fn embedder() -> Arc<dyn Embedder> {
     static E: OnceLock<Arc<FastEmbedder>> = OnceLock::new();
-    E.get_or_init(|| Arc::new(FastEmbedder::default_model().expect("MiniLM installed (scripts/setup-embeddings.sh)")))
-        .clone()
+    E.get_or_init(|| {
+        Arc::new(
+            FastEmbedder::default_model().expect("MiniLM installed (scripts/setup-embeddings.sh)"),
+        )
+    })
+    .clone()
 }
 
 /// The knowledge base, indexed once per test binary on its own runtime.
@@ -28,10 +32,17 @@ fn navigator() -> NavigatorSubAgent {
             std::thread::spawn(|| {
                 tokio::runtime::Runtime::new().unwrap().block_on(async {
                     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/para_kb.json");
-                    let items: Vec<Item> = navigator::core::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+                    let items: Vec<Item> =
+                        navigator::core::from_json(&std::fs::read_to_string(path).unwrap())
+                            .unwrap();
                     let dir = tempfile::tempdir().unwrap();
-                    let config = EngineConfig { clock: clock(), ..EngineConfig::default() };
-                    let engine = SearchEngine::open_with(dir.path(), embedder(), config).await.unwrap();
+                    let config = EngineConfig {
+                        clock: clock(),
+                        ..EngineConfig::default()
+                    };
+                    let engine = SearchEngine::open_with(dir.path(), embedder(), config)
+                        .await
+                        .unwrap();
                     engine.bulk_load(&items, |_| {}).await.unwrap();
                     (Arc::new(engine), dir)
                 })
@@ -51,7 +62,12 @@ fn search_decision() -> &'static str {
 
 fn titles(data: &serde_json::Value) -> Vec<String> {
     let response: NavigatorResponse = serde_json::from_value(data.clone()).unwrap();
-    response.results.unwrap_or_default().into_iter().map(|r| r.title).collect()
+    response
+        .results
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| r.title)
+        .collect()
 }
 
 #[tokio::test]
@@ -67,12 +83,17 @@ async fn find_the_q4_report_runs_a_real_search_and_the_answer_lists_the_hits() {
     assert_eq!(r.delegated_agent.as_deref(), Some("navigator"));
     let hits = titles(&r.sub_results[0].data);
     assert!(
-        hits.iter().any(|t| t == "Q4 Strategic Expansion" || t == "Draft quarterly report" || t == "Quarterly Report Template"),
+        hits.iter().any(|t| t == "Q4 Strategic Expansion"
+            || t == "Draft quarterly report"
+            || t == "Quarterly Report Template"),
         "{hits:?}"
     );
     let answer = r.response.unwrap();
     for title in hits.iter().take(3) {
-        assert!(answer.contains(title.as_str()), "{title} missing from {answer}");
+        assert!(
+            answer.contains(title.as_str()),
+            "{title} missing from {answer}"
+        );
     }
 }
 
@@ -82,8 +103,14 @@ async fn search_results_feed_the_draft_step_of_a_multi_step_request() {
         "subTasks":[{"intent":"delegate_search","instruction":"plans for the Q4 expansion"},
                     {"intent":"delegate_draft","instruction":"Email Sam a summary of what was found",
                      "delegationContext":{"relevantEntities":["Sam"]}}]}"#;
-    let llm = Arc::new(ScriptedLlm::from_texts("m", [plan, "Here is what I found, and a draft to Sam."]));
-    let writer = Arc::new(ScriptedLlm::from_texts("m", ["Hi Sam, the Q4 Strategic Expansion project is on track."]));
+    let llm = Arc::new(ScriptedLlm::from_texts(
+        "m",
+        [plan, "Here is what I found, and a draft to Sam."],
+    ));
+    let writer = Arc::new(ScriptedLlm::from_texts(
+        "m",
+        ["Hi Sam, the Q4 Strategic Expansion project is on track."],
+    ));
     let b = Butler::builder(llm.clone())
         .orchestrator(
             Orchestrator::new()
@@ -92,11 +119,21 @@ async fn search_results_feed_the_draft_step_of_a_multi_step_request() {
         )
         .build()
         .unwrap();
-    let r = b.handle_message("s", "Look up the Q4 expansion and email Sam about it").await.unwrap();
+    let r = b
+        .handle_message("s", "Look up the Q4 expansion and email Sam about it")
+        .await
+        .unwrap();
     let hits = titles(&r.sub_results[0].data);
-    assert!(hits.iter().take(3).any(|t| t == "Q4 Strategic Expansion"), "{hits:?}");
-    assert!(writer.requests()[0].system_text().contains("Q4 Strategic Expansion"));
-    assert!(llm.requests()[1].messages[0].content.contains("[navigator] Found"));
+    assert!(
+        hits.iter().take(3).any(|t| t == "Q4 Strategic Expansion"),
+        "{hits:?}"
+    );
+    assert!(writer.requests()[0]
+        .system_text()
+        .contains("Q4 Strategic Expansion"));
+    assert!(llm.requests()[1].messages[0]
+        .content
+        .contains("[navigator] Found"));
 }
 
 #[tokio::test]
@@ -113,7 +150,10 @@ async fn confident_pre_router_decides_a_search_without_any_llm_call() {
         .build()
         .unwrap();
     let r = b.handle_message("s", "find the Q4 report").await.unwrap();
-    assert_eq!((r.classification.intent, r.decided_by), (Intent::DelegateSearch, DecidedBy::PreRouter));
+    assert_eq!(
+        (r.classification.intent, r.decided_by),
+        (Intent::DelegateSearch, DecidedBy::PreRouter)
+    );
     assert!(r.classification.reasoning.contains("pre-router"));
     assert!(llm.requests().is_empty(), "no LLM call was needed");
     assert!(!titles(&r.sub_results[0].data).is_empty());

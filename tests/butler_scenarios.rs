@@ -11,7 +11,10 @@ use navigator::search::FixedClock;
 use std::sync::Arc;
 
 fn cassette(name: &str) -> Arc<ScriptedLlm> {
-    let path = format!("{}/tests/fixtures/butler/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/butler/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     Arc::new(ScriptedLlm::from_file(path).unwrap())
 }
 
@@ -24,8 +27,12 @@ fn orchestrator(specialists: Arc<ScriptedLlm>) -> Orchestrator {
     let llm: Arc<dyn Llm> = specialists;
     Orchestrator::new()
         .register(Arc::new(LlmAgent::triage(llm.clone()).with_clock(clock())))
-        .register(Arc::new(LlmAgent::scheduler(llm.clone()).with_clock(clock())))
-        .register(Arc::new(LlmAgent::communicator(llm.clone()).with_clock(clock())))
+        .register(Arc::new(
+            LlmAgent::scheduler(llm.clone()).with_clock(clock()),
+        ))
+        .register(Arc::new(
+            LlmAgent::communicator(llm.clone()).with_clock(clock()),
+        ))
         .register(Arc::new(LlmAgent::preference_learner(llm)))
 }
 
@@ -50,7 +57,10 @@ async fn greeting_is_answered_directly_without_delegating() {
     let r = b.handle_message("s", "Hello!").await.unwrap();
     assert_eq!(r.classification.intent, Intent::DirectAnswer);
     assert_eq!(r.decided_by, DecidedBy::Llm);
-    assert_eq!(r.response.as_deref(), Some("Hello! How can I help you today?"));
+    assert_eq!(
+        r.response.as_deref(),
+        Some("Hello! How can I help you today?")
+    );
     assert_eq!(r.delegated_agent, None);
     assert!(specialists.requests().is_empty());
     assert_eq!(b.state(), AgentState::Idle);
@@ -58,28 +68,54 @@ async fn greeting_is_answered_directly_without_delegating() {
 
 #[tokio::test]
 async fn inbox_question_is_delegated_to_triage_with_its_context() {
-    let specialists = Arc::new(ScriptedLlm::from_texts("m", ["2 urgent: the contract from Legal, Sarah's budget question."]));
+    let specialists = Arc::new(ScriptedLlm::from_texts(
+        "m",
+        ["2 urgent: the contract from Legal, Sarah's budget question."],
+    ));
     let b = butler(cassette("triage.json"), specialists.clone());
-    let r = b.handle_message("s", "What needs my attention in my inbox today?").await.unwrap();
+    let r = b
+        .handle_message("s", "What needs my attention in my inbox today?")
+        .await
+        .unwrap();
     assert_eq!(r.classification.intent, Intent::DelegateTriage);
     assert_eq!(r.delegated_agent.as_deref(), Some("triage"));
-    assert_eq!(r.response.as_deref(), Some("2 urgent: the contract from Legal, Sarah's budget question."));
+    assert_eq!(
+        r.response.as_deref(),
+        Some("2 urgent: the contract from Legal, Sarah's budget question.")
+    );
     let sent = specialists.requests()[0].system_text();
-    assert!(sent.contains("**triage**") && sent.contains("\"timeConstraints\": \"today\""), "{sent}");
+    assert!(
+        sent.contains("**triage**") && sent.contains("\"timeConstraints\": \"today\""),
+        "{sent}"
+    );
 }
 
 #[tokio::test]
 async fn schedule_request_carries_entities_and_time_constraint_to_the_scheduler() {
-    let specialists = Arc::new(ScriptedLlm::from_texts("m", ["Proposed: Thursday 10:00, project review with John Smith."]));
+    let specialists = Arc::new(ScriptedLlm::from_texts(
+        "m",
+        ["Proposed: Thursday 10:00, project review with John Smith."],
+    ));
     let b = butler(cassette("schedule.json"), specialists.clone());
-    let r = b.handle_message("s", "schedule a review with John this week").await.unwrap();
+    let r = b
+        .handle_message("s", "schedule a review with John this week")
+        .await
+        .unwrap();
     assert_eq!(r.classification.intent, Intent::DelegateSchedule);
     let ctx = r.classification.delegation_context.as_ref().unwrap();
-    assert_eq!(ctx.relevant_entities.as_deref().unwrap(), ["John Smith", "project review"]);
+    assert_eq!(
+        ctx.relevant_entities.as_deref().unwrap(),
+        ["John Smith", "project review"]
+    );
     assert_eq!(ctx.time_constraints.as_deref(), Some("this week"));
     assert_eq!(r.delegated_agent.as_deref(), Some("scheduler"));
     let sent = specialists.requests()[0].system_text();
-    for needle in ["John Smith", "\"timeConstraints\": \"this week\"", "2026-11-21", "Ada"] {
+    for needle in [
+        "John Smith",
+        "\"timeConstraints\": \"this week\"",
+        "2026-11-21",
+        "Ada",
+    ] {
         assert!(sent.contains(needle), "{needle} missing from {sent}");
     }
     assert_eq!(r.sub_results[0].agent, "scheduler");
@@ -93,7 +129,11 @@ async fn malformed_json_is_retried_once_then_degrades_to_clarify() {
     let r = b.handle_message("s", "Hello!").await.unwrap();
     assert_eq!(llm.requests().len(), 2, "one retry, then give up");
     let retry = &llm.requests()[1].messages;
-    assert!(retry.last().unwrap().content.contains("malformed"), "{:?}", retry.last());
+    assert!(
+        retry.last().unwrap().content.contains("malformed"),
+        "{:?}",
+        retry.last()
+    );
     assert_eq!(r.classification.intent, Intent::Clarify);
     assert_eq!(r.decided_by, DecidedBy::Fallback);
     assert_eq!(r.classification.confidence, 0.0);
@@ -105,25 +145,47 @@ async fn malformed_json_is_retried_once_then_degrades_to_clarify() {
 
 #[tokio::test]
 async fn provider_failure_also_degrades_to_clarify() {
-    let llm = Arc::new(ScriptedLlm::from_texts("m", Vec::<String>::new()).with(Interaction::fault(Fault::Server { status: 529 })));
+    let llm = Arc::new(
+        ScriptedLlm::from_texts("m", Vec::<String>::new())
+            .with(Interaction::fault(Fault::Server { status: 529 })),
+    );
     let b = butler(llm, no_specialist_calls());
     let r = b.handle_message("s", "Hello!").await.unwrap();
-    assert_eq!((r.classification.intent, r.decided_by), (Intent::Clarify, DecidedBy::Fallback));
-    assert!(r.classification.reasoning.contains("529"), "{}", r.classification.reasoning);
+    assert_eq!(
+        (r.classification.intent, r.decided_by),
+        (Intent::Clarify, DecidedBy::Fallback)
+    );
+    assert!(
+        r.classification.reasoning.contains("529"),
+        "{}",
+        r.classification.reasoning
+    );
 }
 
 #[tokio::test]
 async fn history_is_carried_across_turns_and_kept_per_session() {
     let llm = cassette("history.json");
     let b = butler(llm.clone(), no_specialist_calls());
-    b.handle_message("s1", "I'm working on the Phoenix project").await.unwrap();
-    let r = b.handle_message("s1", "What did I tell you about?").await.unwrap();
-    assert_eq!(r.response.as_deref(), Some("You told me about the Phoenix project."));
+    b.handle_message("s1", "I'm working on the Phoenix project")
+        .await
+        .unwrap();
+    let r = b
+        .handle_message("s1", "What did I tell you about?")
+        .await
+        .unwrap();
+    assert_eq!(
+        r.response.as_deref(),
+        Some("You told me about the Phoenix project.")
+    );
     let second = &llm.requests()[1].messages;
     let contents: Vec<_> = second.iter().map(|m| m.content.as_str()).collect();
     assert_eq!(
         contents,
-        ["I'm working on the Phoenix project", "Nice — Phoenix it is. What do you need for it?", "What did I tell you about?"]
+        [
+            "I'm working on the Phoenix project",
+            "Nice — Phoenix it is. What do you need for it?",
+            "What did I tell you about?"
+        ]
     );
     assert_eq!(b.history("s1").turns.len(), 4);
     assert!(b.history("s2").turns.is_empty());
@@ -134,41 +196,88 @@ async fn multi_step_request_runs_in_order_and_is_synthesised_into_one_answer() {
     let llm = cassette("multi_step.json");
     let specialists = Arc::new(
         ScriptedLlm::from_texts("m", Vec::<String>::new())
-            .with(Interaction::text("Found: \"Q4 Strategic Expansion\" (project)."))
-            .with(Interaction::text("Draft: Hi Sam, here is the Q4 Strategic Expansion report. Best, Ada")),
+            .with(Interaction::text(
+                "Found: \"Q4 Strategic Expansion\" (project).",
+            ))
+            .with(Interaction::text(
+                "Draft: Hi Sam, here is the Q4 Strategic Expansion report. Best, Ada",
+            )),
     );
     // The search step goes to a template agent here; butler_navigator.rs runs the real one.
-    let orchestrator = orchestrator(specialists.clone())
-        .register(Arc::new(LlmAgent::new("navigator", "searches", "you search notes", specialists.clone())));
-    let b = Butler::builder(llm.clone()).orchestrator(orchestrator).clock(clock()).build().unwrap();
-    let r = b.handle_message("s", "Find the Q4 report and draft an email to Sam about it").await.unwrap();
+    let orchestrator = orchestrator(specialists.clone()).register(Arc::new(LlmAgent::new(
+        "navigator",
+        "searches",
+        "you search notes",
+        specialists.clone(),
+    )));
+    let b = Butler::builder(llm.clone())
+        .orchestrator(orchestrator)
+        .clock(clock())
+        .build()
+        .unwrap();
+    let r = b
+        .handle_message("s", "Find the Q4 report and draft an email to Sam about it")
+        .await
+        .unwrap();
     assert_eq!(r.delegated_agent.as_deref(), Some("navigator,communicator"));
     assert_eq!(r.sub_results.len(), 2);
     let draft_prompt = specialists.requests()[1].system_text();
-    assert!(draft_prompt.contains("Q4 Strategic Expansion") && draft_prompt.contains("previousResults"), "{draft_prompt}");
-    assert!(draft_prompt.contains("\"brief\""), "preferences passed on: {draft_prompt}");
+    assert!(
+        draft_prompt.contains("Q4 Strategic Expansion") && draft_prompt.contains("previousResults"),
+        "{draft_prompt}"
+    );
+    assert!(
+        draft_prompt.contains("\"brief\""),
+        "preferences passed on: {draft_prompt}"
+    );
     let synthesis = &llm.requests()[1].messages[0].content;
-    let (found, drafted) = (synthesis.find("[navigator]").unwrap(), synthesis.find("[communicator]").unwrap());
+    let (found, drafted) = (
+        synthesis.find("[navigator]").unwrap(),
+        synthesis.find("[communicator]").unwrap(),
+    );
     assert!(found < drafted, "{synthesis}");
     assert!(r.response.unwrap().starts_with("I found the Q4 material"));
 }
 
 #[tokio::test]
 async fn failed_synthesis_still_returns_every_result_in_order() {
-    let specialists = Arc::new(ScriptedLlm::from_texts("m", ["Found the Q4 report.", "Drafted the email to Sam."]));
-    let orchestrator = orchestrator(specialists.clone())
-        .register(Arc::new(LlmAgent::new("navigator", "searches", "you search notes", specialists)));
+    let specialists = Arc::new(ScriptedLlm::from_texts(
+        "m",
+        ["Found the Q4 report.", "Drafted the email to Sam."],
+    ));
+    let orchestrator = orchestrator(specialists.clone()).register(Arc::new(LlmAgent::new(
+        "navigator",
+        "searches",
+        "you search notes",
+        specialists,
+    )));
     // Only the classification is scripted: the synthesis call fails.
-    let first_only = Arc::new(ScriptedLlm::from_texts("m", [first_answer("multi_step.json")]));
-    let b = Butler::builder(first_only).orchestrator(orchestrator).build().unwrap();
-    let r = b.handle_message("s", "Find the Q4 report and email Sam").await.unwrap();
-    assert_eq!(r.response.as_deref(), Some("1. [navigator] Found the Q4 report.\n2. [communicator] Drafted the email to Sam."));
+    let first_only = Arc::new(ScriptedLlm::from_texts(
+        "m",
+        [first_answer("multi_step.json")],
+    ));
+    let b = Butler::builder(first_only)
+        .orchestrator(orchestrator)
+        .build()
+        .unwrap();
+    let r = b
+        .handle_message("s", "Find the Q4 report and email Sam")
+        .await
+        .unwrap();
+    assert_eq!(
+        r.response.as_deref(),
+        Some("1. [navigator] Found the Q4 report.\n2. [communicator] Drafted the email to Sam.")
+    );
 }
 
 /// The first recorded answer of a cassette.
 fn first_answer(name: &str) -> String {
-    let path = format!("{}/tests/fixtures/butler/{name}", env!("CARGO_MANIFEST_DIR"));
-    let c: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let path = format!(
+        "{}/tests/fixtures/butler/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     c["interactions"][0]["text"].as_str().unwrap().to_string()
 }
 
@@ -176,8 +285,14 @@ fn first_answer(name: &str) -> String {
 async fn lifecycle_transitions_are_observable_and_a_missing_agent_is_an_error_state() {
     let b = Butler::builder(cassette("triage.json")).build().unwrap(); // no agents registered
     let mut rx = b.transitions();
-    let err = b.handle_message("s", "anything urgent in my inbox?").await.unwrap_err();
-    assert!(matches!(&err, ButlerError::NoAgent(i) if i == "delegate_triage"), "{err}");
+    let err = b
+        .handle_message("s", "anything urgent in my inbox?")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ButlerError::NoAgent(i) if i == "delegate_triage"),
+        "{err}"
+    );
     assert_eq!(b.state(), AgentState::Error);
     let states: Vec<_> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
     use AgentState::*;
@@ -187,9 +302,22 @@ async fn lifecycle_transitions_are_observable_and_a_missing_agent_is_an_error_st
     let specialists = Arc::new(ScriptedLlm::from_texts("m", ["Nothing urgent."]));
     let b = butler(cassette("triage.json"), specialists);
     let mut rx = b.transitions();
-    b.handle_message("s", "anything urgent in my inbox?").await.unwrap();
+    b.handle_message("s", "anything urgent in my inbox?")
+        .await
+        .unwrap();
     let states: Vec<_> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
-    assert_eq!(states, [Initializing, LoadingContext, Processing, Delegating, Processing, Completing, Idle]);
+    assert_eq!(
+        states,
+        [
+            Initializing,
+            LoadingContext,
+            Processing,
+            Delegating,
+            Processing,
+            Completing,
+            Idle
+        ]
+    );
 }
 
 #[tokio::test]
@@ -203,7 +331,17 @@ async fn after_an_error_the_next_turn_resets_to_idle_first() {
     b.handle_message("s", "hello").await.unwrap();
     let states: Vec<_> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
     use AgentState::*;
-    assert_eq!(states, [Idle, Initializing, LoadingContext, Processing, Completing, Idle]);
+    assert_eq!(
+        states,
+        [
+            Idle,
+            Initializing,
+            LoadingContext,
+            Processing,
+            Completing,
+            Idle
+        ]
+    );
 }
 
 #[tokio::test]
@@ -225,24 +363,44 @@ async fn prompt_is_the_template_with_catalogs_cached_and_the_injected_date_dynam
     b.handle_message("s", "Hello!").await.unwrap();
     let system = &llm.requests()[0].system;
     assert!(system[0].cache && system[0].text.starts_with("# Butler"));
-    assert!(system[0].text.contains("- calendar.create_event (write): creates a calendar event"));
-    assert!(system[0].text.contains("- scheduler (delegate_schedule): plans meetings"));
+    assert!(system[0]
+        .text
+        .contains("- calendar.create_event (write): creates a calendar event"));
+    assert!(system[0]
+        .text
+        .contains("- scheduler (delegate_schedule): plans meetings"));
     assert!(!system[1].cache);
-    assert!(system[1].text.contains("You are serving Ada. Today is Saturday, 2026-11-21."));
-    assert!(system.iter().any(|b| b.cache && b.text.contains("ButlerDecision")), "schema block cached");
+    assert!(system[1]
+        .text
+        .contains("You are serving Ada. Today is Saturday, 2026-11-21."));
+    assert!(
+        system
+            .iter()
+            .any(|b| b.cache && b.text.contains("ButlerDecision")),
+        "schema block cached"
+    );
 }
 
 #[tokio::test]
 async fn empty_message_is_a_typed_error_without_an_llm_call() {
     let llm = cassette("greeting.json");
     let b = butler(llm.clone(), no_specialist_calls());
-    assert!(matches!(b.handle_message("s", "  ").await, Err(ButlerError::Invalid { .. })));
+    assert!(matches!(
+        b.handle_message("s", "  ").await,
+        Err(ButlerError::Invalid { .. })
+    ));
     assert!(llm.requests().is_empty());
     assert_eq!(b.state(), AgentState::Idle);
 }
 
 #[test]
 fn invalid_history_budget_is_rejected() {
-    let err = Butler::builder(cassette("greeting.json")).history_tokens(10).build().unwrap_err();
-    assert_eq!(err.to_string(), "invalid `historyTokens`: must be at least 100, got 10");
+    let err = Butler::builder(cassette("greeting.json"))
+        .history_tokens(10)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid `historyTokens`: must be at least 100, got 10"
+    );
 }

@@ -29,7 +29,8 @@ pub const DEFAULT_HISTORY_TOKENS: u64 = 4_000;
 const TRANSITION_BUFFER: usize = 256;
 
 /// The question asked when the Butler could not classify a message.
-const FALLBACK_QUESTION: &str = "Sorry, I didn't quite get that. Could you say what you would like me to do, and about what?";
+const FALLBACK_QUESTION: &str =
+    "Sorry, I didn't quite get that. Could you say what you would like me to do, and about what?";
 
 /// The main orchestrator agent.
 ///
@@ -260,9 +261,7 @@ impl Butler {
                 self.enter(AgentState::WaitingForUser)?;
                 self.answer_self(decision, decided_by)
             }
-            i if i.is_delegation() => {
-                self.delegate(decision, decided_by, text, &context).await?
-            }
+            i if i.is_delegation() => self.delegate(decision, decided_by, text, &context).await?,
             _ => {
                 self.enter(AgentState::Completing)?;
                 self.answer_self(decision, decided_by)
@@ -278,13 +277,25 @@ impl Butler {
         Ok(response)
     }
 
-    async fn decide(&self, history: &SessionHistory, text: &str) -> Result<(ButlerDecision, DecidedBy)> {
+    async fn decide(
+        &self,
+        history: &SessionHistory,
+        text: &str,
+    ) -> Result<(ButlerDecision, DecidedBy)> {
         if let Some(router) = &self.router {
             let s = router.score(text).await?;
             if s.routed {
-                let reasoning = format!("embedding pre-router: score {:.3} ≥ threshold {:.3}", s.score, router.threshold());
+                let reasoning = format!(
+                    "embedding pre-router: score {:.3} ≥ threshold {:.3}",
+                    s.score,
+                    router.threshold()
+                );
                 let decision = ButlerDecision {
-                    classification: IntentClassification::new(s.intent, f64::from(s.score.clamp(0.0, 1.0)), reasoning),
+                    classification: IntentClassification::new(
+                        s.intent,
+                        f64::from(s.score.clamp(0.0, 1.0)),
+                        reasoning,
+                    ),
                     response: None,
                     follow_up_questions: None,
                     sub_tasks: None,
@@ -347,7 +358,13 @@ impl Butler {
             self.enter(AgentState::Delegating)?;
             let outcome = self
                 .orchestrator
-                .spawn_sub_agent(&agent, &step.instruction, step.delegation_context.as_ref(), &outcomes, context)
+                .spawn_sub_agent(
+                    &agent,
+                    &step.instruction,
+                    step.delegation_context.as_ref(),
+                    &outcomes,
+                    context,
+                )
                 .await?;
             self.enter(AgentState::Processing)?;
             outcomes.push(outcome);
@@ -403,7 +420,9 @@ impl Butler {
             .with_current_date(self.clock.now().date_naive());
         let mut blocks = butler_system(&self.templates, &vars)?;
         if let Some(digest) = history.digest_text() {
-            blocks.push(SystemBlock::dynamic(format!("## Earlier in this conversation\n{digest}")));
+            blocks.push(SystemBlock::dynamic(format!(
+                "## Earlier in this conversation\n{digest}"
+            )));
         }
         Ok(blocks)
     }

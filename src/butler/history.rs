@@ -79,7 +79,12 @@ impl HistoryStore {
         history.turns = turns.into();
         let digest_budget = self.max_tokens / 4;
         while history.digest.len() > 1
-            && history.digest.iter().map(|l| self.counter.count(l)).sum::<u64>() > digest_budget
+            && history
+                .digest
+                .iter()
+                .map(|l| self.counter.count(l))
+                .sum::<u64>()
+                > digest_budget
         {
             history.digest.remove(0);
         }
@@ -120,14 +125,26 @@ mod tests {
     fn over_budget_drops_oldest_exchanges_into_the_digest_and_opens_on_a_user_turn() {
         let store = HistoryStore::new(40);
         for i in 0..6 {
-            store.record("s", &format!("question number {i} about the quarterly report"), &format!("answer number {i} with some detail"));
+            store.record(
+                "s",
+                &format!("question number {i} about the quarterly report"),
+                &format!("answer number {i} with some detail"),
+            );
         }
         let h = store.get("s");
-        let total: u64 = h.turns.iter().map(|m| store.counter.count(&m.content)).sum();
+        let total: u64 = h
+            .turns
+            .iter()
+            .map(|m| store.counter.count(&m.content))
+            .sum();
         assert!(total <= 40, "{total}");
         assert_eq!(h.turns.first().unwrap().role, Role::User);
         assert!(h.turns.last().unwrap().content.contains("answer number 5"));
-        assert!(h.digest.last().unwrap().starts_with("Earlier the user asked: question number"));
+        assert!(h
+            .digest
+            .last()
+            .unwrap()
+            .starts_with("Earlier the user asked: question number"));
         assert!(!h.digest.iter().any(|l| l.contains("answer")));
     }
 

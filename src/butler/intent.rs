@@ -6,7 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What the Butler decided to do with a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Intent {
     /// Answer from general knowledge or the conversation, no specialist needed.
@@ -275,9 +277,16 @@ mod tests {
     fn confidence_outside_unit_interval_is_rejected_naming_the_field() {
         let c = IntentClassification::new(Intent::Clarify, 1.2, "vague");
         let err = c.validate().unwrap_err();
-        assert_eq!(err.to_string(), "invalid `confidence`: must be in [0, 1], got 1.2");
-        assert!(IntentClassification::new(Intent::Clarify, f64::NAN, "x").validate().is_err());
-        assert!(IntentClassification::new(Intent::Clarify, 0.0, " ").validate().is_err());
+        assert_eq!(
+            err.to_string(),
+            "invalid `confidence`: must be in [0, 1], got 1.2"
+        );
+        assert!(IntentClassification::new(Intent::Clarify, f64::NAN, "x")
+            .validate()
+            .is_err());
+        assert!(IntentClassification::new(Intent::Clarify, 0.0, " ")
+            .validate()
+            .is_err());
     }
 
     #[test]
@@ -297,7 +306,10 @@ mod tests {
         let no_answer = decision(
             r#"{"classification":{"intent":"direct_answer","confidence":0.9,"reasoning":"hi"}}"#,
         );
-        assert_eq!(no_answer.validate().unwrap_err().to_string(), "invalid `response`: direct_answer needs a non-empty response");
+        assert_eq!(
+            no_answer.validate().unwrap_err().to_string(),
+            "invalid `response`: direct_answer needs a non-empty response"
+        );
         let bad_step = decision(
             r#"{"classification":{"intent":"delegate_search","confidence":0.9,"reasoning":"r"},
                 "subTasks":[{"intent":"delegate_search","instruction":"find"},
@@ -323,11 +335,18 @@ mod tests {
 
     #[test]
     fn schema_lists_the_eight_intents_and_camel_case_fields() {
-        let schema = serde_json::to_string(&navigator_core::json_schema::<ButlerDecision>()).unwrap();
+        let schema =
+            serde_json::to_string(&navigator_core::json_schema::<ButlerDecision>()).unwrap();
         for i in Intent::ALL {
             assert!(schema.contains(i.as_str()), "{i}");
         }
-        for field in ["delegationContext", "relevantEntities", "timeConstraints", "followUpQuestions", "subTasks"] {
+        for field in [
+            "delegationContext",
+            "relevantEntities",
+            "timeConstraints",
+            "followUpQuestions",
+            "subTasks",
+        ] {
             assert!(schema.contains(field), "{field}");
         }
     }

@@ -114,7 +114,12 @@ mod tests {
     fn bundled_set_covers_every_intent_with_25_distinct_utterances() {
         let set = LabelledSet::bundled().unwrap();
         for intent in Intent::ALL {
-            let texts: std::collections::BTreeSet<_> = set.items().iter().filter(|u| u.intent == intent).map(|u| u.text.as_str()).collect();
+            let texts: std::collections::BTreeSet<_> = set
+                .items()
+                .iter()
+                .filter(|u| u.intent == intent)
+                .map(|u| u.text.as_str())
+                .collect();
             assert_eq!(texts.len(), 25, "{intent}");
         }
     }

@@ -119,15 +119,20 @@ impl Agent for LlmAgent {
         task: AgentTask,
         context: &AgentContext,
     ) -> navigator_core::Result<AgentOutcome> {
-        let delegation = serde_json::to_string_pretty(&task).unwrap_or_else(|_| task.instruction.clone());
+        let delegation =
+            serde_json::to_string_pretty(&task).unwrap_or_else(|_| task.instruction.clone());
         let vars = Vars::new()
             .set("agent_name", &self.name)
             .set("role", &self.role)
-            .set("user_name", context.user_name.as_deref().unwrap_or(&context.user_id))
+            .set(
+                "user_name",
+                context.user_name.as_deref().unwrap_or(&context.user_id),
+            )
             .set("delegation", delegation)
             .with_current_date(self.clock.now().date_naive());
         let system = self.templates.render(&self.template, &vars)?;
-        let mut request = ChatRequest::new(task.instruction.clone()).with_system(SystemBlock::dynamic(system));
+        let mut request =
+            ChatRequest::new(task.instruction.clone()).with_system(SystemBlock::dynamic(system));
         let mut messages: Vec<Message> = context.recent(HISTORY_TURNS).to_vec();
         messages.append(&mut request.messages);
         request.messages = messages;
@@ -166,20 +171,39 @@ mod tests {
         task.relevant_entities = vec!["John".into()];
         task.time_constraints = Some("this week".into());
         let out = agent.handle(task, &ctx).await.unwrap();
-        assert_eq!((out.agent.as_str(), out.response.as_str()), ("scheduler", "Tuesday 10:00 works."));
+        assert_eq!(
+            (out.agent.as_str(), out.response.as_str()),
+            ("scheduler", "Tuesday 10:00 works.")
+        );
         let req = &llm.requests()[0];
         let system = req.system_text();
-        for needle in ["**scheduler**", "Ada", "2026-11-21", "\"timeConstraints\": \"this week\"", "John"] {
+        for needle in [
+            "**scheduler**",
+            "Ada",
+            "2026-11-21",
+            "\"timeConstraints\": \"this week\"",
+            "John",
+        ] {
             assert!(system.contains(needle), "{needle} in {system}");
         }
         let contents: Vec<_> = req.messages.iter().map(|m| m.content.as_str()).collect();
-        assert_eq!(contents, ["earlier question", "earlier answer", "schedule a review with John"]);
+        assert_eq!(
+            contents,
+            [
+                "earlier question",
+                "earlier answer",
+                "schedule a review with John"
+            ]
+        );
     }
 
     #[tokio::test]
     async fn an_empty_answer_is_an_error_not_an_empty_outcome() {
         let llm = Arc::new(ScriptedLlm::from_texts("m", ["  "]));
-        let err = LlmAgent::communicator(llm).handle(AgentTask::new("x"), &AgentContext::new("s", "u")).await.unwrap_err();
+        let err = LlmAgent::communicator(llm)
+            .handle(AgentTask::new("x"), &AgentContext::new("s", "u"))
+            .await
+            .unwrap_err();
         assert!(err.to_string().contains("communicator"), "{err}");
     }
 }

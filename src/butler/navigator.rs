@@ -50,7 +50,8 @@ impl Agent for NavigatorSubAgent {
         Ok(AgentOutcome {
             agent: "navigator".into(),
             response: text,
-            data: serde_json::to_value(&response).map_err(|e| navigator_core::Error::invalid("navigatorResponse", e.to_string()))?,
+            data: serde_json::to_value(&response)
+                .map_err(|e| navigator_core::Error::invalid("navigatorResponse", e.to_string()))?,
             state,
             usage: Default::default(),
         })
@@ -64,7 +65,15 @@ fn describe(response: &NavigatorResponse) -> String {
             let results = response.results.as_deref().unwrap_or_default();
             let mut lines = vec![format!("Found {} item(s):", results.len())];
             lines.extend(results.iter().take(LISTED_HITS).enumerate().map(|(i, r)| {
-                format!("{}. {} ({}, {}, id {}, score {:.2})", i + 1, r.title, r.item_type, r.category, r.item_id, r.relevance_score)
+                format!(
+                    "{}. {} ({}, {}, id {}, score {:.2})",
+                    i + 1,
+                    r.title,
+                    r.item_type,
+                    r.category,
+                    r.item_id,
+                    r.relevance_score
+                )
             }));
             if let Some(hints) = &response.suggestions {
                 lines.extend(hints.iter().cloned());

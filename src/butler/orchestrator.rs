@@ -193,8 +193,15 @@ mod tests {
         fn description(&self) -> &str {
             "records"
         }
-        async fn handle(&self, task: AgentTask, ctx: &AgentContext) -> navigator_core::Result<AgentOutcome> {
-            self.seen.lock().unwrap().push((task.clone(), ctx.current_state));
+        async fn handle(
+            &self,
+            task: AgentTask,
+            ctx: &AgentContext,
+        ) -> navigator_core::Result<AgentOutcome> {
+            self.seen
+                .lock()
+                .unwrap()
+                .push((task.clone(), ctx.current_state));
             Ok(AgentOutcome {
                 agent: self.name.into(),
                 response: format!("{} did: {}", self.name, task.instruction),
@@ -207,7 +214,10 @@ mod tests {
 
     #[tokio::test]
     async fn context_reaches_the_sub_agent() {
-        let scheduler = Arc::new(Recorder { name: "scheduler", ..Default::default() });
+        let scheduler = Arc::new(Recorder {
+            name: "scheduler",
+            ..Default::default()
+        });
         let o = Orchestrator::new().register(scheduler.clone());
         let delegation = DelegationContext {
             relevant_entities: Some(vec!["John Smith".into()]),
@@ -215,7 +225,13 @@ mod tests {
             user_preferences: Some(vec!["mornings".into()]),
         };
         let out = o
-            .spawn_sub_agent("scheduler", "book a review", Some(&delegation), &[], &AgentContext::new("s", "u"))
+            .spawn_sub_agent(
+                "scheduler",
+                "book a review",
+                Some(&delegation),
+                &[],
+                &AgentContext::new("s", "u"),
+            )
             .await
             .unwrap();
         assert_eq!(out.response, "scheduler did: book a review");
@@ -229,27 +245,50 @@ mod tests {
 
     #[tokio::test]
     async fn plan_runs_in_order_and_later_steps_see_earlier_results() {
-        let nav = Arc::new(Recorder { name: "navigator", ..Default::default() });
-        let com = Arc::new(Recorder { name: "communicator", ..Default::default() });
-        let o = Orchestrator::new().register(nav.clone()).register(com.clone());
-        let step = |intent, instruction: &str| SubTask { intent, instruction: instruction.into(), delegation_context: None };
+        let nav = Arc::new(Recorder {
+            name: "navigator",
+            ..Default::default()
+        });
+        let com = Arc::new(Recorder {
+            name: "communicator",
+            ..Default::default()
+        });
+        let o = Orchestrator::new()
+            .register(nav.clone())
+            .register(com.clone());
+        let step = |intent, instruction: &str| SubTask {
+            intent,
+            instruction: instruction.into(),
+            delegation_context: None,
+        };
         let out = o
             .run_plan(
-                &[step(Intent::DelegateSearch, "find it"), step(Intent::DelegateDraft, "email Sam")],
+                &[
+                    step(Intent::DelegateSearch, "find it"),
+                    step(Intent::DelegateDraft, "email Sam"),
+                ],
                 &AgentContext::new("s", "u"),
             )
             .await
             .unwrap();
-        assert_eq!(out.iter().map(|o| o.agent.as_str()).collect::<Vec<_>>(), ["navigator", "communicator"]);
+        assert_eq!(
+            out.iter().map(|o| o.agent.as_str()).collect::<Vec<_>>(),
+            ["navigator", "communicator"]
+        );
         let seen = com.seen.lock().unwrap();
-        assert_eq!(seen[0].0.arguments["previousResults"][0]["response"], "navigator did: find it");
+        assert_eq!(
+            seen[0].0.arguments["previousResults"][0]["response"],
+            "navigator did: find it"
+        );
         assert!(nav.seen.lock().unwrap()[0].0.arguments.is_null());
     }
 
     #[tokio::test]
     async fn missing_agents_and_unroutable_intents_are_typed_errors() {
         let o = Orchestrator::new();
-        assert!(matches!(o.agent_for(Intent::DelegateSearch), Err(ButlerError::NoAgent(i)) if i == "delegate_search"));
+        assert!(
+            matches!(o.agent_for(Intent::DelegateSearch), Err(ButlerError::NoAgent(i)) if i == "delegate_search")
+        );
         assert!(o.clone().route(Intent::DirectAnswer, "x").is_err());
         let err = o
             .spawn_sub_agent("ghost", "x", None, &[], &AgentContext::new("s", "u"))

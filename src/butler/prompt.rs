@@ -82,12 +82,16 @@ mod tests {
         assert!(blocks[0].cache && !blocks[1].cache);
         assert!(blocks[0].text.contains("calendar.create (write)"));
         assert!(!blocks[0].text.contains("Ada") && !blocks[0].text.contains("2026"));
-        assert_eq!(blocks[1].text, "## Session\nYou are serving Ada. Today is Saturday, 2026-11-21.");
+        assert_eq!(
+            blocks[1].text,
+            "## Session\nYou are serving Ada. Today is Saturday, 2026-11-21."
+        );
     }
 
     #[test]
     fn a_missing_variable_is_an_error_naming_it() {
-        let err = butler_system(&default_templates(), &Vars::new().set("user_name", "x")).unwrap_err();
+        let err =
+            butler_system(&default_templates(), &Vars::new().set("user_name", "x")).unwrap_err();
         assert!(err.to_string().contains("template `butler`"), "{err}");
     }
 

@@ -110,10 +110,16 @@ impl PreRouter {
         threshold: f32,
     ) -> Result<Self> {
         if exemplars.is_empty() {
-            return Err(super::ButlerError::invalid("exemplars", "at least one exemplar is needed"));
+            return Err(super::ButlerError::invalid(
+                "exemplars",
+                "at least one exemplar is needed",
+            ));
         }
         if !threshold.is_finite() {
-            return Err(super::ButlerError::invalid("threshold", format!("must be finite, got {threshold}")));
+            return Err(super::ButlerError::invalid(
+                "threshold",
+                format!("must be finite, got {threshold}"),
+            ));
         }
         let texts: Vec<&str> = exemplars.iter().map(|u| u.text.as_str()).collect();
         let vectors = embedder.embed(&texts).await?;
@@ -221,5 +227,106 @@ impl PreRouter {
             }
         }
         Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use async_trait::async_trait;
+
+    /// One dimension per known word: texts sharing words are similar, others orthogonal.
+    struct Words;
+
+    const VOCAB: [&str; 6] = ["inbox", "email", "meeting", "calendar", "hello", "find"];
+
+    #[async_trait]
+    impl Embedder for Words {
+        fn model_id(&self) -> &str {
+            "words"
+        }
+        fn dimensions(&self) -> usize {
+            VOCAB.len() + 1
+        }
+        async fn embed(&self, texts: &[&str]) -> navigator_core::Result<Vec<Vec<f32>>> {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let mut v: Vec<f32> = VOCAB
+                        .iter()
+                        .map(|w| f32::from(u8::from(t.contains(w))))
+                        .collect();
+                    v.push(0.1);
+                    navigator_core::l2_normalize(&mut v);
+                    v
+                })
+                .collect())
+        }
+    }
+
+    fn u(text: &str, intent: Intent) -> LabelledUtterance {
+        LabelledUtterance {
+            text: text.into(),
+            intent,
+        }
+    }
+
+    fn exemplars() -> Vec<LabelledUtterance> {
+        vec![
+            u("inbox email", Intent::DelegateTriage),
+            u("inbox", Intent::DelegateTriage),
+            u("email inbox now", Intent::DelegateTriage),
+            u("meeting calendar", Intent::DelegateSchedule),
+            u("calendar", Intent::DelegateSchedule),
+            u("meeting", Intent::DelegateSchedule),
+            u("hello", Intent::DirectAnswer),
+            u("hello hello", Intent::DirectAnswer),
+        ]
+    }
+
+    #[tokio::test]
+    async fn calibrated_router_routes_clear_delegations_and_never_answers() {
+        let (router, cal) = PreRouter::calibrate(Arc::new(Words), &exemplars(), 0.95)
+            .await
+            .unwrap();
+        assert!(cal.precision >= 0.95 && cal.threshold < NEVER, "{cal:?}");
+        let s = router.score("check my inbox email").await.unwrap();
+        assert_eq!((s.intent, s.routed), (Intent::DelegateTriage, true));
+        let hello = router.score("hello").await.unwrap();
+        assert_eq!((hello.intent, hello.routed), (Intent::DirectAnswer, false));
+        let e = router
+            .evaluate(&[
+                u("inbox please", Intent::DelegateTriage),
+                u("hello", Intent::DirectAnswer),
+            ])
+            .await
+            .unwrap();
+        assert_eq!(
+            (e.total, e.routed, e.routed_correct, e.top1_correct),
+            (2, 1, 1, 2)
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_precision_routes_nothing() {
+        // Mislabelled exemplars: leave-one-out can never be right.
+        let wrong = vec![
+            u("inbox", Intent::DelegateTriage),
+            u("inbox", Intent::DelegateSchedule),
+        ];
+        let (router, cal) = PreRouter::calibrate(Arc::new(Words), &wrong, 0.95)
+            .await
+            .unwrap();
+        assert_eq!(cal.threshold, NEVER);
+        assert!(!router.score("inbox").await.unwrap().routed);
+    }
+
+    #[tokio::test]
+    async fn empty_exemplars_and_non_finite_thresholds_are_rejected() {
+        assert!(PreRouter::new(Arc::new(Words), &[], 0.5).await.is_err());
+        let err = PreRouter::new(Arc::new(Words), &exemplars(), f32::NAN)
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("threshold"), "{err}");
     }
 }

@@ -223,19 +223,37 @@ mod tests {
             .with_tool(write.clone())
             .with_tool(delete.clone());
         let args = serde_json::json!({"id": 1});
-        assert_eq!(unapproved.call("inbox.list", args.clone()).await.unwrap(), args);
+        assert_eq!(
+            unapproved.call("inbox.list", args.clone()).await.unwrap(),
+            args
+        );
         for name in ["calendar.create", "mail.delete"] {
             let err = unapproved.call(name, args.clone()).await.unwrap_err();
             assert!(matches!(err, ButlerError::NotApproved { .. }), "{err}");
         }
         let refusing = unapproved.clone().with_approver(|_| false);
         assert!(refusing.call("mail.delete", args.clone()).await.is_err());
-        assert_eq!((write.calls.load(Ordering::SeqCst), delete.calls.load(Ordering::SeqCst)), (0, 0));
+        assert_eq!(
+            (
+                write.calls.load(Ordering::SeqCst),
+                delete.calls.load(Ordering::SeqCst)
+            ),
+            (0, 0)
+        );
 
         let approving = unapproved.with_approver(|r| r.tool.permission == Permission::Write);
-        approving.call("calendar.create", args.clone()).await.unwrap();
+        approving
+            .call("calendar.create", args.clone())
+            .await
+            .unwrap();
         assert!(approving.call("mail.delete", args.clone()).await.is_err());
-        assert_eq!((write.calls.load(Ordering::SeqCst), delete.calls.load(Ordering::SeqCst)), (1, 0));
+        assert_eq!(
+            (
+                write.calls.load(Ordering::SeqCst),
+                delete.calls.load(Ordering::SeqCst)
+            ),
+            (1, 0)
+        );
     }
 
     #[tokio::test]
@@ -245,7 +263,10 @@ mod tests {
             catalog.call("nope", serde_json::json!({})).await,
             Err(ButlerError::UnknownTool(n)) if n == "nope"
         ));
-        let err = catalog.call("inbox.list", serde_json::json!([1])).await.unwrap_err();
+        let err = catalog
+            .call("inbox.list", serde_json::json!([1]))
+            .await
+            .unwrap_err();
         assert!(err.to_string().contains("inbox.list.arguments"), "{err}");
     }
 }
