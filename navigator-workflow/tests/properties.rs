@@ -3,7 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use navigator_workflow::{Navigator, NodeKind, Task, TaskStatus, Workflow, WorkflowDefinition};
+use navigator_workflow::{
+    ExecutionPlan, Navigator, NodeKind, Task, TaskStatus, Workflow, WorkflowDefinition,
+};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -234,7 +236,10 @@ proptest! {
             edges[usize::from(retarget.0) % m]["to"] = json!(names[usize::from(retarget.1) % names.len()]);
         }
         if let Ok(def) = WorkflowDefinition::from_value(def) {
+            let nodes = def.nodes.len();
             if let Ok(workflow) = Workflow::new("w", def) {
+                let plan = ExecutionPlan::of(&workflow);
+                prop_assert_eq!(plan.levels.iter().map(Vec::len).sum::<usize>(), nodes);
                 // Whatever survives validation is runnable: every output has a route.
                 for (id, node) in &workflow.definition().nodes {
                     for output in node.outputs() {
