@@ -1,7 +1,7 @@
 //! The edge evaluator: given where a task is and what happened, where does it go?
 //!
-//! Evaluation is split in two so a failing `advance` changes nothing: [`decide`] works out
-//! the whole transition against an immutable task, [`apply`] then writes it.
+//! Evaluation is split in two so a failing `advance` changes nothing: `decide` works out
+//! the whole transition against an immutable task, `apply` then writes it.
 //!
 //! Rules, in order:
 //! 1. Only `PENDING`/`IN_PROGRESS` tasks move, and only with a result their step can output.
