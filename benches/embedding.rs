@@ -42,7 +42,7 @@ struct RawOrt {
 }
 
 impl RawOrt {
-    fn new(model_dir: &Path) -> Self {
+    fn new(ort_dylib: &Path, model_dir: &Path) -> Self {
         let mut tokenizer = Tokenizer::from_file(model_dir.join("tokenizer.json")).unwrap();
         tokenizer.with_padding(Some(PaddingParams::default()));
         tokenizer
@@ -51,7 +51,8 @@ impl RawOrt {
                 ..TruncationParams::default()
             }))
             .unwrap();
-        let session = Session::builder()
+        let environment = navigator::core::embed::ort_environment(ort_dylib).unwrap();
+        let session = Session::builder(&environment)
             .unwrap()
             .commit_from_file(model_dir.join("model.onnx"))
             .unwrap();
@@ -100,7 +101,7 @@ fn bench(c: &mut Criterion) {
     let paths = EmbeddingPaths::locate(None, None).expect("run scripts/setup-embeddings.sh");
     let ours = FastEmbedder::from_dir(&paths.model_dir, ModelConfig::minilm().with_batch_size(256))
         .unwrap();
-    let mut raw = RawOrt::new(&paths.model_dir);
+    let mut raw = RawOrt::new(&paths.ort_dylib, &paths.model_dir);
 
     // Same vectors from both paths, or the comparison means nothing.
     let check = texts(4);

@@ -168,10 +168,11 @@ impl FastEmbedder {
     }
 }
 
-/// The process-wide ONNX Runtime environment. ONNX Runtime allows one per process, so the
-/// first embedder loads the shared library and every later one shares that environment (a
-/// different library path given later is not loaded).
-fn ort_environment(path: &Path) -> Result<ort::environment::Environment> {
+/// The process-wide ONNX Runtime environment, loading the shared library at `path` on first
+/// use. ONNX Runtime allows one environment per process, so every embedder shares it (a
+/// different library path given later is not loaded); applications that run other ONNX models
+/// in the same process build their sessions on it too.
+pub fn ort_environment(path: &Path) -> Result<ort::environment::Environment> {
     static ENV: Mutex<Option<ort::environment::Environment>> = Mutex::new(None);
     let mut slot = ENV.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(env) = slot.as_ref() {

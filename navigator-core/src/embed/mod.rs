@@ -9,5 +9,5 @@ mod locate;
 
 pub use config::{ModelConfig, Pooling};
 #[cfg(feature = "fastembed")]
-pub use fastembed::FastEmbedder;
+pub use fastembed::{ort_environment, FastEmbedder};
 pub use locate::{EmbeddingPaths, ENV_HOME, ENV_MODEL_DIR, ENV_ORT_DYLIB};
