@@ -63,7 +63,9 @@ impl RawOrt {
         let enc = self.tokenizer.encode_batch(texts.to_vec(), true).unwrap();
         let (b, t) = (enc.len(), enc[0].len());
         let flat = |f: &dyn Fn(&tokenizers::Encoding) -> &[u32]| -> Vec<i64> {
-            enc.iter().flat_map(|e| f(e).iter().map(|&x| x as i64)).collect()
+            enc.iter()
+                .flat_map(|e| f(e).iter().map(|&x| x as i64))
+                .collect()
         };
         let ids = flat(&|e| e.get_ids());
         let mask = flat(&|e| e.get_attention_mask());

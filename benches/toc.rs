@@ -43,7 +43,10 @@ fn wide_store(rt: &tokio::runtime::Runtime) -> MemoryStore {
                 end_time: start + Duration::minutes(1),
                 bullets: (0..5)
                     .map(|b| TocBullet {
-                        text: format!("Discussed {} (point {b} of session {i})", TOPICS[(i + b) % 8]),
+                        text: format!(
+                            "Discussed {} (point {b} of session {i})",
+                            TOPICS[(i + b) % 8]
+                        ),
                         grip_ids: vec![format!("grip:{i}:{b}")],
                     })
                     .collect(),
@@ -72,7 +75,9 @@ fn wide_store(rt: &tokio::runtime::Runtime) -> MemoryStore {
 }
 
 fn bench(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let store = wide_store(&rt);
     let mut group = c.benchmark_group("toc");
     group.throughput(Throughput::Elements(CHILDREN as u64));
@@ -89,7 +94,12 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("toc_children_10k_load_only", |b| {
-        b.iter(|| black_box(rt.block_on(store.toc_children("toc:day:2026-01-01")).unwrap()))
+        b.iter(|| {
+            black_box(
+                rt.block_on(store.toc_children("toc:day:2026-01-01"))
+                    .unwrap(),
+            )
+        })
     });
 
     let sample = MemoryStore::new();
@@ -106,11 +116,19 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1));
     let options = NavigateOptions::default();
     for (name, query) in [
-        ("navigate_sample_with_hint", "what did we decide about JWT last month"),
+        (
+            "navigate_sample_with_hint",
+            "what did we decide about JWT last month",
+        ),
         ("navigate_sample_no_hint", "what did we decide about JWT"),
     ] {
         group.bench_function(name, |b| {
-            b.iter(|| black_box(rt.block_on(navigate(&sample, black_box(query), now, &options)).unwrap()))
+            b.iter(|| {
+                black_box(
+                    rt.block_on(navigate(&sample, black_box(query), now, &options))
+                        .unwrap(),
+                )
+            })
         });
     }
     group.finish();

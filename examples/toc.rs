@@ -21,8 +21,8 @@ use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
 use navigator::core::{MemoryStore, Store};
 use navigator::search::toc::{
-    expand_grips, navigate, search_children, NavigateOptions, Navigation, SearchField,
-    StepOutcome, TocBuilder,
+    expand_grips, navigate, search_children, NavigateOptions, Navigation, SearchField, StepOutcome,
+    TocBuilder,
 };
 use std::path::PathBuf;
 
@@ -124,7 +124,12 @@ async fn main() -> anyhow::Result<()> {
                     hit.node.title,
                     hit.matches.len()
                 );
-                for m in hit.matches.iter().filter(|m| m.field == SearchField::Bullets).take(3) {
+                for m in hit
+                    .matches
+                    .iter()
+                    .filter(|m| m.field == SearchField::Bullets)
+                    .take(3)
+                {
                     println!("         {:.2} {}", m.score, m.text);
                 }
             }
@@ -164,7 +169,11 @@ async fn main() -> anyhow::Result<()> {
             for grip in expand_grips(&store, &grip_ids).await? {
                 println!(
                     "{}  [{} .. {}]  {}\n  {}",
-                    grip.grip_id, grip.event_id_start, grip.event_id_end, grip.timestamp, grip.excerpt
+                    grip.grip_id,
+                    grip.event_id_start,
+                    grip.event_id_end,
+                    grip.timestamp,
+                    grip.excerpt
                 );
             }
         }
