@@ -42,15 +42,18 @@ fn main() -> anyhow::Result<()> {
         .with_context(|| format!("in {p}"))?,
         None => satellite(&map, "repository overview", tokens, Tokenizer::default())?,
     };
+    let planned = t0.elapsed();
     let out = render(&map, &plan)?;
     print!("{}", out.text);
     eprintln!(
-        "{} files ({} skipped), {} tokens ({}), scan {:.2}s, total {:.2}s",
+        "{} files ({} skipped), {} tokens ({}), scan {:.2}s, plan {:.2}s, render {:.2}s, total {:.2}s",
         map.files().len(),
         map.skipped().len(),
         out.tokens,
         plan.tokenizer,
         scanned.as_secs_f64(),
+        (planned - scanned).as_secs_f64(),
+        (t0.elapsed() - planned).as_secs_f64(),
         t0.elapsed().as_secs_f64()
     );
     Ok(())

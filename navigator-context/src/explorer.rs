@@ -312,6 +312,7 @@ pub fn satellite(
 ) -> Result<FlightPlan> {
     let mut plan = FlightPlan::new(goal, tokens);
     plan.tokenizer = tokenizer;
+    plan.validate()?;
     for (level, collapse) in [
         (Level::TopLevel, false),
         (Level::Path, false),
@@ -322,7 +323,16 @@ pub fn satellite(
             level,
             collapse,
         }];
-        if render(map, &plan)?.tokens <= plan.token_budget {
+        // Every shown file costs at least one token (its path line), so a map with more files
+        // than the budget cannot fit file by file: skip rendering (and parsing) it at all.
+        let floor = map.files().len() + plan.tokenizer.count(&crate::render::header(&plan));
+        if !collapse && floor > plan.token_budget {
+            continue;
+        }
+        if level == Level::TopLevel {
+            map.outline_all();
+        }
+        if collapse || render(map, &plan)?.tokens <= plan.token_budget {
             break;
         }
     }

@@ -184,6 +184,7 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     if query.is_empty() || files.is_empty() {
         return Vec::new();
     }
+    map.outline_all();
     let path_f = Field::new(files.iter().map(|f| terms(&f.path)).collect());
     let sym_f = Field::new(
         files

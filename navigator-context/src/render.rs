@@ -98,6 +98,20 @@ pub(crate) fn file_block(file: &FileEntry, level: Level) -> String {
     out
 }
 
+/// Whether the tokenizer's pre-split cuts in front of `block` whatever came before it, so
+/// that the tokens of a concatenation are the sum of the blocks' tokens.
+///
+/// Every block ends in a newline; in both encodings a pre-token never runs from a newline into
+/// a following letter, digit or punctuation mark, except that `o200k_base` lets punctuation
+/// plus newlines swallow a following `/`. So a block that starts with anything but whitespace
+/// or `/` starts a fresh pre-token; paths that start that way are rare, and are counted whole.
+fn splits_cleanly(block: &str) -> bool {
+    block
+        .chars()
+        .next()
+        .is_some_and(|c| !c.is_whitespace() && c != '/')
+}
+
 /// The header every context starts with.
 pub(crate) fn header(plan: &FlightPlan) -> String {
     format!("# Goal: {}\n\n", plan.goal.trim())
@@ -117,7 +131,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
     plan.validate()?;
     let rules = RuleSet::compile(&plan.rules)?;
     // Sorted by key: file paths and collapsed directory names share one order.
-    let mut blocks: BTreeMap<String, String> = BTreeMap::new();
+    let mut blocks: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let mut collapsed: BTreeMap<String, usize> = BTreeMap::new();
     let mut levels = Vec::with_capacity(map.files().len());
     let mut collapsed_files = Vec::new();
@@ -143,25 +157,90 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         let level = effective_level(file, res.level, res.exact, plan.huge_file_bytes);
         levels.push((file.path.clone(), level));
         if level > Level::Hidden {
-            blocks.insert(file.path.clone(), file_block(file, level));
+            let block = file_block(file, level);
+            let tokens = file.block_tokens(plan.tokenizer, level, || block.clone());
+            blocks.insert(file.path.clone(), (block, tokens));
         }
     }
     for (dir, n) in collapsed {
         let noun = if n == 1 { "file" } else { "files" };
-        blocks
-            .entry(dir.clone())
-            .or_default()
-            .insert_str(0, &format!("{dir} ({n} {noun})\n"));
+        let line = format!("{dir} ({n} {noun})\n");
+        let tokens = plan.tokenizer.count(&line);
+        // Directory keys end in `/`, file paths never do: the entry is always new.
+        blocks.insert(dir, (line, tokens));
     }
-    let mut text = header(plan);
-    for block in blocks.values() {
+    let head = header(plan);
+    let mut tokens = plan.tokenizer.count(&head);
+    let mut additive = true;
+    let mut text = head;
+    for (block, n) in blocks.values() {
+        additive &= splits_cleanly(block);
         text.push_str(block);
+        tokens += n;
     }
-    let tokens = plan.tokenizer.count(&text);
+    if !additive {
+        tokens = plan.tokenizer.count(&text);
+    }
     Ok(Rendered {
         text,
         tokens,
         levels,
         collapsed: collapsed_files,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flight_plan::Rule;
+    use crate::scan::ScanOptions;
+    use crate::tokens::Tokenizer;
+
+    #[test]
+    fn summed_block_tokens_equal_counting_the_whole_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let files: [(&str, &str); 7] = [
+            ("a.rs", "/// Doc.\npub fn a() -> u8 { 1 }   \n\n\n"),
+            ("b.py", "def b():\n    return '}'\n}"),
+            ("c/d.go", "package c\n// X.\nfunc X() {}\n\t\r\n"),
+            ("c/e.txt", "naïve — ünïcödé 123456789 ///\n/"),
+            ("c/f.md", "```\ncode\n```\n!!!"),
+            ("g.ts", "export const g = (x: number) => x;\n\n  \n"),
+            ("h.js", "// end with punctuation.\n"),
+        ];
+        for (p, text) in files {
+            std::fs::create_dir_all(r.join(p).parent().unwrap()).unwrap();
+            std::fs::write(r.join(p), text).unwrap();
+        }
+        let options = ScanOptions {
+            cache_dir: None,
+            ..ScanOptions::for_root(r)
+        };
+        let map = RepoMap::open_with(r, &options).unwrap();
+        for tokenizer in Tokenizer::ALL {
+            for level in Level::ALL {
+                for goal in ["x", "ends with a dot.", "slash /", "spaces   "] {
+                    let mut plan = FlightPlan::new(goal, 1000);
+                    plan.tokenizer = tokenizer;
+                    plan.rules = vec![
+                        Rule::new("**", level),
+                        Rule {
+                            path: "c/".into(),
+                            level: Level::Path,
+                            collapse: true,
+                        },
+                    ];
+                    let out = render(&map, &plan).unwrap();
+                    assert_eq!(
+                        out.tokens,
+                        tokenizer.count(&out.text),
+                        "{tokenizer} {level}"
+                    );
+                    // Memoised counts give the same answer the second time.
+                    assert_eq!(render(&map, &plan).unwrap(), out);
+                }
+            }
+        }
+    }
 }

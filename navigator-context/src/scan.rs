@@ -1,12 +1,20 @@
-//! Walking a repository: gitignore-aware, never leaving the root, binaries skipped, outlines
-//! parsed in parallel and cached on disk.
+//! Walking a repository: gitignore-aware, never leaving the root, binaries skipped.
+//!
+//! Outlines are parsed lazily, on the first look, and cached on disk by content hash: a
+//! satellite view that shows only paths or directory counts parses nothing, and the ranking
+//! asks for all of them at once through [`RepoMap::outline_all`], which parses in parallel.
+//! Token counts of file blocks are memoised per file and level for the same reason: a render
+//! is the sum of its blocks, so re-rendering a plan counts only the blocks it has not seen.
 
 use crate::cache::{content_hash, OutlineCache};
 use crate::error::{Error, Result};
+use crate::flight_plan::Level;
 use crate::lang::Lang;
 use crate::outline::{outline, Outline};
+use crate::tokens::Tokenizer;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 /// Options for [`RepoMap::open_with`].
 #[derive(Debug, Clone)]
@@ -35,12 +43,10 @@ impl ScanOptions {
 /// What a file holds, as far as the map cares.
 #[derive(Debug, Clone)]
 pub enum Content {
-    /// UTF-8 text, with its outline when the language has a grammar and tree-sitter parsed it.
+    /// UTF-8 text (its outline comes from [`FileEntry::outline`]).
     Text {
         /// The text.
         text: String,
-        /// The outline, when available.
-        outline: Option<Outline>,
     },
     /// Not valid UTF-8 (shown as a path only).
     NonUtf8,
@@ -59,6 +65,12 @@ pub struct FileEntry {
     pub lang: Option<Lang>,
     /// What the file holds.
     pub content: Content,
+    /// Where to parse and cache the outline; `None` when the file gets none (no grammar, not
+    /// text, or over the outline cap).
+    outliner: Option<Arc<OutlineCache>>,
+    outline: OnceLock<Option<Outline>>,
+    /// Tokens of this file's block per (tokenizer, level), counted on first use.
+    block_tokens: [OnceLock<usize>; 2 * Level::ALL.len()],
 }
 
 impl FileEntry {
@@ -70,12 +82,36 @@ impl FileEntry {
         }
     }
 
-    /// The outline, when one was parsed.
+    /// The outline, when the language has a grammar and tree-sitter parsed the file. Parsed
+    /// on the first call (or read from the disk cache), then kept.
     pub fn outline(&self) -> Option<&Outline> {
-        match &self.content {
-            Content::Text { outline, .. } => outline.as_ref(),
-            _ => None,
-        }
+        self.outline
+            .get_or_init(|| {
+                let cache = self.outliner.as_ref()?;
+                let (lang, text) = (self.lang?, self.text()?);
+                let hash = content_hash(text.as_bytes());
+                cache.get(&hash, lang).or_else(|| {
+                    let o = outline(lang, text)?;
+                    cache.put(&hash, lang, &o);
+                    Some(o)
+                })
+            })
+            .as_ref()
+    }
+
+    /// Tokens of `block` (this file's block at `level`), memoised per tokenizer and level.
+    pub(crate) fn block_tokens(
+        &self,
+        tokenizer: Tokenizer,
+        level: Level,
+        block: impl FnOnce() -> String,
+    ) -> usize {
+        let t = Tokenizer::ALL
+            .iter()
+            .position(|x| *x == tokenizer)
+            .unwrap_or(0);
+        *self.block_tokens[t * Level::ALL.len() + level as usize]
+            .get_or_init(|| tokenizer.count(&block()))
     }
 }
 
@@ -117,7 +153,7 @@ impl RepoMap {
                 path: root.to_path_buf(),
             })?;
         let walked = walk(&canon);
-        let cache = OutlineCache::new(options.cache_dir.clone());
+        let cache = Arc::new(OutlineCache::new(options.cache_dir.clone()));
         let mut skipped = Vec::new();
         let paths: Vec<(PathBuf, String)> = walked
             .into_iter()
@@ -162,6 +198,14 @@ impl RepoMap {
     /// Files left out of the map, with the reason (binary, escaping symlink, unreadable).
     pub fn skipped(&self) -> &[(String, String)] {
         &self.skipped
+    }
+
+    /// Parses (or reads from the cache) the outline of every file that has one, in parallel;
+    /// later [`FileEntry::outline`] calls are then free.
+    pub fn outline_all(&self) {
+        self.files.par_iter().for_each(|f| {
+            f.outline();
+        });
     }
 
     /// The file at a repository-relative path.
@@ -219,48 +263,36 @@ fn load(
     abs: &Path,
     rel: &str,
     options: &ScanOptions,
-    cache: &OutlineCache,
+    cache: &Arc<OutlineCache>,
 ) -> std::result::Result<FileEntry, (String, String)> {
     let skip = |why: String| (rel.to_string(), why);
     let size = std::fs::metadata(abs)
         .map_err(|e| skip(format!("unreadable: {e}")))?
         .len();
     let lang = Lang::from_path(rel);
+    let entry = |content: Content, outliner: Option<Arc<OutlineCache>>| FileEntry {
+        path: rel.to_string(),
+        size,
+        lang,
+        content,
+        outliner,
+        outline: OnceLock::new(),
+        block_tokens: Default::default(),
+    };
     if size > options.max_read_bytes {
-        return Ok(FileEntry {
-            path: rel.to_string(),
-            size,
-            lang,
-            content: Content::TooLarge,
-        });
+        return Ok(entry(Content::TooLarge, None));
     }
     let bytes = std::fs::read(abs).map_err(|e| skip(format!("unreadable: {e}")))?;
     // Same test as git: a NUL byte early in the file means binary.
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(skip("binary".into()));
     }
-    let content = match String::from_utf8(bytes) {
-        Err(_) => Content::NonUtf8,
+    Ok(match String::from_utf8(bytes) {
+        Err(_) => entry(Content::NonUtf8, None),
         Ok(text) => {
-            let outline = match lang {
-                Some(l) if size <= options.max_outline_bytes => {
-                    let hash = content_hash(text.as_bytes());
-                    cache.get(&hash, l).or_else(|| {
-                        let o = outline(l, &text)?;
-                        cache.put(&hash, l, &o);
-                        Some(o)
-                    })
-                }
-                _ => None,
-            };
-            Content::Text { text, outline }
+            let outlined = lang.is_some() && size <= options.max_outline_bytes;
+            entry(Content::Text { text }, outlined.then(|| cache.clone()))
         }
-    };
-    Ok(FileEntry {
-        path: rel.to_string(),
-        size,
-        lang,
-        content,
     })
 }
 
@@ -341,6 +373,9 @@ mod tests {
         fs::write(r.join("m.go"), "package m\nfunc A() {}\n").unwrap();
         let opts = ScanOptions::for_root(r);
         let cold = RepoMap::open_with(r, &opts).unwrap();
+        // Outlines are parsed on first use, so nothing is cached until someone asks.
+        assert!(!r.join(".navigator-cache").exists());
+        cold.outline_all();
         assert!(r.join(".navigator-cache").is_dir());
         let warm = RepoMap::open_with(r, &opts).unwrap();
         assert_eq!(cold.files()[0].outline(), warm.files()[0].outline());
