@@ -1,40 +1,51 @@
 //! Localisation evaluation: does the explorer's context hold the files a task changed?
 //!
 //! ```text
-//! # build a development set from a repository's history (subject = goal, changed
-//! # non-test source files that existed before the commit = gold):
-//! cargo run --release --example localize_eval -- --from-git . > examples/data/localize/navigator.jsonl
-//! # evaluate at a 10k-token budget, offline policy:
-//! cargo run --release --example localize_eval -- examples/data/localize/navigator.jsonl --tokens 10000
+//! # build a task set from a repository's history (subject = goal, changed non-test source
+//! # files that existed before the commit = gold; formatting-only, docs-only and sprawling
+//! # commits left out; split dev/test by the parity of the commit hash):
+//! cargo run --release --example localize_eval -- --from-git . > examples/data/localize/navigator_history.jsonl
+//! # evaluate at a 10k-token budget, offline policy, against plain BM25 whole-file packing:
+//! cargo run --release --example localize_eval -- examples/data/localize/navigator_history.jsonl --tokens 10000
 //! ```
-//! Tasks are JSON lines `{"repo": "...", "base_commit": "...", "goal": "...", "gold_files": [...]}`;
-//! `repo` is relative to the current directory; with `base_commit` the repository is checked
-//! out at that commit (through `git archive`) into a scratch directory.
+//! Tasks are JSON lines `{"repo": "...", "base_commit": "...", "goal": "...", "gold_files":
+//! [...], "split": "dev"|"test"}`; `repo` is relative to the current directory; with
+//! `base_commit` the repository is checked out at that commit (through `git archive`) into a
+//! scratch directory.
 //!
-//! Prints per task and in total: the share of tasks with a gold file in the context at
-//! verbosity >= 2, with a gold file at full source, and Acc@1 of the ranking.
+//! Prints per task and per split: the share of tasks with a gold file in the context at
+//! verbosity >= 2, with a gold file at full source, Acc@1 of the ranking, for the explorer and
+//! for the baseline; and the prompt tokens the explorer's state-over-history prompts saved
+//! against resending the whole transcript each turn.
 
 use anyhow::{bail, Context};
-use navigator_context::{Budgets, Explorer, HeuristicPolicy, Lang, Level, RepoMap, ScanOptions};
+use navigator_context::{
+    render, terms, Budgets, Exploration, Explorer, FlightPlan, HeuristicPolicy, Lang, Level,
+    RepoMap, Rule, ScanOptions, Tokenizer,
+};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+/// Commits touching more gold files than this are sweeping changes, not localisable tasks.
+const MAX_GOLD: usize = 8;
+
 struct Task {
     repo: String,
+    commit: Option<String>,
     base_commit: Option<String>,
     goal: String,
     gold_files: Vec<String>,
+    split: String,
 }
 
 impl Task {
     fn parse(line: &str, at: &str) -> anyhow::Result<Task> {
         let v: serde_json::Value = serde_json::from_str(line).with_context(|| at.to_string())?;
+        let opt = |field: &str| v.get(field).and_then(|x| x.as_str()).map(String::from);
         let text = |field: &str| -> anyhow::Result<String> {
-            v.get(field)
-                .and_then(|x| x.as_str())
-                .map(String::from)
-                .with_context(|| format!("{at}: `{field}` must be a string"))
+            opt(field).with_context(|| format!("{at}: `{field}` must be a string"))
         };
         let gold_files = v
             .get("gold_files")
@@ -48,17 +59,17 @@ impl Task {
             .with_context(|| format!("{at}: `gold_files` must be a non-empty list of paths"))?;
         Ok(Task {
             repo: text("repo")?,
-            base_commit: v
-                .get("base_commit")
-                .and_then(|x| x.as_str())
-                .map(String::from),
+            commit: opt("commit"),
+            base_commit: opt("base_commit"),
             goal: text("goal")?,
             gold_files,
+            split: opt("split").unwrap_or_else(|| "all".into()),
         })
     }
 
     fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({"repo": self.repo, "base_commit": self.base_commit, "goal": self.goal, "gold_files": self.gold_files})
+        serde_json::json!({"repo": self.repo, "commit": self.commit, "base_commit": self.base_commit,
+            "goal": self.goal, "gold_files": self.gold_files, "split": self.split})
     }
 }
 
@@ -84,15 +95,29 @@ fn is_test_path(p: &str) -> bool {
         .any(|s| matches!(s, "tests" | "test" | "benches" | "examples" | "fuzz"))
 }
 
-/// One task per non-merge commit whose changed source files existed in its parent.
+/// Whether a file changed only in whitespace between two commits (what `cargo fmt` does).
+fn only_whitespace(root: &Path, parent: &str, commit: &str, path: &str) -> bool {
+    let squeeze = |rev: &str| {
+        git(root, &["show", &format!("{rev}:{path}")])
+            .map(|t| t.split_whitespace().collect::<String>())
+            .ok()
+    };
+    matches!((squeeze(parent), squeeze(commit)), (Some(a), Some(b)) if a == b)
+}
+
+/// One task per non-merge commit that changed 1..=MAX_GOLD non-test source files that existed
+/// in its parent, beyond whitespace. Split by the parity of the commit hash's last hex digit,
+/// so the split is fixed before anyone looks at results.
 fn from_git(repo: &str) -> anyhow::Result<()> {
     let root = PathBuf::from(repo);
+    let (mut kept, mut skipped) = (0, BTreeMap::<&str, usize>::new());
     for line in git(&root, &["log", "--no-merges", "--format=%H %P|%s"])?.lines() {
         let Some((ids, subject)) = line.split_once('|') else {
             continue;
         };
         let mut ids = ids.split_whitespace();
         let (Some(commit), Some(parent)) = (ids.next(), ids.next()) else {
+            *skipped.entry("root commit").or_default() += 1;
             continue;
         };
         let changed = git(
@@ -106,24 +131,236 @@ fn from_git(repo: &str) -> anyhow::Result<()> {
                 commit,
             ],
         )?;
-        let gold: Vec<String> = changed
+        let sources: Vec<&str> = changed
             .lines()
             .filter(|p| Lang::from_path(p).is_some() && !is_test_path(p))
+            .collect();
+        let existing: Vec<&str> = sources
+            .iter()
+            .copied()
             .filter(|p| git(&root, &["cat-file", "-e", &format!("{parent}:{p}")]).is_ok())
+            .collect();
+        let gold: Vec<String> = existing
+            .iter()
+            .copied()
+            .filter(|p| !only_whitespace(&root, parent, commit, p))
             .map(String::from)
             .collect();
-        if gold.is_empty() {
+        let why = if sources.is_empty() {
+            Some("no non-test source file changed (docs, data, tests only)")
+        } else if existing.is_empty() {
+            Some("only new files")
+        } else if gold.is_empty() {
+            Some("formatting only")
+        } else if gold.len() > MAX_GOLD {
+            Some("more than 8 source files")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            *skipped.entry(why).or_default() += 1;
             continue;
         }
+        let last = u8::from_str_radix(&commit[commit.len() - 1..], 16)?;
         let task = Task {
             repo: repo.to_string(),
+            commit: Some(commit.to_string()),
             base_commit: Some(parent.to_string()),
             goal: subject.to_string(),
             gold_files: gold,
+            split: if last % 2 == 0 { "dev" } else { "test" }.into(),
         };
         println!("{}", task.to_json());
+        kept += 1;
     }
+    eprintln!("{kept} tasks; left out: {skipped:?}");
     Ok(())
+}
+
+fn checkout(task: &Task, scratch: &Path, at: &str) -> anyhow::Result<PathBuf> {
+    let Some(commit) = &task.base_commit else {
+        return Ok(PathBuf::from(&task.repo));
+    };
+    let dir = scratch.join(&commit[..commit.len().min(12)]);
+    if !dir.exists() {
+        std::fs::create_dir_all(&dir)?;
+        let archive = Command::new("git")
+            .arg("-C")
+            .arg(&task.repo)
+            .args(["archive", "--format=tar", commit])
+            .output()?;
+        if !archive.status.success() {
+            bail!("{at}: git archive {commit} failed");
+        }
+        let mut tar = Command::new("tar")
+            .arg("-x")
+            .arg("-C")
+            .arg(&dir)
+            .stdin(std::process::Stdio::piped())
+            .spawn()?;
+        std::io::Write::write_all(tar.stdin.as_mut().context("tar stdin")?, &archive.stdout)?;
+        tar.wait()?;
+    }
+    Ok(dir)
+}
+
+/// The bar to beat: plain BM25 (k1 1.2, b 0.75) over whole file bodies, best first.
+fn bm25_ranking(map: &RepoMap, goal: &str) -> Vec<String> {
+    let mut query = terms(goal);
+    query.sort();
+    query.dedup();
+    let docs: Vec<HashMap<String, f64>> = map
+        .files()
+        .iter()
+        .map(|f| {
+            let mut tf = HashMap::new();
+            for t in terms(f.text().unwrap_or("")) {
+                *tf.entry(t).or_insert(0.0) += 1.0;
+            }
+            tf
+        })
+        .collect();
+    let lens: Vec<f64> = docs.iter().map(|d| d.values().sum()).collect();
+    let avg = (lens.iter().sum::<f64>() / lens.len().max(1) as f64).max(1.0);
+    let n = docs.len() as f64;
+    let df = |q: &String| docs.iter().filter(|d| d.contains_key(q)).count() as f64;
+    let idf: Vec<f64> = query
+        .iter()
+        .map(|q| ((n - df(q) + 0.5) / (df(q) + 0.5) + 1.0).ln())
+        .collect();
+    let mut scored: Vec<(f64, &str)> = docs
+        .iter()
+        .zip(&lens)
+        .zip(map.files())
+        .map(|((d, len), f)| {
+            let s = query
+                .iter()
+                .zip(&idf)
+                .filter_map(|(q, idf)| d.get(q).map(|tf| (tf, idf)))
+                .map(|(tf, idf)| idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / avg)))
+                .sum();
+            (s, f.path.as_str())
+        })
+        .filter(|(s, _)| *s > 0.0)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.into_iter().map(|(_, p)| p.to_string()).collect()
+}
+
+/// Crude packing of a ranking: whole files in rank order while they fit, then top-level
+/// outlines of the next ones, everything else collapsed; trimmed until the render fits.
+fn bm25_pack(map: &RepoMap, goal: &str, ranking: &[String], budget: usize) -> FlightPlan {
+    let tok = Tokenizer::default();
+    let mut plan = FlightPlan::new(goal, budget);
+    plan.rules = vec![Rule {
+        path: "**".into(),
+        level: Level::Path,
+        collapse: true,
+    }];
+    let mut left = budget.saturating_sub(tok.count(&render(map, &plan).unwrap().text));
+    for path in ranking {
+        let Some(f) = map.file(path) else { continue };
+        let full = tok.count(f.text().unwrap_or("")) + 12;
+        let outline: String = f
+            .outline()
+            .map(|o| {
+                o.symbols
+                    .iter()
+                    .filter(|s| s.depth == 0)
+                    .map(|s| format!("  {}\n", s.signature))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let top = tok.count(&outline) + tok.count(path) + 1;
+        if full <= left {
+            left -= full;
+            plan.rules.push(Rule::new(path.clone(), Level::Full));
+        } else if top <= left {
+            left -= top;
+            plan.rules.push(Rule::new(path.clone(), Level::TopLevel));
+        }
+    }
+    while render(map, &plan).unwrap().tokens > budget && plan.rules.len() > 1 {
+        plan.rules.pop();
+    }
+    plan
+}
+
+#[derive(Default)]
+struct Tally {
+    n: usize,
+    present: usize,
+    full: usize,
+    acc1: usize,
+    gold_share: f64,
+}
+
+impl Tally {
+    fn add(&mut self, gold: &[String], levels: &[Level], top1: Option<&str>) {
+        let shown = levels.iter().filter(|l| **l >= Level::TopLevel).count();
+        self.n += 1;
+        self.present += usize::from(shown > 0);
+        self.full += usize::from(levels.contains(&Level::Full));
+        self.acc1 += usize::from(top1.is_some_and(|t| gold.iter().any(|g| g == t)));
+        self.gold_share += shown as f64 / gold.len() as f64;
+    }
+
+    fn line(&self, name: &str) -> String {
+        let pct = |k: usize| 100.0 * k as f64 / self.n.max(1) as f64;
+        format!(
+            "  {name:<22} gold present {:>5.1}%  gold at full source {:>5.1}%  Acc@1 {:.2}  (mean share of gold shown {:.1}%)",
+            pct(self.present),
+            pct(self.full),
+            self.acc1 as f64 / self.n.max(1) as f64,
+            100.0 * self.gold_share / self.n.max(1) as f64
+        )
+    }
+}
+
+/// Prompt tokens of state-over-history against resending the transcript, per split.
+#[derive(Default)]
+struct Saving {
+    ours: usize,
+    history: usize,
+    per_task: Vec<f64>,
+    by_turns: BTreeMap<usize, Vec<f64>>,
+}
+
+impl Saving {
+    fn add(&mut self, out: &Exploration) {
+        let (ours, history) = out.prompt_tokens();
+        let s = 1.0 - ours as f64 / history.max(1) as f64;
+        self.ours += ours;
+        self.history += history;
+        self.per_task.push(s);
+        self.by_turns.entry(out.turns.len()).or_default().push(s);
+    }
+
+    fn lines(&self) -> String {
+        let mean = |v: &[f64]| 100.0 * v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let mut s = format!(
+            "  state over history:   mean saving {:.1}% per task; {} vs {} prompt tokens in total ({:.1}% saved)\n",
+            mean(&self.per_task),
+            self.ours,
+            self.history,
+            100.0 * (1.0 - self.ours as f64 / self.history.max(1) as f64)
+        );
+        for (turns, v) in &self.by_turns {
+            s.push_str(&format!(
+                "    {turns} turns: {} tasks, mean saving {:.1}%\n",
+                v.len(),
+                mean(v)
+            ));
+        }
+        s
+    }
+}
+
+#[derive(Default)]
+struct Split {
+    explorer: Tally,
+    baseline: Tally,
+    saving: Saving,
 }
 
 #[tokio::main]
@@ -132,58 +369,39 @@ async fn main() -> anyhow::Result<()> {
     if args.first().map(String::as_str) == Some("--from-git") {
         return from_git(args.get(1).context("--from-git needs a repository")?);
     }
-    let tasks_path = args
-        .first()
-        .context("usage: localize_eval TASKS.jsonl [--tokens N] | --from-git REPO")?;
-    let tokens: usize = match args.iter().position(|a| a == "--tokens") {
-        Some(i) => args
-            .get(i + 1)
-            .context("--tokens needs a number")?
-            .parse()?,
-        None => 10_000,
+    let tasks_path = args.first().context(
+        "usage: localize_eval TASKS.jsonl [--tokens N] [--split dev|test] [--show N] | --from-git REPO",
+    )?;
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .map(|i| {
+                args.get(i + 1)
+                    .with_context(|| format!("{name} needs a value"))
+            })
+            .transpose()
     };
+    let tokens: usize = flag("--tokens")?.map_or(Ok(10_000), |t| t.parse())?;
+    let only = flag("--split")?;
+    let show: usize = flag("--show")?.map_or(Ok(0), |t| t.parse())?;
     let text =
         std::fs::read_to_string(tasks_path).with_context(|| format!("reading {tasks_path}"))?;
     let scratch = tempfile::tempdir()?;
     let cache = std::env::temp_dir().join("navigator-localize-cache");
-    let (mut n, mut present, mut full, mut acc1, mut gold_share) =
-        (0usize, 0usize, 0usize, 0usize, 0.0f64);
+    let mut splits: BTreeMap<String, Split> = BTreeMap::new();
     let mut seconds = Vec::new();
+    let mut n = 0;
     for (i, line) in text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let task = Task::parse(line, &format!("{tasks_path}:{}", i + 1))?;
-        let root = match &task.base_commit {
-            Some(commit) => {
-                let dir = scratch.path().join(&commit[..commit.len().min(12)]);
-                if !dir.exists() {
-                    std::fs::create_dir_all(&dir)?;
-                    let archive = Command::new("git")
-                        .arg("-C")
-                        .arg(&task.repo)
-                        .args(["archive", "--format=tar", commit])
-                        .output()?;
-                    if !archive.status.success() {
-                        bail!("{tasks_path}:{}: git archive {commit} failed", i + 1);
-                    }
-                    let mut tar = Command::new("tar")
-                        .arg("-x")
-                        .arg("-C")
-                        .arg(&dir)
-                        .stdin(std::process::Stdio::piped())
-                        .spawn()?;
-                    std::io::Write::write_all(
-                        tar.stdin.as_mut().context("tar stdin")?,
-                        &archive.stdout,
-                    )?;
-                    tar.wait()?;
-                }
-                dir
-            }
-            None => PathBuf::from(&task.repo),
-        };
+        let at = format!("{tasks_path}:{}", i + 1);
+        let task = Task::parse(line, &at)?;
+        if only.is_some_and(|s| *s != task.split) {
+            continue;
+        }
+        let root = checkout(&task, scratch.path(), &at)?;
         let t0 = Instant::now();
         let options = ScanOptions {
             cache_dir: Some(cache.clone()),
@@ -194,59 +412,69 @@ async fn main() -> anyhow::Result<()> {
             .explore(&task.goal, &mut HeuristicPolicy::new())
             .await?;
         seconds.push(t0.elapsed().as_secs_f64());
-        let rendered = navigator_context::render(&map, &out.plan)?;
+        let rendered = render(&map, &out.plan)?;
         let levels: Vec<Level> = task
             .gold_files
             .iter()
             .map(|g| rendered.level_of(g))
             .collect();
-        let shown = levels.iter().filter(|l| **l >= Level::TopLevel).count();
-        let top1 = out
-            .ranking
-            .first()
-            .is_some_and(|s| task.gold_files.contains(&s.path));
+        let top1 = out.ranking.first().map(|s| s.path.as_str());
+        let bm25 = bm25_ranking(&map, &task.goal);
+        let base = render(&map, &bm25_pack(&map, &task.goal, &bm25, tokens))?;
+        let base_levels: Vec<Level> = task.gold_files.iter().map(|g| base.level_of(g)).collect();
+        let split = splits.entry(task.split.clone()).or_default();
+        split.explorer.add(&task.gold_files, &levels, top1);
+        split.baseline.add(
+            &task.gold_files,
+            &base_levels,
+            bm25.first().map(String::as_str),
+        );
+        split.saving.add(&out);
         n += 1;
-        present += usize::from(shown > 0);
-        full += usize::from(levels.contains(&Level::Full));
-        acc1 += usize::from(top1);
-        gold_share += shown as f64 / task.gold_files.len() as f64;
+        if show > 0 {
+            for g in &task.gold_files {
+                let rank = out.ranking.iter().position(|s| s.path == *g);
+                println!(
+                    "      gold {g} at {:?}, rank {rank:?}",
+                    rendered.level_of(g)
+                );
+            }
+            for s in out.ranking.iter().take(show) {
+                println!("      {:.3} {} {:?}", s.score, s.path, s.reasons);
+            }
+        }
+        let shown = |l: &[Level]| l.iter().filter(|l| **l >= Level::TopLevel).count();
+        let full = |l: &[Level]| if l.contains(&Level::Full) { "F" } else { "-" };
         println!(
-            "{:>3}. {:<60} files {:>4}  gold shown {}/{}  full {}  top1 {}  ({} tokens)",
-            n,
-            task.goal.chars().take(60).collect::<String>(),
-            map.files().len(),
-            shown,
+            "{n:>3}. [{}] {:<56} gold {}/{} {} top1 {:<5} | bm25 {}/{} {} top1 {:<5} | {} turns, {} tokens, top {}",
+            task.split,
+            task.goal.chars().take(56).collect::<String>(),
+            shown(&levels),
             task.gold_files.len(),
-            if levels.contains(&Level::Full) {
-                "yes"
-            } else {
-                "no "
-            },
-            out.ranking.first().map(|s| s.path.as_str()).unwrap_or("-"),
-            out.tokens
+            full(&levels),
+            top1.is_some_and(|t| task.gold_files.iter().any(|g| g == t)),
+            shown(&base_levels),
+            task.gold_files.len(),
+            full(&base_levels),
+            bm25.first().is_some_and(|t| task.gold_files.contains(t)),
+            out.turns.len(),
+            out.tokens,
+            top1.unwrap_or("-"),
         );
     }
     if n == 0 {
         bail!("{tasks_path} holds no tasks");
     }
-    let pct = |k: usize| 100.0 * k as f64 / n as f64;
     seconds.sort_by(f64::total_cmp);
-    println!("\n{n} tasks at a {tokens}-token budget, offline HeuristicPolicy:");
+    println!("\n{n} tasks at a {tokens}-token budget, no LLM:");
+    for (name, s) in &splits {
+        println!("{name} ({} tasks):", s.explorer.n);
+        println!("{}", s.explorer.line("explorer (heuristic)"));
+        println!("{}", s.baseline.line("BM25 whole files"));
+        print!("{}", s.saving.lines());
+    }
     println!(
-        "  gold file in context at verbosity >= 2: {:.1}%  (mean share of gold files: {:.1}%)",
-        pct(present),
-        100.0 * gold_share / n as f64
-    );
-    println!(
-        "  gold file at full source:               {:.1}%",
-        pct(full)
-    );
-    println!(
-        "  Acc@1 of the ranking:                   {:.2}",
-        acc1 as f64 / n as f64
-    );
-    println!(
-        "  seconds per task (scan + explore): median {:.2}, max {:.2}",
+        "seconds per task (scan + explore): median {:.2}, max {:.2}",
         seconds[seconds.len() / 2],
         seconds[seconds.len() - 1]
     );
