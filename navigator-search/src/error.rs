@@ -53,6 +53,18 @@ pub enum Error {
     /// malformed node id, bad input), with what was wrong.
     #[error("toc: {0}")]
     Toc(String),
+    /// PostgreSQL (feature `postgres`) failed: connecting, the pool, a statement or a
+    /// transaction, with the SQL state the server reported (`23505`, `57014`, ...) when there
+    /// is one.
+    #[error("postgres {operation}: {message}{}", code.as_deref().map(|c| format!(" (SQLSTATE {c})")).unwrap_or_default())]
+    Postgres {
+        /// What was being done (`connect`, `put items`, `keyword search`, ...).
+        operation: &'static str,
+        /// The five-character SQL state, when the server sent one.
+        code: Option<String>,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 impl From<Error> for navigator_core::Error {
@@ -60,6 +72,10 @@ impl From<Error> for navigator_core::Error {
     fn from(e: Error) -> Self {
         match e {
             Error::Core(inner) => inner,
+            e @ Error::Postgres { .. } => navigator_core::Error::Search {
+                backend: "postgres",
+                message: e.to_string(),
+            },
             other => navigator_core::Error::Search {
                 backend: "embedded",
                 message: other.to_string(),

@@ -47,6 +47,13 @@
 //! Results are sorted by relevance, then RRF, then key. Vector candidates below
 //! [`EngineConfig::min_similarity`] are not results, which is what lets a nonsense query come
 //! back empty. All constants live in [`Calibration`].
+//!
+//! ## PostgreSQL
+//!
+//! With the feature `postgres`, [`pg`] offers the same [`Store`](navigator_core::Store) and
+//! [`SearchService`](navigator_core::SearchService) on PostgreSQL + pgvector, ranked by the same
+//! fusion and calibration (keyword ranking by PostgreSQL full-text instead of BM25: see
+//! [`pg`]).
 #![deny(missing_docs)]
 
 mod agent;
@@ -57,6 +64,8 @@ mod error;
 mod filter;
 mod fusion;
 mod keyword;
+#[cfg(feature = "postgres")]
+pub mod pg;
 mod snippet;
 mod store;
 pub mod toc;

@@ -1,0 +1,196 @@
+//! The PostgreSQL + pgvector backend (feature `postgres`): the same [`Store`] and
+//! [`SearchService`] contracts as the embedded engine, on a server that many processes share.
+//!
+//! - [`PgStore`] keeps items, TOC nodes and grips in tables of one PostgreSQL schema, created
+//!   and upgraded by migrations versioned in code ([`MIGRATIONS`]). The items table carries a
+//!   generated `tsvector` (GIN index) and a `vector(N)` embedding (HNSW index, cosine).
+//! - [`PgSearchService`] answers [`SearchRequest`]s with the embedded engine's semantics:
+//!   the same filter, the same candidate pool ([`EngineConfig::candidates`]), the same
+//!   similarity floor, and the very same fusion and calibration
+//!   ([`Calibration`](crate::Calibration)), run in the library on the two ranked lists the
+//!   server returns, so a relevance score means the same on both backends.
+//! - [`sync_from_engine`] copies an embedded index (items and their stored vectors) into
+//!   PostgreSQL, idempotently.
+//!
+//! ## Keyword ranking: PostgreSQL full-text, not BM25
+//!
+//! The server ranks keyword matches with `ts_rank` over the generated `tsvector`
+//! (`english` configuration: stemming and stop-word removal), with the weights title 1.0,
+//! tags 0.75, body 0.5 (the embedded engine's 2 : 1.5 : 1) and length normalisation 1
+//! (rank / (1 + ln(length))). Query words are OR-ed, as in the embedded engine. Unlike BM25,
+//! `ts_rank` has no inverse document frequency: a word found in every item weighs as much as
+//! a rare one, so the order of keyword hits can differ. Its values are also about a hundred
+//! times smaller than BM25's. Fusion's keyword signal, `k = s / (s_best + 2 · terms)`, is not
+//! scale-free (the `2 · terms` damping assumes BM25's scale), so the library feeds it
+//! `s = ts_rank × `[`PgConfig::keyword_scale`], a factor fitted so that the matches of the
+//! sample knowledge base get the BM25 values the embedded engine gives them (median ratio);
+//! `terms` is counted the same way as the embedded engine counts them. Vector similarity,
+//! recency, access frequency and the exact-title boost are computed identically.
+//!
+//! ## Example
+//!
+//! ```no_run
+//! # async fn demo() -> navigator_search::Result<()> {
+//! use navigator_core::{FastEmbedder, SearchRequest, SearchService};
+//! use navigator_search::pg::{PgConfig, PgSearchService, PgStore};
+//! use navigator_search::EngineConfig;
+//! use std::sync::Arc;
+//! let store = PgStore::connect(PgConfig::new("postgres://user:pw@127.0.0.1:5432/kb")).await?;
+//! let embedder = Arc::new(FastEmbedder::default_model()?);
+//! let search = PgSearchService::new(store, embedder, EngineConfig::default())?;
+//! let page = search.search(&SearchRequest::new("quarterly report")?).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! [`Store`]: navigator_core::Store
+//! [`SearchService`]: navigator_core::SearchService
+//! [`SearchRequest`]: navigator_core::SearchRequest
+//! [`EngineConfig::candidates`]: crate::EngineConfig::candidates
+
+mod rows;
+mod schema;
+mod search;
+mod store;
+mod sync;
+
+pub use schema::MIGRATIONS;
+pub use search::PgSearchService;
+pub use store::PgStore;
+pub use sync::{sync_from_engine, SyncReport};
+
+use crate::Error;
+use std::time::Duration;
+
+/// How to reach and lay out the PostgreSQL backend.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PgConfig {
+    /// A libpq-style URL or key-value string (`postgres://user:pw@host:port/db`).
+    pub url: String,
+    /// The schema that holds navigator's tables (created when missing): one knowledge base
+    /// per schema.
+    pub schema: String,
+    /// Embedding dimensions of the `vector(N)` column (the model's; 384 for MiniLM).
+    pub dimensions: usize,
+    /// Connections in the pool.
+    pub max_connections: usize,
+    /// Limit on opening one connection.
+    pub connect_timeout: Duration,
+    /// Limit on waiting for a free connection from the pool.
+    pub wait_timeout: Duration,
+    /// Server-side limit on one statement (`statement_timeout`); 0 means none.
+    pub statement_timeout: Duration,
+    /// Factor from `ts_rank` to the BM25 scale fusion's keyword signal expects (see the
+    /// module docs).
+    pub keyword_scale: f64,
+}
+
+/// `ts_rank × 150 ≈ BM25` on the sample knowledge base: median of BM25 / `ts_rank` over the
+/// keyword matches both backends return for its queries (see `tests/pg_equivalence.rs`).
+pub const DEFAULT_KEYWORD_SCALE: f64 = 150.0;
+
+impl PgConfig {
+    /// Defaults for `url`: schema `navigator`, 384 dimensions, 16 connections, 10 s to
+    /// connect, 30 s to wait for a connection, 30 s per statement.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            schema: "navigator".to_string(),
+            dimensions: 384,
+            max_connections: 16,
+            connect_timeout: Duration::from_secs(10),
+            wait_timeout: Duration::from_secs(30),
+            statement_timeout: Duration::from_secs(30),
+            keyword_scale: DEFAULT_KEYWORD_SCALE,
+        }
+    }
+
+    /// Uses another schema (a lower-case SQL identifier: `[a-z_][a-z0-9_]*`, at most 63 bytes).
+    pub fn schema(mut self, schema: impl Into<String>) -> Self {
+        self.schema = schema.into();
+        self
+    }
+
+    /// Sets the embedding dimensions.
+    pub fn dimensions(mut self, dimensions: usize) -> Self {
+        self.dimensions = dimensions;
+        self
+    }
+
+    /// Sets the pool size.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n;
+        self
+    }
+
+    pub(crate) fn validate(&self) -> crate::Result<()> {
+        let s = self.schema.as_str();
+        let ok = !s.is_empty()
+            && s.len() <= 63
+            && s.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            && s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !ok {
+            return Err(navigator_core::Error::invalid(
+                "schema",
+                format!(
+                    "`{s}` is not a lower-case SQL identifier ([a-z_][a-z0-9_]*, at most 63 bytes)"
+                ),
+            )
+            .into());
+        }
+        if !(1..=16_000).contains(&self.dimensions) {
+            return Err(navigator_core::Error::invalid(
+                "dimensions",
+                format!(
+                    "{} is outside 1..=16000 (pgvector's limit)",
+                    self.dimensions
+                ),
+            )
+            .into());
+        }
+        if self.max_connections == 0 {
+            return Err(
+                navigator_core::Error::invalid("maxConnections", "must be at least 1").into(),
+            );
+        }
+        if !(self.keyword_scale.is_finite() && self.keyword_scale > 0.0) {
+            return Err(navigator_core::Error::invalid(
+                "keywordScale",
+                format!("{} is not a positive number", self.keyword_scale),
+            )
+            .into());
+        }
+        Ok(())
+    }
+}
+
+/// Maps a driver error to [`Error::Postgres`], keeping the SQL state.
+pub(crate) fn pg_err(operation: &'static str) -> impl Fn(tokio_postgres::Error) -> Error {
+    move |e| {
+        let code = e.code().map(|c| c.code().to_string());
+        let message = match e.as_db_error() {
+            Some(db) => match db.detail() {
+                Some(d) => format!("{}: {d}", db.message()),
+                None => db.message().to_string(),
+            },
+            None => e.to_string(),
+        };
+        Error::Postgres {
+            operation,
+            code,
+            message,
+        }
+    }
+}
+
+/// Maps a pool error (timeout, closed pool, failed connect) to [`Error::Postgres`].
+pub(crate) fn pool_err(e: deadpool_postgres::PoolError) -> Error {
+    match e {
+        deadpool_postgres::PoolError::Backend(e) => pg_err("connect")(e),
+        other => Error::Postgres {
+            operation: "connect",
+            code: None,
+            message: other.to_string(),
+        },
+    }
+}

@@ -1,0 +1,139 @@
+//! Items to and from rows: the column list, decoding with typed errors, and the batched upsert
+//! (one statement per batch: `INSERT … SELECT FROM unnest(…) ON CONFLICT DO UPDATE`).
+
+use super::pg_err;
+use crate::{Error, Result};
+use navigator_core::{Category, Item, ItemType};
+use pgvector::Vector;
+use tokio_postgres::Row;
+
+/// Every item column but the embedding and the tsvector, in the order [`item_from_row`] reads.
+pub(crate) const ITEM_COLUMNS: &str = "key, id, item_type, category, title, body, parent_id, \
+     status, tags, created_at, updated_at, archived_at, access_count, metadata";
+
+/// Rows per upsert statement.
+pub(crate) const WRITE_BATCH: usize = 500;
+
+/// Inserts or replaces items. An item written without a vector keeps its stored embedding when
+/// its title and body (the embedded text) are unchanged, and loses it otherwise.
+const UPSERT: &str = "
+INSERT INTO items (id, item_type, category, title, body, parent_id, status, tags, tags_text,
+                   created_at, updated_at, archived_at, access_count, metadata, embedding)
+SELECT u.id, u.item_type, u.category, u.title, u.body, u.parent_id, u.status,
+       ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.tags_text,
+       u.created_at, u.updated_at, u.archived_at, u.access_count, u.metadata, u.embedding
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+            $8::jsonb[], $9::text[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[],
+            $13::bigint[], $14::jsonb[], $15::vector[])
+     AS u(id, item_type, category, title, body, parent_id, status, tags, tags_text,
+          created_at, updated_at, archived_at, access_count, metadata, embedding)
+ON CONFLICT (id) DO UPDATE SET
+    item_type = EXCLUDED.item_type, category = EXCLUDED.category, title = EXCLUDED.title,
+    body = EXCLUDED.body, parent_id = EXCLUDED.parent_id, status = EXCLUDED.status,
+    tags = EXCLUDED.tags, tags_text = EXCLUDED.tags_text, created_at = EXCLUDED.created_at,
+    updated_at = EXCLUDED.updated_at, archived_at = EXCLUDED.archived_at,
+    access_count = EXCLUDED.access_count, metadata = EXCLUDED.metadata,
+    embedding = CASE
+        WHEN EXCLUDED.embedding IS NOT NULL THEN EXCLUDED.embedding
+        WHEN items.title = EXCLUDED.title AND items.body = EXCLUDED.body THEN items.embedding
+    END";
+
+/// Writes one batch (ids unique within it) inside the caller's transaction.
+pub(crate) async fn upsert(
+    tx: &deadpool_postgres::Transaction<'_>,
+    items: &[&Item],
+    vectors: Option<&[&[f32]]>,
+) -> Result<()> {
+    let err = pg_err("put items");
+    let texts = |f: fn(&Item) -> &str| items.iter().map(|i| f(i)).collect::<Vec<&str>>();
+    let opt = |f: fn(&Item) -> Option<&str>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
+    let mut access = Vec::with_capacity(items.len());
+    for i in items {
+        access.push(i64::try_from(i.access_count).map_err(|_| {
+            navigator_core::Error::invalid(
+                "accessCount",
+                format!(
+                    "{} of item `{}` exceeds PostgreSQL's bigint",
+                    i.access_count, i.id
+                ),
+            )
+        })?);
+    }
+    let tags: Vec<serde_json::Value> = items.iter().map(|i| serde_json::json!(i.tags)).collect();
+    let tags_text: Vec<String> = items.iter().map(|i| i.tags.join(" ")).collect();
+    let metadata: Vec<serde_json::Value> = items
+        .iter()
+        .map(|i| serde_json::to_value(&i.metadata).unwrap_or_default())
+        .collect();
+    let embeddings: Vec<Option<Vector>> = match vectors {
+        Some(v) => v.iter().map(|v| Some(Vector::from(v.to_vec()))).collect(),
+        None => vec![None; items.len()],
+    };
+    let stmt = tx.prepare_cached(UPSERT).await.map_err(&err)?;
+    tx.execute(
+        &stmt,
+        &[
+            &texts(|i| &i.id),
+            &items
+                .iter()
+                .map(|i| i.item_type.as_str())
+                .collect::<Vec<_>>(),
+            &items
+                .iter()
+                .map(|i| i.category.as_str())
+                .collect::<Vec<_>>(),
+            &texts(|i| &i.title),
+            &texts(|i| &i.body),
+            &opt(|i| i.parent_id.as_deref()),
+            &opt(|i| i.status.as_deref()),
+            &tags,
+            &tags_text,
+            &items.iter().map(|i| i.created_at).collect::<Vec<_>>(),
+            &items.iter().map(|i| i.updated_at).collect::<Vec<_>>(),
+            &items.iter().map(|i| i.archived_at).collect::<Vec<_>>(),
+            &access,
+            &metadata,
+            &embeddings,
+        ],
+    )
+    .await
+    .map_err(err)?;
+    Ok(())
+}
+
+/// Decodes a row selected with [`ITEM_COLUMNS`] into `(key, item)`.
+pub(crate) fn item_from_row(row: &Row) -> Result<(u64, Item)> {
+    let id: String = row.try_get(1).map_err(pg_err("read item"))?;
+    let corrupt = |message: String| Error::Corrupt {
+        what: "item",
+        key: id.clone(),
+        message,
+    };
+    let col = |e: tokio_postgres::Error| corrupt(e.to_string());
+    let item_type: String = row.try_get(2).map_err(col)?;
+    let category: String = row.try_get(3).map_err(col)?;
+    let access: i64 = row.try_get(12).map_err(col)?;
+    let metadata: serde_json::Value = row.try_get(13).map_err(col)?;
+    let key: i64 = row.try_get(0).map_err(col)?;
+    let item = Item {
+        id: id.clone(),
+        item_type: ItemType::parse(&item_type)
+            .ok_or_else(|| corrupt(format!("unknown item type `{item_type}`")))?,
+        category: Category::parse(&category)
+            .ok_or_else(|| corrupt(format!("unknown category `{category}`")))?,
+        title: row.try_get(4).map_err(col)?,
+        body: row.try_get(5).map_err(col)?,
+        parent_id: row.try_get(6).map_err(col)?,
+        status: row.try_get(7).map_err(col)?,
+        tags: row.try_get(8).map_err(col)?,
+        created_at: row.try_get(9).map_err(col)?,
+        updated_at: row.try_get(10).map_err(col)?,
+        archived_at: row.try_get(11).map_err(col)?,
+        access_count: u64::try_from(access)
+            .map_err(|_| corrupt(format!("access count {access}")))?,
+        metadata: serde_json::from_value(metadata)
+            .map_err(|e| corrupt(format!("metadata: {e}")))?,
+    };
+    item.validate().map_err(|e| corrupt(e.to_string()))?;
+    Ok((key as u64, item))
+}

@@ -1,0 +1,430 @@
+//! [`PgStore`]: the [`Store`] on PostgreSQL. A pool of connections, statements prepared once
+//! per connection, one transaction per multi-row write, timeouts on connect, on waiting for a
+//! connection and on every statement.
+
+use super::rows::{self, item_from_row, ITEM_COLUMNS, WRITE_BATCH};
+use super::{pg_err, pool_err, schema, PgConfig};
+use crate::{Error, Result};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use navigator_core::{Grip, Item, ItemScan, Store, TocLevel, TocNode};
+use std::collections::HashMap;
+use std::sync::Arc;
+use tokio_postgres::NoTls;
+
+type CoreResult<T> = navigator_core::Result<T>;
+
+/// Items, TOC nodes and grips in one PostgreSQL schema; cheap to clone (the pool is shared).
+///
+/// ```no_run
+/// # async fn demo() -> navigator_search::Result<()> {
+/// use navigator_core::{Item, ItemType, Store};
+/// use navigator_search::pg::{PgConfig, PgStore};
+/// let store = PgStore::connect(PgConfig::new("postgres://user:pw@127.0.0.1/kb")).await?;
+/// store.put_item(&Item::new("task_1", ItemType::Task, "Draft report", chrono::Utc::now())?).await?;
+/// assert!(store.get_item("task_1").await?.is_some());
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct PgStore {
+    pool: Pool,
+    config: Arc<PgConfig>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the URL: it may hold a password.
+        f.debug_struct("PgStore")
+            .field("schema", &self.config.schema)
+            .field("dimensions", &self.config.dimensions)
+            .finish()
+    }
+}
+
+impl PgStore {
+    /// Opens a pool on `config.url` and brings the schema up to date ([`MIGRATIONS`]).
+    ///
+    /// [`MIGRATIONS`]: super::MIGRATIONS
+    pub async fn connect(config: PgConfig) -> Result<Self> {
+        config.validate()?;
+        let mut pg: tokio_postgres::Config = config.url.parse().map_err(pg_err("parse url"))?;
+        let mut options = pg.get_options().unwrap_or_default().to_string();
+        // Custom plans always: the optional filters (`$n IS NULL OR …`) would make a generic
+        // plan scan everything.
+        options.push_str(&format!(
+            " -c search_path={},public -c statement_timeout={} -c plan_cache_mode=force_custom_plan",
+            config.schema,
+            config.statement_timeout.as_millis()
+        ));
+        pg.options(options.trim())
+            .connect_timeout(config.connect_timeout);
+        let manager = Manager::from_config(
+            pg,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(config.max_connections)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(config.wait_timeout))
+            .create_timeout(Some(config.connect_timeout))
+            .recycle_timeout(Some(config.connect_timeout))
+            .build()
+            .map_err(|e| Error::Postgres {
+                operation: "create pool",
+                code: None,
+                message: e.to_string(),
+            })?;
+        let store = Self {
+            pool,
+            config: Arc::new(config),
+        };
+        let mut client = store.client().await?;
+        schema::migrate(&mut client, &store.config).await?;
+        Ok(store)
+    }
+
+    /// The configuration it was opened with.
+    pub fn config(&self) -> &PgConfig {
+        &self.config
+    }
+
+    /// A pooled connection (waits at most [`PgConfig::wait_timeout`]).
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Client> {
+        self.pool.get().await.map_err(pool_err)
+    }
+
+    /// Inserts or replaces items with their embeddings (one per item, in order; `None`: keep
+    /// the stored embedding where title and body are unchanged), in one transaction. Within
+    /// the call the last write of an id wins.
+    pub async fn put_items_with_vectors(
+        &self,
+        items: &[Item],
+        vectors: Option<&[Vec<f32>]>,
+    ) -> Result<()> {
+        for item in items {
+            item.validate()?;
+        }
+        if let Some(v) = vectors {
+            if v.len() != items.len() {
+                return Err(navigator_core::Error::invalid(
+                    "vectors",
+                    format!("{} vectors for {} items", v.len(), items.len()),
+                )
+                .into());
+            }
+            if let Some(bad) = v.iter().find(|v| v.len() != self.config.dimensions) {
+                return Err(Error::Dimensions {
+                    expected: self.config.dimensions,
+                    got: bad.len(),
+                    model: format!("vectors written to schema `{}`", self.config.schema),
+                });
+            }
+        }
+        let mut last_of: HashMap<&str, usize> = HashMap::new();
+        for (i, item) in items.iter().enumerate() {
+            last_of.insert(item.id.as_str(), i);
+        }
+        let keep: Vec<usize> = (0..items.len())
+            .filter(|&i| last_of[items[i].id.as_str()] == i)
+            .collect();
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg_err("begin"))?;
+        for chunk in keep.chunks(WRITE_BATCH) {
+            let batch: Vec<&Item> = chunk.iter().map(|&i| &items[i]).collect();
+            let vecs: Option<Vec<&[f32]>> =
+                vectors.map(|v| chunk.iter().map(|&i| v[i].as_slice()).collect());
+            rows::upsert(&tx, &batch, vecs.as_deref()).await?;
+        }
+        tx.commit().await.map_err(pg_err("commit"))
+    }
+
+    /// Items that have no embedding yet (written through [`Store::put_items`] or with a
+    /// changed text), ascending by key, at most `limit`.
+    pub(crate) async fn items_without_embedding(&self, limit: i64) -> Result<Vec<Item>> {
+        let client = self.client().await?;
+        let stmt = client
+            .prepare_cached(&format!(
+                "SELECT {ITEM_COLUMNS} FROM items WHERE embedding IS NULL ORDER BY key LIMIT $1"
+            ))
+            .await
+            .map_err(pg_err("scan unembedded"))?;
+        let rows = client
+            .query(&stmt, &[&limit])
+            .await
+            .map_err(pg_err("scan unembedded"))?;
+        rows.iter()
+            .map(|r| item_from_row(r).map(|(_, i)| i))
+            .collect()
+    }
+
+    /// Drops the schema and everything in it. For tests and tear-down; there is no undo.
+    pub async fn drop_schema(&self) -> Result<()> {
+        let client = self.client().await?;
+        client
+            .batch_execute(&format!(
+                "DROP SCHEMA IF EXISTS {} CASCADE",
+                self.config.schema
+            ))
+            .await
+            .map_err(pg_err("drop schema"))
+    }
+
+    async fn query(
+        &self,
+        operation: &'static str,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<tokio_postgres::Row>> {
+        let client = self.client().await?;
+        let stmt = client
+            .prepare_cached(sql)
+            .await
+            .map_err(pg_err(operation))?;
+        client.query(&stmt, params).await.map_err(pg_err(operation))
+    }
+
+    async fn toc_nodes(
+        &self,
+        sql: &str,
+        param: &(dyn tokio_postgres::types::ToSql + Sync),
+    ) -> Result<Vec<TocNode>> {
+        self.query("read toc nodes", sql, &[param])
+            .await?
+            .iter()
+            .map(toc_from_row)
+            .collect()
+    }
+}
+
+fn toc_from_row(row: &tokio_postgres::Row) -> Result<TocNode> {
+    let id: String = row.get(0);
+    let json: serde_json::Value = row.get(1);
+    let version: i64 = row.get(2);
+    let mut node: TocNode = serde_json::from_value(json).map_err(|e| Error::Corrupt {
+        what: "toc node",
+        key: id,
+        message: e.to_string(),
+    })?;
+    node.version = version.max(0) as u64;
+    Ok(node)
+}
+
+/// Errors of the Store trait: contract errors as they are, the rest as a `postgres` store error
+/// (the message keeps the SQL state).
+fn core(e: Error) -> navigator_core::Error {
+    match e {
+        Error::Core(inner) => inner,
+        other => navigator_core::Error::Store {
+            backend: "postgres",
+            message: other.to_string(),
+        },
+    }
+}
+
+#[async_trait::async_trait]
+impl Store for PgStore {
+    fn backend(&self) -> &'static str {
+        "postgres"
+    }
+
+    async fn put_items(&self, items: &[Item]) -> CoreResult<()> {
+        self.put_items_with_vectors(items, None).await.map_err(core)
+    }
+
+    async fn get_item(&self, id: &str) -> CoreResult<Option<Item>> {
+        let sql = format!("SELECT {ITEM_COLUMNS} FROM items WHERE id = $1");
+        let rows = self.query("get item", &sql, &[&id]).await.map_err(core)?;
+        rows.first()
+            .map(|r| item_from_row(r).map(|(_, i)| i))
+            .transpose()
+            .map_err(core)
+    }
+
+    async fn delete_item(&self, id: &str) -> CoreResult<bool> {
+        let rows = self
+            .query(
+                "delete item",
+                "DELETE FROM items WHERE id = $1 RETURNING 1",
+                &[&id],
+            )
+            .await
+            .map_err(core)?;
+        Ok(!rows.is_empty())
+    }
+
+    async fn scan_items(&self, scan: &ItemScan) -> CoreResult<Vec<Item>> {
+        let categories: Option<Vec<&str>> = scan
+            .categories
+            .as_ref()
+            .map(|c| c.iter().map(|c| c.as_str()).collect());
+        let limit: Option<i64> = scan.limit.map(|l| i64::try_from(l).unwrap_or(i64::MAX));
+        // Byte order of ids (COLLATE "C"), whatever the database's collation, as the trait
+        // promises.
+        let sql = format!(
+            "SELECT {ITEM_COLUMNS} FROM items
+             WHERE ($1::text[] IS NULL OR category = ANY($1))
+               AND ($2::timestamptz IS NULL OR updated_at >= $2)
+               AND ($3::text IS NULL OR id COLLATE \"C\" > $3)
+             ORDER BY id COLLATE \"C\" LIMIT $4"
+        );
+        let rows = self
+            .query(
+                "scan items",
+                &sql,
+                &[&categories, &scan.updated_since, &scan.after_id, &limit],
+            )
+            .await
+            .map_err(core)?;
+        rows.iter()
+            .map(|r| item_from_row(r).map(|(_, i)| i))
+            .collect::<Result<_>>()
+            .map_err(core)
+    }
+
+    async fn count_items(&self) -> CoreResult<u64> {
+        let rows = self
+            .query("count items", "SELECT count(*) FROM items", &[])
+            .await
+            .map_err(core)?;
+        Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0).max(0) as u64))
+    }
+
+    async fn record_access(&self, id: &str) -> CoreResult<u64> {
+        let rows = self
+            .query(
+                "record access",
+                "UPDATE items SET access_count = access_count + 1 WHERE id = $1 RETURNING access_count",
+                &[&id],
+            )
+            .await
+            .map_err(core)?;
+        let row = rows
+            .first()
+            .ok_or_else(|| navigator_core::Error::NotFound {
+                kind: "item",
+                id: id.to_string(),
+            })?;
+        Ok(row.get::<_, i64>(0).max(0) as u64)
+    }
+
+    async fn get_toc_node(&self, node_id: &str) -> CoreResult<Option<TocNode>> {
+        let nodes = self
+            .toc_nodes(
+                "SELECT node_id, node, version FROM toc_nodes WHERE node_id = $1",
+                &node_id,
+            )
+            .await
+            .map_err(core)?;
+        Ok(nodes.into_iter().next())
+    }
+
+    async fn put_toc_node(&self, mut node: TocNode) -> CoreResult<TocNode> {
+        let json = serde_json::to_value(&node).map_err(|e| {
+            core(Error::Corrupt {
+                what: "toc node",
+                key: node.node_id.clone(),
+                message: e.to_string(),
+            })
+        })?;
+        // One statement: concurrent writers of a node serialise on its row and never reuse
+        // a version.
+        let rows = self
+            .query(
+                "put toc node",
+                "INSERT INTO toc_nodes (node_id, level, start_time, version, node)
+                 VALUES ($1, $2, $3, 1, $4)
+                 ON CONFLICT (node_id) DO UPDATE SET level = EXCLUDED.level,
+                     start_time = EXCLUDED.start_time, node = EXCLUDED.node,
+                     version = toc_nodes.version + 1
+                 RETURNING version",
+                &[&node.node_id, &node.level.as_str(), &node.start_time, &json],
+            )
+            .await
+            .map_err(core)?;
+        node.version = rows.first().map_or(1, |r| r.get::<_, i64>(0).max(0) as u64);
+        Ok(node)
+    }
+
+    async fn toc_children(&self, parent_id: &str) -> CoreResult<Vec<TocNode>> {
+        let mut children = if parent_id.is_empty() {
+            self.toc_nodes(
+                "SELECT node_id, node, version FROM toc_nodes WHERE level = $1",
+                &TocLevel::Year.as_str(),
+            )
+            .await
+            .map_err(core)?
+        } else {
+            let parent = self.get_toc_node(parent_id).await?.ok_or_else(|| {
+                navigator_core::Error::NotFound {
+                    kind: "toc node",
+                    id: parent_id.to_string(),
+                }
+            })?;
+            self.toc_nodes(
+                "SELECT node_id, node, version FROM toc_nodes WHERE node_id = ANY($1)",
+                &parent.child_node_ids,
+            )
+            .await
+            .map_err(core)?
+        };
+        children.sort_by(|a, b| (a.start_time, &a.node_id).cmp(&(b.start_time, &b.node_id)));
+        Ok(children)
+    }
+
+    async fn put_grips(&self, grips: &[Grip]) -> CoreResult<()> {
+        let mut ids = Vec::with_capacity(grips.len());
+        let mut docs = Vec::with_capacity(grips.len());
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for g in grips {
+            let doc = serde_json::to_value(g).map_err(|e| {
+                core(Error::Corrupt {
+                    what: "grip",
+                    key: g.grip_id.clone(),
+                    message: e.to_string(),
+                })
+            })?;
+            // The last write of an id wins, as for items.
+            match index.get(g.grip_id.as_str()) {
+                Some(&i) => docs[i] = doc,
+                None => {
+                    index.insert(&g.grip_id, ids.len());
+                    ids.push(g.grip_id.as_str());
+                    docs.push(doc);
+                }
+            }
+        }
+        self.query(
+            "put grips",
+            "INSERT INTO grips (grip_id, grip) SELECT * FROM unnest($1::text[], $2::jsonb[])
+             ON CONFLICT (grip_id) DO UPDATE SET grip = EXCLUDED.grip",
+            &[&ids, &docs],
+        )
+        .await
+        .map_err(core)?;
+        Ok(())
+    }
+
+    async fn get_grip(&self, grip_id: &str) -> CoreResult<Option<Grip>> {
+        let rows = self
+            .query(
+                "get grip",
+                "SELECT grip FROM grips WHERE grip_id = $1",
+                &[&grip_id],
+            )
+            .await
+            .map_err(core)?;
+        rows.first()
+            .map(|r| {
+                serde_json::from_value(r.get(0)).map_err(|e| {
+                    core(Error::Corrupt {
+                        what: "grip",
+                        key: grip_id.to_string(),
+                        message: e.to_string(),
+                    })
+                })
+            })
+            .transpose()
+    }
+}
