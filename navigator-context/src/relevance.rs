@@ -1,5 +1,6 @@
 //! Offline relevance of files to a goal: BM25 over four fields (path, symbol names, doc
-//! comments, body) blended with a personalised PageRank over the reference graph.
+//! comments, body) plus directories the goal names, blended with a personalised PageRank over
+//! the reference graph; module roots are lifted towards the best file of their module.
 //!
 //! Why fields: a goal like "Refactor the auth middleware" names concepts that appear in paths
 //! (`src/auth/middleware.rs`) and definitions (`struct AuthMiddleware`) far more reliably than
@@ -13,7 +14,11 @@ use std::collections::{HashMap, HashSet};
 const W_PATH: f64 = 1.0;
 const W_SYMBOLS: f64 = 1.0;
 const W_DOCS: f64 = 0.4;
-const W_BODY: f64 = 1.0;
+const W_BODY: f64 = 1.5;
+/// Weight of whole goal words naming a directory of the path.
+const W_SCOPE: f64 = 0.6;
+/// A module root scores at least this share of the best file below it.
+const ROOT_SHARE: f64 = 0.3;
 /// Share of the final score that comes from the reference graph.
 const W_GRAPH: f64 = 0.25;
 /// Tests, benches and examples are rarely what a task changes; they still rank, lower.
@@ -202,6 +207,14 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     ];
     let mut text = vec![0.0; files.len()];
     let mut reasons: Vec<Vec<String>> = vec![Vec::new(); files.len()];
+    let mut scope = scope_scores(files, goal);
+    normalise(&mut scope);
+    for (i, x) in scope.iter().enumerate() {
+        if *x > 0.0 {
+            text[i] += W_SCOPE * x;
+            reasons[i].push("in a directory the goal names".into());
+        }
+    }
     for (field, w, name) in fields {
         let scored = field.scores(&query);
         let mut s: Vec<f64> = scored.iter().map(|(s, _)| *s).collect();
@@ -220,11 +233,18 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     }
     normalise(&mut text);
     let graph = crate::graph::personalised_pagerank(map, &text);
+    let mut combined: Vec<f64> = (0..files.len())
+        .map(|i| (1.0 - W_GRAPH) * text[i] + W_GRAPH * graph.rank[i])
+        .collect();
+    let lifted = lift_module_roots(files, &mut combined, ROOT_SHARE);
+    for (i, from) in lifted {
+        reasons[i].push(format!("root of the module holding {from}"));
+    }
     let mut scored: Vec<Scored> = files
         .iter()
         .enumerate()
         .filter_map(|(i, f)| {
-            let score = (1.0 - W_GRAPH) * text[i] + W_GRAPH * graph.rank[i];
+            let score = combined[i];
             let mut why = std::mem::take(&mut reasons[i]);
             if let Some(from) = &graph.via[i] {
                 why.push(format!("referenced by {from}"));
@@ -244,6 +264,87 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let top = scored.first().map(|s| s.score).unwrap_or(1.0);
     scored.iter_mut().for_each(|s| s.score /= top);
     scored
+}
+
+/// Whole words of the goal (`navigator-search`, `toc`, `butler`) that name a directory of the
+/// path (file names are the path field's business), weighted by how few files share that segment. Goals often start
+/// with the component they change ("toc: ..."), and that names a directory, not a term.
+fn scope_scores(files: &[FileEntry], goal: &str) -> Vec<f64> {
+    let words: HashSet<String> = goal
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .map(|w| w.trim_matches(|c| c == '-' || c == '_').to_lowercase())
+        .filter(|w| w.len() >= 3 && !STOPWORDS.contains(&w.as_str()))
+        .collect();
+    let segments = |path: &str| -> Vec<String> {
+        let dirs = path.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut parts: Vec<String> = dirs
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        parts.sort();
+        parts.dedup();
+        parts
+    };
+    let per_file: Vec<Vec<String>> = files.iter().map(|f| segments(&f.path)).collect();
+    let mut df: HashMap<&str, usize> = HashMap::new();
+    for segs in &per_file {
+        for s in segs.iter().filter(|s| words.contains(s.as_str())) {
+            *df.entry(s.as_str()).or_default() += 1;
+        }
+    }
+    let n = files.len() as f64;
+    per_file
+        .iter()
+        .map(|segs| {
+            segs.iter()
+                .filter_map(|s| df.get(s.as_str()))
+                .map(|&d| (n / d as f64).ln().max(0.0) + 0.1)
+                .sum()
+        })
+        .collect()
+}
+
+/// Whether a file is the root of its module: where a change to the module declares itself.
+fn is_module_root(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(
+        name,
+        "lib.rs" | "mod.rs" | "main.rs" | "__init__.py" | "index.ts" | "index.js" | "index.tsx"
+    )
+}
+
+/// Raises each module root to `share` of the best score below its directory: a task that
+/// changes a module often touches its root (declarations, re-exports), which rarely says the
+/// goal's words itself. Returns the roots lifted, with the file that lifted them.
+fn lift_module_roots(files: &[FileEntry], scores: &mut [f64], share: f64) -> Vec<(usize, String)> {
+    let mut lifted = Vec::new();
+    for (r, root) in files.iter().enumerate() {
+        if !is_module_root(&root.path) {
+            continue;
+        }
+        let dir = match root.path.rfind('/') {
+            Some(k) => &root.path[..=k],
+            None => "",
+        };
+        // Files are sorted by path, so the subtree is one contiguous run.
+        let start = files.partition_point(|f| f.path.as_str() < dir);
+        let best = files[start..]
+            .iter()
+            .enumerate()
+            .take_while(|(_, f)| f.path.starts_with(dir))
+            .map(|(k, _)| start + k)
+            .filter(|&k| k != r && !is_auxiliary(&files[k].path))
+            .max_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(b.cmp(&a)));
+        if let Some(b) = best {
+            let floor = share * scores[b];
+            if floor > scores[r] {
+                scores[r] = floor;
+                lifted.push((r, files[b].path.clone()));
+            }
+        }
+    }
+    lifted
 }
 
 pub(crate) fn symbol_names(f: &FileEntry) -> impl Iterator<Item = &str> {
