@@ -1,0 +1,92 @@
+//! Shared by the PostgreSQL tests: the server URL (from `scripts/postgres.sh`, which
+//! `scripts/test.sh` starts), a fresh schema per test, and a small deterministic embedder.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use async_trait::async_trait;
+use navigator_core::Embedder;
+use navigator_search::pg::{PgConfig, PgStore};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The server's URL. Under CI (`CI` set) a missing URL fails the test: the suite must run
+/// against a real server there. By hand it skips with a message.
+pub fn url() -> Option<String> {
+    match std::env::var("NAVIGATOR_PG_URL") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ if std::env::var_os("CI").is_some() => panic!(
+            "NAVIGATOR_PG_URL is not set under CI: run ./scripts/test.sh, which starts \
+             PostgreSQL with scripts/postgres.sh"
+        ),
+        _ => {
+            eprintln!(
+                "skipping: NAVIGATOR_PG_URL is not set (eval \"$(bash scripts/postgres.sh start)\")"
+            );
+            None
+        }
+    }
+}
+
+/// A schema name no other test (or test run) uses.
+pub fn unique_schema(tag: &str) -> String {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!(
+        "t_{tag}_{}_{}_{nanos}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A config on a fresh schema with `dims`-dimensional vectors.
+pub fn config(url: &str, tag: &str, dims: usize) -> PgConfig {
+    PgConfig::new(url)
+        .schema(unique_schema(tag))
+        .dimensions(dims)
+        .max_connections(8)
+}
+
+/// A store on a fresh schema, or `None` when the test is skipped.
+pub async fn store(tag: &str, dims: usize) -> Option<PgStore> {
+    let url = url()?;
+    Some(PgStore::connect(config(&url, tag, dims)).await.unwrap())
+}
+
+/// Hashes words into `DIMS` buckets and normalises: texts sharing words are similar,
+/// deterministic, no model needed.
+pub struct WordHash;
+
+pub const DIMS: usize = 32;
+
+pub fn word_vector(text: &str) -> Vec<f32> {
+    let mut v = vec![0f32; DIMS];
+    for w in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 2)
+    {
+        let w = w.to_lowercase();
+        let h = w.bytes().fold(1469598103934665603u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(1099511628211)
+        });
+        v[(h % DIMS as u64) as usize] += 1.0;
+    }
+    if v.iter().all(|x| *x == 0.0) {
+        v[0] = 1.0;
+    }
+    navigator_core::l2_normalize(&mut v);
+    v
+}
+
+#[async_trait]
+impl Embedder for WordHash {
+    fn model_id(&self) -> &str {
+        "word-hash"
+    }
+    fn dimensions(&self) -> usize {
+        DIMS
+    }
+    async fn embed(&self, texts: &[&str]) -> navigator_core::Result<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|t| word_vector(t)).collect())
+    }
+}
