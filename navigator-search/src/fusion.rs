@@ -49,7 +49,7 @@ impl Default for Calibration {
             access_weight: 0.1,
             similarity_floor: 0.15,
             similarity_ceiling: 0.75,
-            keyword_saturation: 2.0,
+            keyword_saturation: 1.0,
             recency_half_life_days: 90.0,
             access_saturation: 100,
             exact_title_boost: 0.2,
@@ -253,7 +253,7 @@ mod tests {
         assert_eq!(c.access_signal(100), 1.0);
         assert_eq!(c.vector_signal(0.1), 0.0);
         assert_eq!(c.vector_signal(0.9), 1.0);
-        assert!((c.keyword_signal(10.0, 10.0, 1) - 10.0 / 12.0).abs() < 1e-9);
+        assert!((c.keyword_signal(10.0, 10.0, 1) - 10.0 / 11.0).abs() < 1e-9);
         assert_eq!(c.exact_boost("project  PHOENIX", "Project Phoenix"), 0.2);
         assert_eq!(c.exact_boost("phoenix", "Project Phoenix"), 0.1);
         assert_eq!(c.exact_boost("x", "Project Phoenix"), 0.0);

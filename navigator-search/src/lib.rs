@@ -25,9 +25,10 @@
 //! - vector `v = clamp((cos − 0.15) / (0.75 − 0.15), 0, 1)`: cosine similarity of query and
 //!   item embeddings, mapped from what unrelated and near-identical texts reach with a
 //!   MiniLM-class model (computed exactly for keyword-only candidates);
-//! - keyword `k = bm25 / (bm25_best + 2 · terms)`: BM25 (title ×2, tags ×1.5, body ×1, English
-//!   stemming) relative to the query's best match, damped when even the best match is weak
-//!   (`terms` = analysed query terms); 0 when the keyword index did not match;
+//! - keyword `k = bm25 / (bm25_best + 1 · terms)`: BM25 over one combined field (title ×2,
+//!   tags ×2, body ×1, English stemming) relative to the query's best match, damped when even
+//!   the best match is weak (`terms` = analysed query terms); 0 when the keyword index did not
+//!   match;
 //! - recency `r = 0.5^(days since update / 90)`;
 //! - access frequency `a = min(1, ln(1 + accesses) / ln(101))`;
 //! - exact-match boost `b`: +0.2 when the query equals the title, +0.1 when the title contains
