@@ -15,6 +15,8 @@ type CoreResult<T> = navigator_core::Result<T>;
 
 /// Items, TOC nodes and grips in one PostgreSQL schema; cheap to clone (the pool is shared).
 ///
+/// Timestamps are kept to the microsecond (PostgreSQL's `timestamptz`); finer parts are cut.
+///
 /// ```no_run
 /// # async fn demo() -> navigator_search::Result<()> {
 /// use navigator_core::{Item, ItemType, Store};
