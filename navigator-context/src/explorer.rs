@@ -195,7 +195,8 @@ impl<'a> Explorer<'a> {
         while stop == StopReason::MaxTurns && step < b.max_turns {
             step += 1;
             let current = render(self.map, &plan)?;
-            let prompt = build_prompt(goal, &current.text, &log, feedback.as_deref(), b.tokens);
+            let view = render(self.map, &prompt_view(&plan))?;
+            let prompt = build_prompt(goal, &view.text, &log, feedback.as_deref(), b.tokens);
             let prompt_tokens = self.tokenizer.count(&prompt);
             let input = TurnInput {
                 step,
@@ -337,6 +338,17 @@ pub fn satellite(
         }
     }
     Ok(plan)
+}
+
+/// What the policy is shown of a plan: the same map with full source folded to signatures.
+/// Deciding where to zoom needs the shape of the code, not its bodies; the delivered context
+/// still has them, and the prompt says so.
+fn prompt_view(plan: &FlightPlan) -> FlightPlan {
+    let mut view = plan.clone();
+    for r in &mut view.rules {
+        r.level = r.level.min(Level::Signatures);
+    }
+    view
 }
 
 /// Files at signatures or full source, best first (at most eight).

@@ -1,9 +1,16 @@
 //! [`HeuristicPolicy`]: an offline policy that needs no API key.
 //!
-//! Turn one zooms from the satellite view straight to a packed plan built from the offline
-//! ranking (BM25 over paths, symbols, docs and bodies plus the reference graph): full source
-//! for the few files that matter, outlines for the next, collapsed directories for the rest.
-//! The next turn finalises, unless the approver gave feedback, which re-ranks and re-packs.
+//! It moves the way a person reads a map, one zoom per turn, from the offline ranking (BM25
+//! over paths, symbols, docs and bodies plus the reference graph):
+//! 1. from the satellite view, zoom in on the areas (directories) holding the best matches and
+//!    out of everything else, with the best files' signatures;
+//! 2. zoom in on the files: full source for the few that matter, as the packed plan will have
+//!    them;
+//! 3. spend the rest of the budget: the packed plan, with outlines for the next files and
+//!    collapsed directories for the rest, zooming out of areas that did not make it;
+//! 4. finalise.
+//!
+//! Feedback from an approver re-ranks and re-packs, then finalises on the next turn.
 
 use crate::error::Result;
 use crate::flight_plan::Level;
@@ -21,7 +28,8 @@ use std::collections::HashSet;
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct HeuristicPolicy {
-    packed: bool,
+    /// Turns taken so far.
+    stage: usize,
 }
 
 impl HeuristicPolicy {
@@ -30,6 +38,13 @@ impl HeuristicPolicy {
         Self::default()
     }
 }
+
+/// Areas (directories) zoomed into on the first turn.
+const AREAS: usize = 3;
+/// Files whose signatures the first turn shows.
+const FIRST_FILES: usize = 5;
+/// How far down the ranking the first turn looks for areas.
+const AREA_FILES: usize = 12;
 
 #[async_trait]
 impl Policy for HeuristicPolicy {
@@ -42,16 +57,24 @@ impl Policy for HeuristicPolicy {
     }
 
     async fn decide(&mut self, input: &TurnInput<'_>) -> Result<Decision> {
-        let action = if !self.packed || input.feedback.is_some() {
-            self.packed = true;
+        let action = if input.feedback.is_some() {
+            self.stage = 3;
             repack(input)
         } else {
-            let used = input.current.tokens as f64 / input.plan.token_budget as f64;
-            Action::FinalizeContext {
-                reasoning: format!(
-                    "the map uses {:.0}% of the token budget with the best-ranked files at full source; more turns would not change the ranking",
-                    used * 100.0
-                ),
+            self.stage += 1;
+            match self.stage {
+                1 => zoom_areas(input),
+                2 => zoom_files(input),
+                3 => repack(input),
+                _ => {
+                    let used = input.current.tokens as f64 / input.plan.token_budget as f64;
+                    Action::FinalizeContext {
+                        reasoning: format!(
+                            "the map uses {:.0}% of the token budget with the best-ranked files at full source; more turns would not change the ranking",
+                            used * 100.0
+                        ),
+                    }
+                }
             }
         };
         Ok(Decision {
@@ -59,6 +82,83 @@ impl Policy for HeuristicPolicy {
             usage: Usage::default(),
             usd: 0.0,
         })
+    }
+}
+
+/// Turn one: directories of the best matches at top-level signatures, the best files with all
+/// signatures and docs, everything else folded into directory counts.
+fn zoom_areas(input: &TurnInput<'_>) -> Action {
+    let mut areas: Vec<(String, f64)> = Vec::new();
+    for s in input.ranking.iter().take(AREA_FILES) {
+        let dir = match s.path.rfind('/') {
+            Some(i) => s.path[..=i].to_string(),
+            None => continue,
+        };
+        match areas.iter_mut().find(|(d, _)| *d == dir) {
+            Some(a) => a.1 += s.score,
+            None => areas.push((dir, s.score)),
+        }
+    }
+    areas.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    areas.truncate(AREAS);
+    let files: Vec<&str> = input
+        .ranking
+        .iter()
+        .take(FIRST_FILES)
+        .map(|s| s.path.as_str())
+        .collect();
+    let mut changes = vec![RuleChange {
+        path: "**".into(),
+        level: Level::Path as u8,
+        collapse: true,
+    }];
+    changes.extend(areas.iter().map(|(d, _)| RuleChange {
+        path: d.clone(),
+        level: Level::TopLevel as u8,
+        collapse: false,
+    }));
+    changes.extend(files.iter().map(|p| RuleChange {
+        path: p.to_string(),
+        level: Level::Signatures as u8,
+        collapse: false,
+    }));
+    let names: Vec<&str> = areas.iter().map(|(d, _)| d.as_str()).collect();
+    Action::UpdateFlightPlan {
+        changes,
+        reasoning: format!(
+            "zoom in on the areas holding the best matches ({}) and on the signatures of {}; zoom out of the rest (directory counts)",
+            if names.is_empty() { "none".to_string() } else { names.join(", ") },
+            files.join(", ")
+        ),
+    }
+}
+
+/// Turn two: full source for the files the packed plan gives full source to.
+fn zoom_files(input: &TurnInput<'_>) -> Action {
+    let packed = pack(input.map, input.ranking, input.plan);
+    let full: Vec<&str> = packed
+        .rules
+        .iter()
+        .filter(|r| r.level == Level::Full)
+        .map(|r| r.path.as_str())
+        .collect();
+    Action::UpdateFlightPlan {
+        changes: full
+            .iter()
+            .map(|p| RuleChange {
+                path: p.to_string(),
+                level: Level::Full as u8,
+                collapse: false,
+            })
+            .collect(),
+        reasoning: format!(
+            "zoom in: full source for {}",
+            if full.is_empty() {
+                "none (no file fits whole)".to_string()
+            } else {
+                full.join(", ")
+            }
+        ),
     }
 }
 
@@ -74,7 +174,8 @@ fn repack(input: &TurnInput<'_>) -> Action {
             collapse: r.collapse,
         })
         .collect();
-    // Zoom out of whatever an earlier turn zoomed in on and the new ranking dropped.
+    // Zoom out of whatever an earlier turn zoomed in on and the new ranking dropped: back into
+    // the directory counts, like everything else outside the plan.
     changes.extend(
         input
             .plan
@@ -83,8 +184,8 @@ fn repack(input: &TurnInput<'_>) -> Action {
             .filter(|r| !new_paths.contains(r.path.as_str()))
             .map(|r| RuleChange {
                 path: r.path.clone(),
-                level: 0,
-                collapse: false,
+                level: Level::Path as u8,
+                collapse: r.path.ends_with('/'),
             }),
     );
     let full: Vec<&str> = packed

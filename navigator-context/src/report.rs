@@ -132,7 +132,9 @@ pub(crate) fn build_prompt(
     feedback: Option<&str>,
     budget: usize,
 ) -> String {
-    let mut p = format!("## Goal\n{goal}\n\n## Token budget\n{budget}\n\n## Current map\n{map}\n");
+    let mut p = format!(
+        "## Goal\n{goal}\n\n## Token budget\n{budget}\n\n## Current map\n(files at level 4 are shown with their signatures; the delivered context holds their full source)\n{map}\n"
+    );
     if !log.entries().is_empty() {
         let _ = write!(p, "\n## Decision log\n{}", log.render());
     }

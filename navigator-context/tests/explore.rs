@@ -46,9 +46,37 @@ fn zooms_in_on_the_auth_middleware_and_fills_the_budget() {
         "{}",
         out.reasoning
     );
-    assert_eq!(out.turns.len(), 2);
-    assert_eq!(out.log.entries()[0].action, "update_flight_plan");
-    assert_eq!(out.log.entries()[1].action, "finalize_context");
+    // Satellite → areas → files → the rest of the budget → finalise.
+    let actions: Vec<&str> = out
+        .log
+        .entries()
+        .iter()
+        .map(|e| e.action.as_str())
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            "update_flight_plan",
+            "update_flight_plan",
+            "update_flight_plan",
+            "finalize_context"
+        ]
+    );
+    assert_eq!(out.log.entries()[1].targets[0], "src/auth/middleware.rs");
+    assert!(
+        out.log.entries()[0]
+            .targets
+            .contains(&"src/auth/".to_string()),
+        "{:?}",
+        out.log.entries()[0]
+    );
+    // Every turn's prompt is fresh state, so it costs less than resending the transcript.
+    let (state, history) = out.prompt_tokens();
+    assert!(state < history, "{state} >= {history}");
+    assert_eq!(
+        out.turns[0].prompt_tokens,
+        out.turns[0].history_prompt_tokens
+    );
 }
 
 #[test]
