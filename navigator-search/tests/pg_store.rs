@@ -381,7 +381,7 @@ async fn bad_input_is_a_typed_error_and_writes_nothing() {
     assert!(err.to_string().contains("accessCount"), "{err}");
 
     let err = store
-        .put_items_with_vectors(&[good.clone()], Some(&[vec![0.5; 3]]))
+        .put_items_with_vectors(std::slice::from_ref(&good), Some(&[vec![0.5; 3]]))
         .await
         .unwrap_err();
     assert!(matches!(
@@ -393,7 +393,7 @@ async fn bad_input_is_a_typed_error_and_writes_nothing() {
         }
     ));
     let err = store
-        .put_items_with_vectors(&[good.clone()], Some(&[]))
+        .put_items_with_vectors(std::slice::from_ref(&good), Some(&[]))
         .await
         .unwrap_err();
     assert!(err.to_string().contains("vectors"), "{err}");
