@@ -24,6 +24,23 @@ const OUTLINE_SCORE: f64 = 0.05;
 /// Files at or above this score get docs and nested signatures.
 const SIGNATURES_SCORE: f64 = 0.25;
 
+/// Package roots get top-level outlines from at most this share of the budget ...
+const ROOTS_SHARE: f64 = 0.05;
+/// ... and at most this many of them.
+const MAX_ROOTS: usize = 6;
+
+/// A package root near the top of the repository: `src/lib.rs`, `core/src/lib.rs`,
+/// `pkg/__init__.py`, `src/index.ts` (at most three path segments deep).
+fn is_package_root(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    path.split('/').count() <= 3
+        && matches!(
+            name,
+            "lib.rs" | "main.rs" | "__init__.py" | "index.ts" | "index.js" | "mod.rs"
+        )
+        && !crate::relevance::is_auxiliary(path)
+}
+
 /// No file block is smaller than this; below it the budget is spent.
 const MIN_BLOCK: usize = 3;
 
@@ -95,6 +112,25 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             full_used += c;
             remaining -= c;
             chosen.push((i, Level::Full));
+        }
+    }
+    // The skeleton: top-level outlines of the package roots (a crate's lib.rs, a package's
+    // __init__.py), which declare the modules a change usually has to touch.
+    let mut skeleton_left = (budget as f64 * ROOTS_SHARE) as usize;
+    let mut roots = 0;
+    for (i, f) in map.files().iter().enumerate() {
+        if roots >= MAX_ROOTS || !is_package_root(&f.path) {
+            continue;
+        }
+        if chosen.iter().any(|(j, _)| *j == i) {
+            continue;
+        }
+        let (c, level) = costs.cost(i, Level::TopLevel);
+        if level == Level::TopLevel && c <= skeleton_left && c <= remaining {
+            skeleton_left -= c;
+            remaining -= c;
+            roots += 1;
+            chosen.push((i, Level::TopLevel));
         }
     }
     for &(i, score) in &ranked {

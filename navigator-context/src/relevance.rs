@@ -387,6 +387,56 @@ mod tests {
         assert!(terms("the of a").is_empty());
     }
 
+    fn map_of(files: &[(&str, &str)]) -> (tempfile::TempDir, RepoMap) {
+        let dir = tempfile::tempdir().unwrap();
+        for (p, text) in files {
+            let path = dir.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let options = crate::scan::ScanOptions {
+            cache_dir: None,
+            ..crate::scan::ScanOptions::for_root(dir.path())
+        };
+        let map = RepoMap::open_with(dir.path(), &options).unwrap();
+        (dir, map)
+    }
+
+    #[test]
+    fn a_component_the_goal_names_breaks_the_tie_of_equal_terms() {
+        // Both paths hold the terms `navigator` and `search`; only one directory is named
+        // `navigator-search`, as the goal's prefix says.
+        let (_d, map) = map_of(&[
+            (
+                "navigator-core/src/search.rs",
+                "pub fn total() -> u32 { 1 }",
+            ),
+            ("navigator-search/src/sum.rs", "pub fn total() -> u32 { 1 }"),
+        ]);
+        let ranked = rank(&map, "navigator-search: faster total");
+        assert_eq!(ranked[0].path, "navigator-search/src/sum.rs", "{ranked:?}");
+        assert!(ranked[0]
+            .reasons
+            .iter()
+            .any(|r| r.contains("directory the goal names")));
+    }
+
+    #[test]
+    fn module_roots_are_lifted_towards_their_best_file_only() {
+        let (_d, map) = map_of(&[
+            ("auth/mod.rs", "pub mod middleware;"),
+            ("auth/middleware.rs", "pub fn check_session_token() {}"),
+            ("db/mod.rs", "pub mod pool;"),
+            ("db/pool.rs", "pub fn open() {}"),
+        ]);
+        let ranked = rank(&map, "session token check");
+        let score = |p: &str| ranked.iter().find(|s| s.path == p).map(|s| s.score);
+        assert_eq!(ranked[0].path, "auth/middleware.rs");
+        let root = score("auth/mod.rs").unwrap();
+        assert!((root - ROOT_SHARE).abs() < 1e-9, "{ranked:?}");
+        assert_eq!(score("db/mod.rs"), None, "{ranked:?}");
+    }
+
     #[test]
     fn auxiliary_paths_are_recognised() {
         assert!(is_auxiliary("tests/auth.rs"));

@@ -95,4 +95,31 @@ proptest! {
         prop_assert_eq!(&again.text, &out.context);
         prop_assert_eq!(again.tokens, out.tokens);
     }
+
+    /// The fuzz target's logic (fuzz/fuzz_targets/flight_plan.rs) over arbitrary strings and
+    /// over YAML-shaped ones, so it runs in CI without a nightly toolchain.
+    #[test]
+    fn the_flight_plan_parser_never_panics_and_round_trips_what_it_accepts(
+        text in prop_oneof![
+            any::<String>(),
+            (
+                "[ -~]{0,40}",
+                any::<i64>(),
+                proptest::collection::vec(("[ -~]{0,20}", -2i64..7, any::<bool>()), 0..4),
+                prop::sample::select(vec!["cl100k_base", "o200k_base", "gpt2", ""]),
+            )
+                .prop_map(|(goal, budget, rules, tok)| {
+                    let mut y = format!("goal: {goal:?}\ntoken_budget: {budget}\ntokenizer: {tok}\nrules:\n");
+                    for (path, level, collapse) in rules {
+                        y.push_str(&format!("  - path: {path:?}\n    level: {level}\n    collapse: {collapse}\n"));
+                    }
+                    y
+                }),
+        ],
+    ) {
+        if let Ok(plan) = FlightPlan::from_yaml(&text) {
+            let again = FlightPlan::from_yaml(&plan.to_yaml(&["fuzz".into()]));
+            prop_assert_eq!(again.ok(), Some(plan));
+        }
+    }
 }
