@@ -15,6 +15,9 @@ const W_PATH: f64 = 1.0;
 const W_SYMBOLS: f64 = 1.0;
 const W_DOCS: f64 = 0.4;
 const W_BODY: f64 = 1.5;
+/// Files inside a directory named by the goal's scope prefix (`toc: ...`) score this share
+/// more.
+const PREFIX_WEIGHT: f64 = 0.5;
 /// Weight of whole goal words naming a directory of the path.
 const W_SCOPE: f64 = 0.6;
 /// A module root scores at least this share of the best file below it.
@@ -226,9 +229,15 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
             }
         }
     }
+    let prefix = scope_prefix(goal);
     for (i, f) in files.iter().enumerate() {
         if is_auxiliary(&f.path) {
             text[i] *= AUXILIARY_PENALTY;
+        }
+        let mut dirs = f.path.split('/').rev().skip(1);
+        if dirs.any(|d| prefix.iter().any(|p| d.eq_ignore_ascii_case(p))) {
+            text[i] *= 1.0 + PREFIX_WEIGHT;
+            reasons[i].push("inside the scope the goal starts with".into());
         }
     }
     normalise(&mut text);
@@ -302,6 +311,22 @@ fn scope_scores(files: &[FileEntry], goal: &str) -> Vec<f64> {
                 .map(|&d| (n / d as f64).ln().max(0.0) + 0.1)
                 .sum()
         })
+        .collect()
+}
+
+/// The scope a goal declares up front, commit-subject style: `toc: ...` gives `toc`,
+/// `fix(auth/session): ...` gives `fix`, `auth` and `session`.
+fn scope_prefix(goal: &str) -> Vec<String> {
+    let Some((head, _)) = goal.split_once(':') else {
+        return Vec::new();
+    };
+    let head = head.trim();
+    if head.is_empty() || head.len() > 40 || head.contains(char::is_whitespace) {
+        return Vec::new();
+    }
+    head.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
         .collect()
 }
 
@@ -419,6 +444,17 @@ mod tests {
             .reasons
             .iter()
             .any(|r| r.contains("directory the goal names")));
+    }
+
+    #[test]
+    fn scope_prefixes_are_read_commit_subject_style() {
+        assert_eq!(scope_prefix("toc: faster search"), ["toc"]);
+        assert_eq!(
+            scope_prefix("fix(auth/session): expiry"),
+            ["fix", "auth", "session"]
+        );
+        assert!(scope_prefix("Refactor the auth middleware").is_empty());
+        assert!(scope_prefix("two words: no scope").is_empty());
     }
 
     #[test]
