@@ -1,9 +1,11 @@
 //! Repository map speed: satellite view and full render of a generated 10k-file repository
-//! (cold and warm outline cache), Flight Plan regeneration, and the real crate sources of the
-//! local cargo registry (`NAVIGATOR_BENCH_REGISTRY` overrides the directory).
+//! (cold and warm outline cache), all outlines cold and warm, Flight Plan regeneration, and
+//! the same over the real crate sources of the local cargo registry
+//! (`NAVIGATOR_BENCH_REGISTRY` overrides the directory; set it to an empty directory name that
+//! does not exist to skip it).
 //!
 //! ```text
-//! cargo bench --bench context
+//! cargo bench --bench context -- --warm-up-time 1 --measurement-time 5
 //! ```
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
@@ -11,6 +13,7 @@ use navigator_context::{
     render, satellite, FlightPlan, Level, RepoMap, Rule, ScanOptions, Tokenizer,
 };
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 const FILES: usize = 10_000;
 
@@ -42,7 +45,9 @@ fn satellite_text(root: &Path, cache: &Path) -> usize {
     render(&map, &plan).unwrap().tokens
 }
 
-fn bench_repo(c: &mut Criterion, name: &str, root: &Path) {
+/// `heavy`: the repository is large enough that a cold parse of every outline is timed once
+/// rather than sampled.
+fn bench_repo(c: &mut Criterion, name: &str, root: &Path, heavy: bool) {
     let mut g = c.benchmark_group(name);
     g.sample_size(10);
     g.bench_function("satellite_cold", |b| {
@@ -53,16 +58,63 @@ fn bench_repo(c: &mut Criterion, name: &str, root: &Path) {
         )
     });
     let warm = tempfile::tempdir().unwrap();
-    satellite_text(root, warm.path());
+    RepoMap::open_with(root, &options(root, warm.path()))
+        .unwrap()
+        .outline_all();
     g.bench_function("satellite_warm", |b| {
         b.iter(|| satellite_text(root, warm.path()))
+    });
+    // What the first exploration of a repository pays: every outline, parsed or cached.
+    if heavy {
+        let cache = tempfile::tempdir().unwrap();
+        let t0 = Instant::now();
+        RepoMap::open_with(root, &options(root, cache.path()))
+            .unwrap()
+            .outline_all();
+        eprintln!(
+            "{name}/outlines_cold once: {:.2} s",
+            t0.elapsed().as_secs_f64()
+        );
+    } else {
+        g.bench_function("outlines_cold", |b| {
+            b.iter_batched(
+                || tempfile::tempdir().unwrap(),
+                |cache| {
+                    RepoMap::open_with(root, &options(root, cache.path()))
+                        .unwrap()
+                        .outline_all()
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    g.bench_function("outlines_warm", |b| {
+        b.iter(|| {
+            RepoMap::open_with(root, &options(root, warm.path()))
+                .unwrap()
+                .outline_all()
+        })
     });
     let map = RepoMap::open_with(root, &options(root, warm.path())).unwrap();
     let mut full = FlightPlan::new("everything", usize::MAX / 2);
     full.rules = vec![Rule::new("**", Level::Full)];
+    // The first full render counts every block's tokens; later ones reuse the counts.
+    let t0 = Instant::now();
+    let tokens = render(&map, &full).unwrap().tokens;
+    eprintln!(
+        "{name}/full_render first render (counting {tokens} tokens): {:.2} s",
+        t0.elapsed().as_secs_f64()
+    );
     g.bench_function("full_render", |b| {
         b.iter(|| render(&map, &full).unwrap().tokens)
     });
+    // Zoom into two top-level directories of the repository, the rest collapsed.
+    let mut dirs: Vec<&str> = map
+        .files()
+        .iter()
+        .filter_map(|f| f.path.split_once('/').map(|(d, _)| d))
+        .collect();
+    dirs.dedup();
     let plan = FlightPlan {
         rules: vec![
             Rule {
@@ -70,8 +122,8 @@ fn bench_repo(c: &mut Criterion, name: &str, root: &Path) {
                 level: Level::Path,
                 collapse: true,
             },
-            Rule::new("pkg01/", Level::Signatures),
-            Rule::new("pkg02/mod03/", Level::Full),
+            Rule::new(format!("{}/", dirs[0]), Level::Signatures),
+            Rule::new(format!("{}/", dirs[dirs.len() / 2]), Level::Full),
         ],
         ..FlightPlan::new("regenerate", 10_000)
     };
@@ -88,7 +140,7 @@ fn bench_repo(c: &mut Criterion, name: &str, root: &Path) {
 
 fn registry() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("NAVIGATOR_BENCH_REGISTRY") {
-        return Some(PathBuf::from(p));
+        return Some(PathBuf::from(p)).filter(|p| p.is_dir());
     }
     let home = std::env::var("CARGO_HOME")
         .map(PathBuf::from)
@@ -104,9 +156,9 @@ fn registry() -> Option<PathBuf> {
 fn benches(c: &mut Criterion) {
     let generated = tempfile::tempdir().unwrap();
     generate(generated.path());
-    bench_repo(c, "generated_10k", generated.path());
+    bench_repo(c, "generated_10k", generated.path(), false);
     if let Some(reg) = registry() {
-        bench_repo(c, "cargo_registry", &reg);
+        bench_repo(c, "cargo_registry", &reg, true);
     }
 }
 
