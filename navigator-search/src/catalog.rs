@@ -14,6 +14,8 @@ pub(crate) struct ItemMeta {
     pub(crate) key: u64,
     pub(crate) id: String,
     pub(crate) title: String,
+    /// The title lower-cased with single spaces (what exact-match boosts compare against).
+    pub(crate) norm_title: String,
     pub(crate) category: Category,
     pub(crate) item_type: ItemType,
     pub(crate) status: Option<String>,
@@ -29,6 +31,7 @@ impl ItemMeta {
             key,
             id: item.id.clone(),
             title: item.title.clone(),
+            norm_title: normalize_title(&item.title),
             category: item.category,
             item_type: item.item_type,
             status: item.status.clone(),
@@ -46,9 +49,16 @@ pub(crate) struct Catalog {
     by_key: HashMap<u64, ItemMeta>,
     key_of_id: HashMap<String, u64>,
     keys_of_title: HashMap<String, Vec<u64>>,
+    /// Live items per category (indexed like [`Category::ALL`]).
+    per_category: [usize; 4],
 }
 
 /// Lower-case, whitespace-collapsed form used for exact title matches.
+/// The slot of `c` in [`Category::ALL`].
+fn category_slot(c: Category) -> usize {
+    Category::ALL.iter().position(|x| *x == c).unwrap_or(0)
+}
+
 pub(crate) fn normalize_title(s: &str) -> String {
     s.split_whitespace()
         .map(str::to_lowercase)
@@ -61,20 +71,21 @@ impl Catalog {
         self.remove(meta.key);
         self.key_of_id.insert(meta.id.clone(), meta.key);
         self.keys_of_title
-            .entry(normalize_title(&meta.title))
+            .entry(meta.norm_title.clone())
             .or_default()
             .push(meta.key);
+        self.per_category[category_slot(meta.category)] += 1;
         self.by_key.insert(meta.key, meta);
     }
 
     pub(crate) fn remove(&mut self, key: u64) -> Option<ItemMeta> {
         let meta = self.by_key.remove(&key)?;
         self.key_of_id.remove(&meta.id);
-        let title = normalize_title(&meta.title);
-        if let Some(keys) = self.keys_of_title.get_mut(&title) {
+        self.per_category[category_slot(meta.category)] -= 1;
+        if let Some(keys) = self.keys_of_title.get_mut(&meta.norm_title) {
             keys.retain(|k| *k != key);
             if keys.is_empty() {
-                self.keys_of_title.remove(&title);
+                self.keys_of_title.remove(&meta.norm_title);
             }
         }
         Some(meta)
@@ -130,6 +141,15 @@ impl Catalog {
 
     /// How many items pass `filter`, stopping once `cap` is reached.
     pub(crate) fn count_matching(&self, filter: &Filter, cap: usize) -> usize {
+        if filter.is_category_only() {
+            // One counter per category: no scan for the common "these categories" filter.
+            let n: usize = filter
+                .categories
+                .iter()
+                .map(|c| self.per_category[category_slot(*c)])
+                .sum();
+            return n.min(cap);
+        }
         self.by_key
             .values()
             .filter(|m| filter.matches(m))

@@ -35,6 +35,11 @@ impl Filter {
             && self.updated.is_none()
     }
 
+    /// Whether the filter restricts nothing but the categories.
+    pub(crate) fn is_category_only(&self) -> bool {
+        self.status.is_none() && self.parent_id.is_none() && self.updated.is_none()
+    }
+
     pub(crate) fn matches(&self, m: &ItemMeta) -> bool {
         self.categories.contains(&m.category)
             && self

@@ -104,13 +104,18 @@ impl Calibration {
     }
 
     /// The exact-match boost for `query` against a title.
+    #[cfg(test)]
     pub(crate) fn exact_boost(&self, query: &str, title: &str) -> f64 {
-        let (q, t) = (normalize_title(query), normalize_title(title));
+        self.normalized_exact_boost(&normalize_title(query), &normalize_title(title))
+    }
+
+    /// [`exact_boost`](Self::exact_boost) on an already normalised query and title.
+    fn normalized_exact_boost(&self, q: &str, t: &str) -> f64 {
         if q.is_empty() {
             0.0
         } else if q == t {
             self.exact_title_boost
-        } else if q.chars().count() >= 3 && t.contains(&q) {
+        } else if q.chars().count() >= 3 && t.contains(q) {
             self.title_phrase_boost
         } else {
             0.0
@@ -139,6 +144,7 @@ impl Calibration {
         }
         let bm25: HashMap<u64, f32> = keyword.iter().copied().collect();
         let best = keyword.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
+        let query = normalize_title(input.query);
         let mut out: Vec<Scored> = rrf
             .into_iter()
             .filter_map(|(key, rrf)| {
@@ -162,7 +168,8 @@ impl Calibration {
                                     + self.access_weight * self.access_signal(m.access_count))
                     }
                 };
-                let score = (base + self.exact_boost(input.query, &m.title)).clamp(0.0, 1.0);
+                let score =
+                    (base + self.normalized_exact_boost(&query, &m.norm_title)).clamp(0.0, 1.0);
                 Some(Scored {
                     key,
                     score,

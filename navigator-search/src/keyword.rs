@@ -361,29 +361,32 @@ impl KeywordIndex {
             query: Box::new(snippet_query),
         })
     }
-
-    /// A snippet of at most `max_chars` around the query terms in `text`, with whether any
-    /// term was highlighted. `field` is `title` or `body`.
-    pub(crate) fn snippet(
+    /// The snippet maker for the bodies of `hits`' items: built once per query (it looks up
+    /// every query term's statistics), then used for each result on the page.
+    pub(crate) fn body_snippets(
         &self,
         hits: &KeywordHits,
-        field: &str,
-        text: &str,
         max_chars: usize,
-    ) -> Result<(String, bool)> {
-        let field = if field == "title" {
-            self.fields.title
-        } else {
-            self.fields.body
-        };
-        let mut generator = SnippetGenerator::create(&hits.searcher, hits.query.as_ref(), field)
-            .map_err(|e| self.err(e))?;
+    ) -> Result<BodySnippets> {
+        let mut generator =
+            SnippetGenerator::create(&hits.searcher, hits.query.as_ref(), self.fields.body)
+                .map_err(|e| self.err(e))?;
         generator.set_max_num_chars(max_chars);
-        let snippet = generator.snippet(text);
-        Ok((
+        Ok(BodySnippets(generator))
+    }
+}
+
+/// Snippets of item bodies around one query's terms (see [`KeywordIndex::body_snippets`]).
+pub(crate) struct BodySnippets(SnippetGenerator);
+
+impl BodySnippets {
+    /// A snippet of `text` around the query terms, with whether any term was highlighted.
+    pub(crate) fn snippet(&self, text: &str) -> (String, bool) {
+        let snippet = self.0.snippet(text);
+        (
             snippet.fragment().to_string(),
             !snippet.highlighted().is_empty(),
-        ))
+        )
     }
 }
 

@@ -17,6 +17,8 @@ const EXPANSION_ADD: usize = 128;
 const EXPANSION_SEARCH: usize = 128;
 /// How many searches may run at once (usearch keeps one scratch context per thread).
 const SEARCH_THREADS: usize = 64;
+/// Batches with at least this many vectors are inserted by several threads at once.
+const PARALLEL_ADD_MIN: usize = 256;
 
 /// The usearch HNSW index.
 pub(crate) struct VectorIndex {
@@ -89,9 +91,6 @@ impl VectorIndex {
                 .map_err(|e| self.err(e))?;
         }
         for (key, vector) in changes {
-            if index.contains(*key) {
-                index.remove(*key).map_err(|e| self.err(e))?;
-            }
             if let Some(v) = vector {
                 if v.len() != self.dims {
                     return Err(Error::Index {
@@ -104,10 +103,53 @@ impl VectorIndex {
                         ),
                     });
                 }
-                index.add(*key, v).map_err(|e| self.err(e))?;
             }
         }
-        Ok(())
+        // Same effect as applying the changes in order: the last change of a key wins.
+        let mut last: std::collections::HashMap<u64, Option<&[f32]>> =
+            std::collections::HashMap::with_capacity(changes.len());
+        for (key, vector) in changes {
+            if index.contains(*key) {
+                index.remove(*key).map_err(|e| self.err(e))?;
+            }
+            last.insert(*key, *vector);
+        }
+        let mut adds: Vec<(u64, &[f32])> = last
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .collect();
+        adds.sort_unstable_by_key(|(k, _)| *k);
+        // Graph insertion dominates indexing; usearch takes concurrent adds, so large batches
+        // are split across the machine's cores.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(SEARCH_THREADS);
+        if threads < 2 || adds.len() < PARALLEL_ADD_MIN {
+            for (key, v) in &adds {
+                index.add(*key, v).map_err(|e| self.err(e))?;
+            }
+            return Ok(());
+        }
+        let index = &*index;
+        let chunk = adds.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = adds
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        for (key, v) in part {
+                            index.add(*key, v).map_err(|e| e.to_string())?;
+                        }
+                        Ok::<(), String>(())
+                    })
+                })
+                .collect();
+            workers.into_iter().try_for_each(|w| {
+                w.join()
+                    .map_err(|_| self.err("an indexing thread panicked"))?
+                    .map_err(|e| self.err(e))
+            })
+        })
     }
 
     /// Drops every vector (before a full rebuild).
@@ -175,5 +217,65 @@ fn vec_err(path: &Path, e: impl std::fmt::Display) -> Error {
         index: "vector",
         path: path.to_path_buf(),
         message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic unit vector for `seed`.
+    fn unit(seed: u64, dims: usize) -> Vec<f32> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let v: Vec<f32> = (0..dims)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 2000) as f32 / 1000.0 - 1.0
+            })
+            .collect();
+        let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+        v.into_iter().map(|a| a / n).collect()
+    }
+
+    #[test]
+    fn a_large_batch_applies_like_its_changes_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, fresh) = VectorIndex::open(&dir.path().join("v.usearch"), 16).unwrap();
+        assert!(fresh);
+        let vectors: Vec<Vec<f32>> = (0..600).map(|i| unit(i, 16)).collect();
+        let replaced = unit(10_000, 16);
+        let mut changes: Vec<(u64, Option<&[f32]>)> = vectors
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as u64, Some(v.as_slice())))
+            .collect();
+        // Key 5 is written twice (the second wins), key 7 is added then deleted.
+        changes.push((5, Some(replaced.as_slice())));
+        changes.push((7, None));
+        index.apply(&changes).unwrap();
+        assert_eq!(index.len().unwrap(), 599);
+        let sims = index.similarities(&replaced, &[5, 7]).unwrap();
+        assert_eq!(sims.len(), 1, "key 7 was deleted");
+        assert!(
+            (sims[0].1 - 1.0).abs() < 1e-5,
+            "key 5 holds its last vector"
+        );
+        let top = index.search(&vectors[42], 1, |_| true).unwrap();
+        assert_eq!(top[0].0, 42);
+    }
+
+    #[test]
+    fn a_vector_of_the_wrong_width_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), 16).unwrap();
+        let good = unit(1, 16);
+        let bad = unit(2, 8);
+        let err = index
+            .apply(&[(1, Some(good.as_slice())), (2, Some(bad.as_slice()))])
+            .unwrap_err();
+        assert!(err.to_string().contains("8-d vector"), "{err}");
+        assert_eq!(index.len().unwrap(), 0);
     }
 }

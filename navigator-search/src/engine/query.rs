@@ -4,7 +4,7 @@ use super::SearchEngine;
 use crate::catalog::Catalog;
 use crate::filter::Filter;
 use crate::fusion::{FusionInput, Scored};
-use crate::keyword::KeywordHits;
+use crate::keyword::BodySnippets;
 use crate::snippet::{self, MAX_SNIPPET_CHARS};
 use crate::Result;
 use navigator_core::{
@@ -104,12 +104,18 @@ impl SearchEngine {
             .take(request.limit as usize)
             .collect();
         let query_terms = self.keyword.analyze(&request.query)?;
+        let body_snippets = match &keyword {
+            Some(k) if page.iter().any(|s| s.keyword.is_some()) => {
+                Some(self.keyword.body_snippets(k, MAX_SNIPPET_CHARS)?)
+            }
+            _ => None,
+        };
         let mut results = Vec::with_capacity(page.len());
         for scored in page {
             let Some(item) = self.store.item_by_key(scored.key)? else {
                 continue;
             };
-            results.push(self.result(&item, scored, keyword.as_ref(), &query_terms)?);
+            results.push(self.result(&item, scored, body_snippets.as_ref(), &query_terms)?);
         }
         Ok(SearchPage {
             results,
@@ -144,10 +150,10 @@ impl SearchEngine {
         &self,
         item: &Item,
         scored: &Scored,
-        keyword: Option<&KeywordHits>,
+        body_snippets: Option<&BodySnippets>,
         query_terms: &[String],
     ) -> Result<SearchResult> {
-        let (snippet, field) = self.snippet_for(item, scored, keyword, query_terms)?;
+        let (snippet, field) = self.snippet_for(item, scored, body_snippets, query_terms);
         let hit = SearchResult::new(
             item.id.clone(),
             item.item_type,
@@ -169,9 +175,9 @@ impl SearchEngine {
         &self,
         item: &Item,
         scored: &Scored,
-        keyword: Option<&KeywordHits>,
+        body_snippets: Option<&BodySnippets>,
         query_terms: &[String],
-    ) -> Result<(String, &'static str)> {
+    ) -> (String, &'static str) {
         let lead = || {
             let text = if item.body.is_empty() {
                 &item.title
@@ -180,30 +186,41 @@ impl SearchEngine {
             };
             snippet::truncate(text, MAX_SNIPPET_CHARS)
         };
-        if let (Some(k), Some(_)) = (keyword, scored.keyword) {
-            let (body, body_hit) =
-                self.keyword
-                    .snippet(k, "body", &item.body, MAX_SNIPPET_CHARS)?;
+        let analyze = |text: &str| self.keyword.analyze(text).unwrap_or_default();
+        if let (Some(body_snippets), Some(_)) = (body_snippets, scored.keyword) {
+            let (body, body_hit) = body_snippets.snippet(&item.body);
             if body_hit {
-                return Ok((snippet::truncate(&body, MAX_SNIPPET_CHARS), "body"));
+                return (snippet::truncate(&body, MAX_SNIPPET_CHARS), "body");
             }
-            let (_, title_hit) =
-                self.keyword
-                    .snippet(k, "title", &item.title, MAX_SNIPPET_CHARS)?;
-            if title_hit {
-                return Ok((lead(), "title"));
+            if analyze(&item.title).iter().any(|t| query_terms.contains(t)) {
+                return (lead(), "title");
             }
             if !item.tags.is_empty() {
-                return Ok((
+                return (
                     snippet::truncate(&item.tags.join(", "), MAX_SNIPPET_CHARS),
                     "tags",
-                ));
+                );
             }
         }
         // Semantic-only hit: the passage that best matches the query, else the lead.
-        let analyze = |text: &str| self.keyword.analyze(text).unwrap_or_default();
-        Ok(snippet::best_passage(&item.body, query_terms, analyze)
-            .map_or_else(|| (lead(), "title"), |p| (p, "body")))
+        snippet::best_passage(&item.body, query_terms, analyze)
+            .map_or_else(|| (lead(), "title"), |p| (p, "body"))
+    }
+
+    /// The `k` stored items whose vectors are nearest to `query` by cosine similarity,
+    /// best first, as `(item id, cosine)`: the raw approximate (HNSW) neighbour search, with
+    /// no filters, no similarity floor and no fusion. For "more like this" lookups and for
+    /// measuring the index's recall against an exact scan.
+    pub fn nearest(&self, query: &[f32], k: usize) -> Result<Vec<(String, f32)>> {
+        self.check_dims(std::slice::from_ref(&query.to_vec()))?;
+        let catalog = self.catalog.read().map_err(|e| self.lock_err(e))?;
+        let hits = self
+            .vectors
+            .search(query, k, |key| catalog.get(key).is_some())?;
+        Ok(hits
+            .into_iter()
+            .filter_map(|(key, sim)| catalog.get(key).map(|m| (m.id.clone(), sim)))
+            .collect())
     }
 
     /// The item a query names exactly, by id or by title (case- and spacing-insensitive);
