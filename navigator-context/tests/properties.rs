@@ -94,6 +94,8 @@ proptest! {
         let again = render(map, &plan).unwrap();
         prop_assert_eq!(&again.text, &out.context);
         prop_assert_eq!(again.tokens, out.tokens);
+        // Renders sum memoised block counts; that must equal counting the whole text.
+        prop_assert_eq!(out.tokens, navigator_context::Tokenizer::default().count(&out.context));
     }
 
     /// The fuzz target's logic (fuzz/fuzz_targets/flight_plan.rs) over arbitrary strings and
