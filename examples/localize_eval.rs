@@ -4,7 +4,8 @@
 //! # build a task set from a repository's history (subject = goal, changed non-test source
 //! # files that existed before the commit = gold; formatting-only, docs-only and sprawling
 //! # commits left out; split dev/test by the parity of the commit hash):
-//! cargo run --release --example localize_eval -- --from-git . > examples/data/localize/navigator_history.jsonl
+//! # (the committed set: history up to ed57e7d)
+//! cargo run --release --example localize_eval -- --from-git . ed57e7d > examples/data/localize/navigator_history.jsonl
 //! # evaluate at a 10k-token budget, offline policy, against plain BM25 whole-file packing:
 //! cargo run --release --example localize_eval -- examples/data/localize/navigator_history.jsonl --tokens 10000
 //! ```
@@ -108,10 +109,10 @@ fn only_whitespace(root: &Path, parent: &str, commit: &str, path: &str) -> bool 
 /// One task per non-merge commit that changed 1..=MAX_GOLD non-test source files that existed
 /// in its parent, beyond whitespace. Split by the parity of the commit hash's last hex digit,
 /// so the split is fixed before anyone looks at results.
-fn from_git(repo: &str) -> anyhow::Result<()> {
+fn from_git(repo: &str, rev: &str) -> anyhow::Result<()> {
     let root = PathBuf::from(repo);
     let (mut kept, mut skipped) = (0, BTreeMap::<&str, usize>::new());
-    for line in git(&root, &["log", "--no-merges", "--format=%H %P|%s"])?.lines() {
+    for line in git(&root, &["log", "--no-merges", "--format=%H %P|%s", rev])?.lines() {
         let Some((ids, subject)) = line.split_once('|') else {
             continue;
         };
@@ -367,10 +368,11 @@ struct Split {
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--from-git") {
-        return from_git(args.get(1).context("--from-git needs a repository")?);
+        let repo = args.get(1).context("--from-git needs a repository")?;
+        return from_git(repo, args.get(2).map_or("HEAD", String::as_str));
     }
     let tasks_path = args.first().context(
-        "usage: localize_eval TASKS.jsonl [--tokens N] [--split dev|test] [--show N] | --from-git REPO",
+        "usage: localize_eval TASKS.jsonl [--tokens N] [--split dev|test] [--show N] | --from-git REPO [REV]",
     )?;
     let flag = |name: &str| {
         args.iter()
