@@ -3,10 +3,11 @@
 
 mod common;
 
-use common::kb_engine;
+use common::{config, embedder, kb_engine, kb_items};
 use navigator_core::{
     Category, DateRange, ItemType, SearchFilters, SearchMode, SearchRequest, SearchService,
 };
+use navigator_search::{EngineConfig, SearchEngine};
 
 fn ids(page: &navigator_core::SearchPage) -> Vec<&str> {
     page.results.iter().map(|r| r.item_id.as_str()).collect()
@@ -309,4 +310,64 @@ async fn exact_ids_and_titles_are_found_for_navigation() {
         "proj_phoenix"
     );
     assert_eq!(engine.find_exact("proj_does_not_exist"), None);
+}
+
+#[tokio::test]
+async fn hybrid_ranks_the_same_with_and_without_a_second_retrieval_thread() {
+    let parallel = kb_engine();
+    assert!(parallel.config().parallel_retrieval || num_cpus_is_one());
+    let dir = tempfile::tempdir().unwrap();
+    let serial = SearchEngine::open_with(
+        dir.path(),
+        embedder(),
+        EngineConfig {
+            parallel_retrieval: false,
+            ..config()
+        },
+    )
+    .await
+    .unwrap();
+    serial.bulk_load(&kb_items(), |_| {}).await.unwrap();
+    for q in [
+        "quarterly report",
+        "the designer from TechConf",
+        "legacy migration",
+    ] {
+        let req = SearchRequest::new(q).unwrap().limit(10);
+        let a = parallel.search(&req).await.unwrap();
+        let b = serial.search(&req).await.unwrap();
+        assert_eq!(a.total_results, b.total_results, "{q}");
+        let scores = |p: &navigator_core::SearchPage| {
+            p.results
+                .iter()
+                .map(|r| (r.item_id.clone(), r.relevance_score))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(scores(&a), scores(&b), "{q}");
+        assert!(!a.results.is_empty(), "{q}");
+    }
+}
+
+fn num_cpus_is_one() -> bool {
+    !std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
+
+#[tokio::test]
+async fn nearest_returns_an_item_for_its_own_text() {
+    let engine = kb_engine();
+    let item = kb_items().into_iter().nth(17).unwrap();
+    let v = embedder()
+        .embed_documents(&[item.embedding_text().as_str()])
+        .await
+        .unwrap()
+        .remove(0);
+    let near = engine.nearest(&v, 5).unwrap();
+    assert_eq!(near.len(), 5);
+    assert_eq!(near[0].0, item.id);
+    assert!(near[0].1 > 0.99, "{}", near[0].1);
+    assert!(near.windows(2).all(|w| w[0].1 >= w[1].1));
+    assert!(
+        engine.nearest(&[0.0; 3], 5).is_err(),
+        "wrong width is an error"
+    );
 }

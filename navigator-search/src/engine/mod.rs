@@ -44,6 +44,9 @@ pub struct EngineConfig {
     pub exact_scan_below: usize,
     /// Texts per embedding call when indexing.
     pub embed_batch: usize,
+    /// In hybrid mode, run the keyword search on a second thread while the vector search runs
+    /// (lower latency on a multi-core machine; turn off to keep each search on one thread).
+    pub parallel_retrieval: bool,
 }
 
 impl Default for EngineConfig {
@@ -55,6 +58,7 @@ impl Default for EngineConfig {
             min_similarity: 0.3,
             exact_scan_below: 2_000,
             embed_batch: 64,
+            parallel_retrieval: std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
         }
     }
 }

@@ -39,11 +39,34 @@ impl SearchEngine {
         let wanted = request.offset as usize + request.limit as usize;
         let pool = self.config.candidates.max(wanted);
 
-        let keyword = mode
-            .uses_keywords()
-            .then(|| self.keyword.search(&request.query, &filter, pool))
-            .transpose()?;
         let catalog = self.catalog.read().map_err(|e| self.lock_err(e))?;
+        let (keyword, vector_hits) = match query_vector {
+            // Hybrid: the two retrievers are independent; on a multi-core machine the keyword
+            // search runs on a second thread while this one walks the vector graph.
+            Some(q) if mode.uses_keywords() && self.config.parallel_retrieval => {
+                std::thread::scope(|scope| {
+                    let keyword =
+                        scope.spawn(|| self.keyword.search(&request.query, &filter, pool));
+                    let vector = self.vector_candidates(q, &filter, &catalog, pool);
+                    let keyword = keyword.join().map_err(|_| crate::Error::Storage {
+                        path: self.dir.clone(),
+                        message: "the keyword search thread panicked".into(),
+                    })?;
+                    Ok::<_, crate::Error>((Some(keyword?), vector?))
+                })?
+            }
+            _ => {
+                let keyword = mode
+                    .uses_keywords()
+                    .then(|| self.keyword.search(&request.query, &filter, pool))
+                    .transpose()?;
+                let vector = match query_vector {
+                    Some(q) => self.vector_candidates(q, &filter, &catalog, pool)?,
+                    None => Vec::new(),
+                };
+                (keyword, vector)
+            }
+        };
         // The catalog has the final word on what is live and what passes the filter: an item
         // being written may be in one index a moment before it is in the catalog.
         let visible = |key: u64| catalog.get(key).is_some_and(|m| filter.matches(m));
@@ -59,9 +82,8 @@ impl SearchEngine {
             .unwrap_or_default();
 
         let mut similarity: HashMap<u64, f32> = HashMap::new();
-        let mut vector_hits: Vec<(u64, f32)> = Vec::new();
+        let mut vector_hits = vector_hits;
         if let Some(q) = query_vector {
-            vector_hits = self.vector_candidates(q, &filter, &catalog, pool)?;
             vector_hits.retain(|(_, s)| *s >= self.config.min_similarity);
             similarity.extend(vector_hits.iter().copied());
             let unscored: Vec<u64> = keyword_hits
