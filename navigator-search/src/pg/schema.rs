@@ -42,6 +42,9 @@ CREATE TABLE items (
                   || setweight(to_tsvector('english'::regconfig, tags_text), 'B')
                   || setweight(to_tsvector('english'::regconfig, body), 'C')) STORED
 );
+-- Keep embeddings in the row: out of line (pgvector's default when a row grows past 2 kB),
+-- every kNN candidate would cost a TOAST lookup to compute its distance.
+ALTER TABLE items ALTER COLUMN embedding SET STORAGE MAIN;
 CREATE INDEX items_tsv ON items USING gin (tsv);
 CREATE INDEX items_embedding ON items USING hnsw (embedding vector_cosine_ops);
 CREATE INDEX items_category_updated ON items (category, updated_at);
