@@ -24,7 +24,8 @@ stop_servers() {
 }
 trap stop_servers EXIT
 eval "$(bash scripts/llm-server.sh start "$home")"   # exports NAVIGATOR_LLM_SERVER_URL
-eval "$(bash scripts/postgres.sh start "$home/postgres")"   # exports NAVIGATOR_PG_URL, NAVIGATOR_PG_DIR
+pg_env="$(bash scripts/postgres.sh start "$home/postgres")"   # a failed start stops the script here
+eval "$pg_env"   # exports NAVIGATOR_PG_URL, NAVIGATOR_PG_DIR
 
 cargo test --workspace --all-targets
 cargo test --workspace --doc
