@@ -51,9 +51,27 @@ pub(crate) struct Catalog {
     keys_of_title: HashMap<String, Vec<u64>>,
     /// Live items per category (indexed like [`Category::ALL`]).
     per_category: [usize; 4],
+    /// By key (keys are small sequential numbers): the bit of the item's category, 0 when no
+    /// live item has the key. The vector search's filter reads it for every graph node it
+    /// visits, so it must be one cache-friendly load, not a hash probe.
+    category_bits: Vec<u8>,
 }
 
 /// Lower-case, whitespace-collapsed form used for exact title matches.
+/// Keys below this are tracked in the dense category table (1 byte each); larger ones (never
+/// reached in practice: keys count up from 1) fall back to the hash map.
+const DENSE_KEYS_MAX: usize = 1 << 28;
+
+/// The bit of category `c`.
+fn category_bit(c: Category) -> u8 {
+    1 << category_slot(c)
+}
+
+/// The bits of every category in `categories`.
+pub(crate) fn category_mask(categories: &[Category]) -> u8 {
+    categories.iter().fold(0, |m, c| m | category_bit(*c))
+}
+
 /// The slot of `c` in [`Category::ALL`].
 fn category_slot(c: Category) -> usize {
     Category::ALL.iter().position(|x| *x == c).unwrap_or(0)
@@ -75,6 +93,14 @@ impl Catalog {
             .or_default()
             .push(meta.key);
         self.per_category[category_slot(meta.category)] += 1;
+        if let Ok(k) = usize::try_from(meta.key) {
+            if k < DENSE_KEYS_MAX {
+                if self.category_bits.len() <= k {
+                    self.category_bits.resize(k + 1, 0);
+                }
+                self.category_bits[k] = category_bit(meta.category);
+            }
+        }
         self.by_key.insert(meta.key, meta);
     }
 
@@ -82,6 +108,12 @@ impl Catalog {
         let meta = self.by_key.remove(&key)?;
         self.key_of_id.remove(&meta.id);
         self.per_category[category_slot(meta.category)] -= 1;
+        if let Some(bits) = usize::try_from(key)
+            .ok()
+            .and_then(|k| self.category_bits.get_mut(k))
+        {
+            *bits = 0;
+        }
         if let Some(keys) = self.keys_of_title.get_mut(&meta.norm_title) {
             keys.retain(|k| *k != key);
             if keys.is_empty() {
@@ -89,6 +121,18 @@ impl Catalog {
             }
         }
         Some(meta)
+    }
+
+    /// Whether `key` is a live item in one of the categories of `mask` (see
+    /// [`category_mask`]).
+    pub(crate) fn in_categories(&self, key: u64, mask: u8) -> bool {
+        match usize::try_from(key).ok().filter(|k| *k < DENSE_KEYS_MAX) {
+            Some(k) => self.category_bits.get(k).is_some_and(|b| b & mask != 0),
+            None => self
+                .by_key
+                .get(&key)
+                .is_some_and(|m| category_bit(m.category) & mask != 0),
+        }
     }
 
     pub(crate) fn get(&self, key: u64) -> Option<&ItemMeta> {
@@ -155,5 +199,59 @@ impl Catalog {
             .filter(|m| filter.matches(m))
             .take(cap)
             .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use navigator_core::{Item, ItemType};
+
+    fn meta(key: u64, item_type: ItemType) -> ItemMeta {
+        let at = "2026-01-01T00:00:00Z".parse().unwrap();
+        ItemMeta::new(
+            key,
+            &Item::new(format!("i{key}"), item_type, "T", at).unwrap(),
+        )
+    }
+
+    fn filter(categories: &[Category]) -> Filter {
+        Filter {
+            categories: categories.to_vec(),
+            status: None,
+            parent_id: None,
+            updated: None,
+        }
+    }
+
+    #[test]
+    fn category_table_and_counts_follow_inserts_moves_and_removals() {
+        let mut c = Catalog::default();
+        c.insert(meta(1, ItemType::Project));
+        c.insert(meta(2, ItemType::Resource));
+        c.insert(meta(3, ItemType::ArchivedProject));
+        let projects = category_mask(&[Category::Project]);
+        let live = category_mask(&[Category::Project, Category::Area, Category::Resource]);
+        assert!(c.in_categories(1, projects));
+        assert!(!c.in_categories(2, projects));
+        assert!(c.in_categories(2, live));
+        assert!(!c.in_categories(3, live), "archived");
+        assert!(!c.in_categories(99, u8::MAX), "unknown key");
+        // An update that moves the item to the archive moves its bit and its count.
+        c.insert(meta(1, ItemType::ArchivedProject));
+        assert!(!c.in_categories(1, projects));
+        assert_eq!(c.count_matching(&filter(&[Category::Archive]), 10), 2);
+        c.remove(3);
+        assert!(!c.in_categories(3, u8::MAX));
+        for cats in [
+            vec![Category::Archive],
+            vec![Category::Resource, Category::Project],
+            Category::ALL.to_vec(),
+        ] {
+            let f = filter(&cats);
+            let scanned = c.by_key.values().filter(|m| f.matches(m)).count();
+            assert_eq!(c.count_matching(&f, 10), scanned, "{cats:?}");
+        }
+        assert_eq!(c.count_matching(&filter(&Category::ALL), 1), 1, "capped");
     }
 }

@@ -163,6 +163,12 @@ impl SearchEngine {
             exact.truncate(pool);
             return Ok(exact);
         }
+        if filter.is_category_only() {
+            let mask = crate::catalog::category_mask(&filter.categories);
+            return self
+                .vectors
+                .search(query, pool, |key| catalog.in_categories(key, mask));
+        }
         self.vectors.search(query, pool, |key| {
             catalog.get(key).is_some_and(|m| filter.matches(m))
         })
@@ -238,7 +244,7 @@ impl SearchEngine {
         let catalog = self.catalog.read().map_err(|e| self.lock_err(e))?;
         let hits = self
             .vectors
-            .search(query, k, |key| catalog.get(key).is_some())?;
+            .search(query, k, |key| catalog.in_categories(key, u8::MAX))?;
         Ok(hits
             .into_iter()
             .filter_map(|(key, sim)| catalog.get(key).map(|m| (m.id.clone(), sim)))
