@@ -4,7 +4,7 @@ use super::SearchEngine;
 use crate::catalog::Catalog;
 use crate::filter::Filter;
 use crate::fusion::{FusionInput, Scored};
-use crate::keyword::BodySnippets;
+use crate::keyword::{BodySnippets, KeywordHits};
 use crate::snippet::{self, MAX_SNIPPET_CHARS};
 use crate::Result;
 use navigator_core::{
@@ -39,27 +39,40 @@ impl SearchEngine {
         let wanted = request.offset as usize + request.limit as usize;
         let pool = self.config.candidates.max(wanted);
 
+        // The keyword side: the BM25 candidates and, when the query is embedded, their exact
+        // cosine similarities (a keyword hit the vector search did not return still needs
+        // one).
+        let keyword_side = || -> Result<(Option<KeywordHits>, Vec<(u64, f32)>)> {
+            if !mode.uses_keywords() {
+                return Ok((None, Vec::new()));
+            }
+            let hits = self.keyword.search(&request.query, &filter, pool)?;
+            let sims = match query_vector {
+                Some(q) => {
+                    let keys: Vec<u64> = hits.hits.iter().map(|(key, _)| *key).collect();
+                    self.vectors.similarities(q, &keys)?
+                }
+                None => Vec::new(),
+            };
+            Ok((Some(hits), sims))
+        };
         let catalog = self.catalog.read().map_err(|e| self.lock_err(e))?;
-        let (keyword, vector_hits) = match query_vector {
-            // Hybrid: the two retrievers are independent; on a multi-core machine the keyword
-            // search runs on a second thread while this one walks the vector graph.
+        let ((keyword, keyword_sims), vector_hits) = match query_vector {
+            // Hybrid: the two sides are independent; on a multi-core machine the keyword side
+            // runs on a second thread while this one walks the vector graph.
             Some(q) if mode.uses_keywords() && self.config.parallel_retrieval => {
                 std::thread::scope(|scope| {
-                    let keyword =
-                        scope.spawn(|| self.keyword.search(&request.query, &filter, pool));
+                    let keyword = scope.spawn(keyword_side);
                     let vector = self.vector_candidates(q, &filter, &catalog, pool);
                     let keyword = keyword.join().map_err(|_| crate::Error::Storage {
                         path: self.dir.clone(),
                         message: "the keyword search thread panicked".into(),
                     })?;
-                    Ok::<_, crate::Error>((Some(keyword?), vector?))
+                    Ok::<_, crate::Error>((keyword?, vector?))
                 })?
             }
             _ => {
-                let keyword = mode
-                    .uses_keywords()
-                    .then(|| self.keyword.search(&request.query, &filter, pool))
-                    .transpose()?;
+                let keyword = keyword_side()?;
                 let vector = match query_vector {
                     Some(q) => self.vector_candidates(q, &filter, &catalog, pool)?,
                     None => Vec::new(),
@@ -81,18 +94,12 @@ impl SearchEngine {
             })
             .unwrap_or_default();
 
-        let mut similarity: HashMap<u64, f32> = HashMap::new();
+        // Exact similarities of the keyword hits, then the vector hits above the floor (a
+        // vector hit keeps the similarity its own search measured).
+        let mut similarity: HashMap<u64, f32> = keyword_sims.into_iter().collect();
         let mut vector_hits = vector_hits;
-        if let Some(q) = query_vector {
-            vector_hits.retain(|(_, s)| *s >= self.config.min_similarity);
-            similarity.extend(vector_hits.iter().copied());
-            let unscored: Vec<u64> = keyword_hits
-                .iter()
-                .map(|(k, _)| *k)
-                .filter(|k| !similarity.contains_key(k))
-                .collect();
-            similarity.extend(self.vectors.similarities(q, &unscored)?);
-        }
+        vector_hits.retain(|(_, s)| *s >= self.config.min_similarity);
+        similarity.extend(vector_hits.iter().copied());
 
         let input = FusionInput {
             mode,
@@ -132,13 +139,17 @@ impl SearchEngine {
             }
             _ => None,
         };
-        let mut results = Vec::with_capacity(page.len());
-        for scored in page {
-            let Some(item) = self.store.item_by_key(scored.key)? else {
-                continue;
-            };
-            results.push(self.result(&item, scored, body_snippets.as_ref(), &query_terms)?);
-        }
+        let keys: Vec<u64> = page.iter().map(|s| s.key).collect();
+        let items = self.store.items_by_keys(&keys)?;
+        let hits: Vec<(&Scored, Item)> = page
+            .into_iter()
+            .zip(items)
+            .filter_map(|(scored, item)| item.map(|item| (scored, item)))
+            .collect();
+        let results = hits
+            .iter()
+            .map(|(scored, item)| self.result(item, scored, body_snippets.as_ref(), &query_terms))
+            .collect::<Result<Vec<_>>>()?;
         Ok(SearchPage {
             results,
             total_results: total as u64,

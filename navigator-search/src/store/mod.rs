@@ -199,6 +199,24 @@ impl RedbStore {
         guard.map(|g| self.decode(&id, g.value())).transpose()
     }
 
+    /// The items of `keys` (`None` for a key no live item has), in order, read in one
+    /// transaction.
+    pub(crate) fn items_by_keys(&self, keys: &[u64]) -> Result<Vec<Option<Item>>> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let ids = txn.open_table(IDS).map_err(|e| self.err(e))?;
+        let items = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
+        keys.iter()
+            .map(|key| {
+                let Some(id) = ids.get(*key).map_err(|e| self.err(e))? else {
+                    return Ok(None);
+                };
+                let id = id.value();
+                let guard = items.get(id).map_err(|e| self.err(e))?;
+                guard.map(|g| self.decode(id, g.value())).transpose()
+            })
+            .collect()
+    }
+
     /// Calls `f` with every item and its key, in id order, from one consistent snapshot.
     pub(crate) fn for_each_item(&self, mut f: impl FnMut(u64, Item) -> Result<()>) -> Result<()> {
         let txn = self.db.begin_read().map_err(|e| self.err(e))?;
