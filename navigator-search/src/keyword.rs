@@ -28,6 +28,7 @@ use tantivy::schema::{
     FAST, STRING,
 };
 use tantivy::snippet::SnippetGenerator;
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{
     DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term,
 };
@@ -219,19 +220,14 @@ impl KeywordIndex {
 
     /// The distinct analysed terms of `text` (lower-cased, stemmed), in first-seen order.
     pub(crate) fn analyze(&self, text: &str) -> Result<Vec<String>> {
-        let mut analyzer = self
-            .index
+        Ok(analyze_with(&mut self.analyzer()?, text))
+    }
+
+    /// The index's text analyser, to analyse many texts without looking it up each time.
+    pub(crate) fn analyzer(&self) -> Result<TextAnalyzer> {
+        self.index
             .tokenizer_for_field(self.fields.body)
-            .map_err(|e| self.err(e))?;
-        let mut stream = analyzer.token_stream(text);
-        let mut terms: Vec<String> = Vec::new();
-        while stream.advance() {
-            let t = &stream.token().text;
-            if !terms.contains(t) {
-                terms.push(t.clone());
-            }
-        }
-        Ok(terms)
+            .map_err(|e| self.err(e))
     }
 
     /// One term query per analysed term against `field`, any of which may match.
@@ -388,6 +384,19 @@ impl BodySnippets {
             !snippet.highlighted().is_empty(),
         )
     }
+}
+
+/// The distinct terms `analyzer` makes of `text`, in first-seen order.
+pub(crate) fn analyze_with(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+    let mut stream = analyzer.token_stream(text);
+    let mut terms: Vec<String> = Vec::new();
+    while stream.advance() {
+        let t = &stream.token().text;
+        if !terms.contains(t) {
+            terms.push(t.clone());
+        }
+    }
+    terms
 }
 
 fn index_err(path: &Path, e: impl std::fmt::Display) -> Error {

@@ -4,13 +4,14 @@ use super::SearchEngine;
 use crate::catalog::Catalog;
 use crate::filter::Filter;
 use crate::fusion::{FusionInput, Scored};
-use crate::keyword::{BodySnippets, KeywordHits};
+use crate::keyword::{analyze_with, BodySnippets, KeywordHits};
 use crate::snippet::{self, MAX_SNIPPET_CHARS};
 use crate::Result;
 use navigator_core::{
     Item, NavigationTarget, ResultMetadata, SearchPage, SearchRequest, SearchResult, SearchService,
 };
 use std::collections::{HashMap, HashSet};
+use tantivy::tokenizer::TextAnalyzer;
 
 impl SearchEngine {
     /// Runs `request` with an already embedded query (`None` is fine for keyword mode):
@@ -146,9 +147,19 @@ impl SearchEngine {
             .zip(items)
             .filter_map(|(scored, item)| item.map(|item| (scored, item)))
             .collect();
+        let mut analyzer = self.keyword.analyzer()?;
         let results = hits
             .iter()
-            .map(|(scored, item)| self.result(item, scored, body_snippets.as_ref(), &query_terms))
+            .map(|(scored, item)| {
+                let snippet = self.snippet_for(
+                    item,
+                    scored,
+                    body_snippets.as_ref(),
+                    &query_terms,
+                    &mut analyzer,
+                );
+                Self::result(item, scored, snippet)
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(SearchPage {
             results,
@@ -186,13 +197,10 @@ impl SearchEngine {
     }
 
     fn result(
-        &self,
         item: &Item,
         scored: &Scored,
-        body_snippets: Option<&BodySnippets>,
-        query_terms: &[String],
+        (snippet, field): (String, &'static str),
     ) -> Result<SearchResult> {
-        let (snippet, field) = self.snippet_for(item, scored, body_snippets, query_terms);
         let hit = SearchResult::new(
             item.id.clone(),
             item.item_type,
@@ -216,6 +224,7 @@ impl SearchEngine {
         scored: &Scored,
         body_snippets: Option<&BodySnippets>,
         query_terms: &[String],
+        analyzer: &mut TextAnalyzer,
     ) -> (String, &'static str) {
         let lead = || {
             let text = if item.body.is_empty() {
@@ -225,7 +234,7 @@ impl SearchEngine {
             };
             snippet::truncate(text, MAX_SNIPPET_CHARS)
         };
-        let analyze = |text: &str| self.keyword.analyze(text).unwrap_or_default();
+        let mut analyze = |text: &str| analyze_with(analyzer, text);
         if let (Some(body_snippets), Some(_)) = (body_snippets, scored.keyword) {
             let (body, body_hit) = body_snippets.snippet(&item.body);
             if body_hit {
