@@ -13,6 +13,10 @@ use navigator_core::{
 use std::collections::{HashMap, HashSet};
 use tantivy::tokenizer::TextAnalyzer;
 
+/// The keyword side of a search: the BM25 hits (none in semantic mode) and their exact cosine
+/// similarities to the query (none when the query is not embedded).
+type KeywordSide = (Option<KeywordHits>, Vec<(u64, f32)>);
+
 impl SearchEngine {
     /// Runs `request` with an already embedded query (`None` is fine for keyword mode):
     /// what [`SearchService::search`] does after embedding. Benchmarks use it to time the
@@ -43,7 +47,7 @@ impl SearchEngine {
         // The keyword side: the BM25 candidates and, when the query is embedded, their exact
         // cosine similarities (a keyword hit the vector search did not return still needs
         // one).
-        let keyword_side = || -> Result<(Option<KeywordHits>, Vec<(u64, f32)>)> {
+        let keyword_side = || -> Result<KeywordSide> {
             if !mode.uses_keywords() {
                 return Ok((None, Vec::new()));
             }
