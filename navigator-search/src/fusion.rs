@@ -7,7 +7,7 @@
 
 use crate::catalog::{normalize_title, ItemMeta};
 use chrono::{DateTime, Utc};
-use navigator_core::SearchMode;
+use navigator_core::{Item, ResultMetadata, SearchMode, SearchResult};
 use std::collections::HashMap;
 
 /// The RRF constant (the usual 60): dampens the weight of the very first ranks.
@@ -68,6 +68,32 @@ pub(crate) struct Scored {
     pub(crate) keyword: Option<f32>,
     /// Cosine similarity, when the query was embedded.
     pub(crate) similarity: Option<f32>,
+}
+
+impl Scored {
+    /// The contract's search hit for `item` with this score and a snippet (`(text, field)`),
+    /// as both backends return it.
+    pub(crate) fn to_result(
+        &self,
+        item: &Item,
+        (snippet, field): (String, &'static str),
+    ) -> navigator_core::Result<SearchResult> {
+        let hit = SearchResult::new(
+            item.id.clone(),
+            item.item_type,
+            item.title.clone(),
+            item.category,
+            self.score,
+        )?;
+        Ok(hit
+            .with_snippet(snippet, field)
+            .with_metadata(ResultMetadata {
+                created_at: Some(item.created_at),
+                updated_at: Some(item.updated_at),
+                parent_id: item.parent_id.clone(),
+                status: item.status.clone(),
+            }))
+    }
 }
 
 /// What fusion needs besides the two lists.

@@ -7,9 +7,7 @@ use crate::fusion::{FusionInput, Scored};
 use crate::keyword::{analyze_with, BodySnippets, KeywordHits};
 use crate::snippet::{self, MAX_SNIPPET_CHARS};
 use crate::Result;
-use navigator_core::{
-    Item, NavigationTarget, ResultMetadata, SearchPage, SearchRequest, SearchResult, SearchService,
-};
+use navigator_core::{Item, NavigationTarget, SearchPage, SearchRequest, SearchService};
 use std::collections::{HashMap, HashSet};
 use tantivy::tokenizer::TextAnalyzer;
 
@@ -162,7 +160,7 @@ impl SearchEngine {
                     &query_terms,
                     &mut analyzer,
                 );
-                Self::result(item, scored, snippet)
+                Ok(scored.to_result(item, snippet)?)
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(SearchPage {
@@ -198,28 +196,6 @@ impl SearchEngine {
         self.vectors.search(query, pool, |key| {
             catalog.get(key).is_some_and(|m| filter.matches(m))
         })
-    }
-
-    fn result(
-        item: &Item,
-        scored: &Scored,
-        (snippet, field): (String, &'static str),
-    ) -> Result<SearchResult> {
-        let hit = SearchResult::new(
-            item.id.clone(),
-            item.item_type,
-            item.title.clone(),
-            item.category,
-            scored.score,
-        )?;
-        Ok(hit
-            .with_snippet(snippet, field)
-            .with_metadata(ResultMetadata {
-                created_at: Some(item.created_at),
-                updated_at: Some(item.updated_at),
-                parent_id: item.parent_id.clone(),
-                status: item.status.clone(),
-            }))
     }
 
     fn snippet_for(

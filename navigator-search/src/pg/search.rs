@@ -9,9 +9,7 @@ use crate::filter::Filter;
 use crate::fusion::{FusionInput, Scored};
 use crate::snippet::{self, MAX_SNIPPET_CHARS};
 use crate::{EngineConfig, Error, Result};
-use navigator_core::{
-    Embedder, Item, ResultMetadata, SearchPage, SearchRequest, SearchResult, SearchService,
-};
+use navigator_core::{Embedder, Item, SearchPage, SearchRequest, SearchResult, SearchService};
 use pgvector::Vector;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -309,22 +307,7 @@ impl PgSearchService {
 }
 
 fn result(item: &Item, scored: &Scored, terms: &[String]) -> Result<SearchResult> {
-    let (snippet, field) = snippet_for(item, scored, terms);
-    let hit = SearchResult::new(
-        item.id.clone(),
-        item.item_type,
-        item.title.clone(),
-        item.category,
-        scored.score,
-    )?;
-    Ok(hit
-        .with_snippet(snippet, field)
-        .with_metadata(ResultMetadata {
-            created_at: Some(item.created_at),
-            updated_at: Some(item.updated_at),
-            parent_id: item.parent_id.clone(),
-            status: item.status.clone(),
-        }))
+    Ok(scored.to_result(item, snippet_for(item, scored, terms))?)
 }
 
 /// The embedded engine's snippet rules, with the library's light analyser instead of the
