@@ -3,7 +3,7 @@
 //! index and catalog (as a predicate).
 
 use crate::catalog::ItemMeta;
-use navigator_core::{Category, DateRange, SearchRequest};
+use navigator_core::{Category, DateRange, SearchMode, SearchRequest};
 
 /// The conditions an item must meet to be returned for a request.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,4 +55,32 @@ impl Filter {
                 .as_ref()
                 .is_none_or(|r| r.contains(m.updated_at))
     }
+}
+
+/// The query vector a request in `mode` searches with: `None` when the mode does not embed;
+/// an error when it does and the vector is missing or not `dims` wide (`model` names the
+/// embedder in that error). Both backends check a request's vector through this.
+pub(crate) fn checked_query_vector<'a>(
+    mode: SearchMode,
+    vector: Option<&'a [f32]>,
+    dims: usize,
+    model: &str,
+) -> crate::Result<Option<&'a [f32]>> {
+    if !mode.uses_embeddings() {
+        return Ok(None);
+    }
+    let v = vector.ok_or_else(|| {
+        navigator_core::Error::invalid(
+            "searchMode",
+            format!("{mode:?} search needs the query embedded"),
+        )
+    })?;
+    if v.len() != dims {
+        return Err(crate::Error::Dimensions {
+            expected: dims,
+            got: v.len(),
+            model: model.to_string(),
+        });
+    }
+    Ok(Some(v))
 }

@@ -2,7 +2,7 @@
 
 use super::SearchEngine;
 use crate::catalog::Catalog;
-use crate::filter::Filter;
+use crate::filter::{checked_query_vector, Filter};
 use crate::fusion::{FusionInput, Scored};
 use crate::keyword::{analyze_with, BodySnippets, KeywordHits};
 use crate::snippet::{self, MAX_SNIPPET_CHARS};
@@ -26,18 +26,12 @@ impl SearchEngine {
     ) -> Result<SearchPage> {
         request.validate()?;
         let mode = request.search_mode;
-        let query_vector = if mode.uses_embeddings() {
-            let v = query_vector.ok_or_else(|| {
-                navigator_core::Error::invalid(
-                    "searchMode",
-                    format!("{mode:?} search needs the query embedded"),
-                )
-            })?;
-            self.check_dims(std::slice::from_ref(&v.to_vec()))?;
-            Some(v)
-        } else {
-            None
-        };
+        let query_vector = checked_query_vector(
+            mode,
+            query_vector,
+            self.vectors.dims(),
+            self.embedder.model_id(),
+        )?;
         let filter = Filter::from_request(request);
         let wanted = request.offset as usize + request.limit as usize;
         let pool = self.config.candidates.max(wanted);
@@ -240,7 +234,12 @@ impl SearchEngine {
     /// no filters, no similarity floor and no fusion. For "more like this" lookups and for
     /// measuring the index's recall against an exact scan.
     pub fn nearest(&self, query: &[f32], k: usize) -> Result<Vec<(String, f32)>> {
-        self.check_dims(std::slice::from_ref(&query.to_vec()))?;
+        checked_query_vector(
+            navigator_core::SearchMode::Semantic,
+            Some(query),
+            self.vectors.dims(),
+            self.embedder.model_id(),
+        )?;
         let catalog = self.catalog.read().map_err(|e| self.lock_err(e))?;
         let hits = self
             .vectors

@@ -5,7 +5,7 @@
 use super::rows::{item_from_row, ITEM_COLUMNS};
 use super::{pg_err, PgStore};
 use crate::catalog::ItemMeta;
-use crate::filter::Filter;
+use crate::filter::{checked_query_vector, Filter};
 use crate::fusion::{FusionInput, Scored};
 use crate::snippet::{self, MAX_SNIPPET_CHARS};
 use crate::{EngineConfig, Error, Result};
@@ -115,24 +115,13 @@ impl PgSearchService {
     ) -> Result<SearchPage> {
         request.validate()?;
         let mode = request.search_mode;
-        let query_vector = if mode.uses_embeddings() {
-            let v = query_vector.ok_or_else(|| {
-                navigator_core::Error::invalid(
-                    "searchMode",
-                    format!("{mode:?} search needs the query embedded"),
-                )
-            })?;
-            if v.len() != self.store.config().dimensions {
-                return Err(Error::Dimensions {
-                    expected: self.store.config().dimensions,
-                    got: v.len(),
-                    model: self.embedder.model_id().to_string(),
-                });
-            }
-            Some(Vector::from(v.to_vec()))
-        } else {
-            None
-        };
+        let query_vector = checked_query_vector(
+            mode,
+            query_vector,
+            self.store.config().dimensions,
+            self.embedder.model_id(),
+        )?
+        .map(|v| Vector::from(v.to_vec()));
         let filter = Filter::from_request(request);
         let wanted = request.offset as usize + request.limit as usize;
         let pool = self.config.candidates.max(wanted) as i64;
