@@ -22,7 +22,7 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{BooleanQuery, Occur, Query, RangeQuery, TermQuery};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::{
     DateOptions, Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
     FAST, STRING,
@@ -258,6 +258,9 @@ impl KeywordIndex {
         BooleanQuery::new(clauses)
     }
 
+    /// The clauses that narrow a search to `filter`. None of them scores: a filter decides
+    /// which items match, never how well (a scoring term query on the category field would
+    /// add its own BM25 weight, larger for rarer categories).
     fn filter_clauses(&self, filter: &Filter) -> Vec<(Occur, Box<dyn Query>)> {
         let f = self.fields;
         let exact = |field: Field, value: &str| -> Box<dyn Query> {
@@ -266,6 +269,9 @@ impl KeywordIndex {
                 IndexRecordOption::Basic,
             ))
         };
+        let must = |q: Box<dyn Query>| -> (Occur, Box<dyn Query>) {
+            (Occur::Must, Box::new(ConstScoreQuery::new(q, 0.0)))
+        };
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         if filter.categories.len() < Category::ALL.len() {
             let any: Vec<(Occur, Box<dyn Query>)> = filter
@@ -273,13 +279,13 @@ impl KeywordIndex {
                 .iter()
                 .map(|c| (Occur::Should, exact(f.category, c.as_str())))
                 .collect();
-            clauses.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+            clauses.push(must(Box::new(BooleanQuery::new(any))));
         }
         if let Some(s) = &filter.status {
-            clauses.push((Occur::Must, exact(f.status, s)));
+            clauses.push(must(exact(f.status, s)));
         }
         if let Some(p) = &filter.parent_id {
-            clauses.push((Occur::Must, exact(f.parent, p)));
+            clauses.push(must(exact(f.parent, p)));
         }
         if let Some(r) = &filter.updated {
             let bound = |t: Option<chrono::DateTime<chrono::Utc>>, end: bool| match t {
@@ -299,10 +305,10 @@ impl KeywordIndex {
                     ))
                 }
             };
-            clauses.push((
-                Occur::Must,
-                Box::new(RangeQuery::new(bound(r.start, false), bound(r.end, true))),
-            ));
+            clauses.push(must(Box::new(RangeQuery::new(
+                bound(r.start, false),
+                bound(r.end, true),
+            ))));
         }
         clauses
     }

@@ -371,3 +371,37 @@ async fn nearest_returns_an_item_for_its_own_text() {
         "wrong width is an error"
     );
 }
+
+#[tokio::test]
+async fn filters_choose_the_items_but_never_change_their_scores() {
+    let engine = kb_engine();
+    let base = SearchRequest::new("quarterly report")
+        .unwrap()
+        .mode(SearchMode::Keyword)
+        .limit(50);
+    let everything = engine
+        .search(&base.clone().include_archived(true))
+        .await
+        .unwrap();
+    let scoped = engine
+        .search(&base.categories([Category::Project, Category::Resource]))
+        .await
+        .unwrap();
+    assert_eq!(
+        everything.results[0].item_id, scoped.results[0].item_id,
+        "the best match is a project in both"
+    );
+    assert!(scoped.results.len() >= 3, "{:?}", ids(&scoped));
+    for hit in &scoped.results {
+        let same = everything
+            .results
+            .iter()
+            .find(|r| r.item_id == hit.item_id)
+            .unwrap();
+        assert_eq!(
+            hit.relevance_score, same.relevance_score,
+            "{}: a category filter changed its score",
+            hit.item_id
+        );
+    }
+}

@@ -3,7 +3,8 @@
 //!
 //! Layout of an engine directory:
 //! `store.redb` (items, vectors, keys, change log), `keyword/` (tantivy),
-//! `vectors.usearch` (HNSW graph).
+//! `vectors.usearch` (HNSW graph over 8-bit codes), `vectors.f32` (the exact vectors the
+//! graph's candidates are re-ranked with).
 
 mod query;
 mod repair;

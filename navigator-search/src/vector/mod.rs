@@ -1,0 +1,465 @@
+//! [`VectorIndex`]: the dense side of the engine. A [usearch](https://docs.rs/usearch) HNSW
+//! graph (cosine) over 8-bit codes of the vectors finds the candidates; the exact f32 vectors,
+//! kept beside it, re-rank them and give every similarity the engine reports.
+//!
+//! Why two forms: the graph walk computes one distance per visited node, and at 100k items
+//! those distances were a third of a hybrid query's time with f32 vectors (usearch's f32
+//! cosine kernel accumulates in f64, 8 values at a time). An 8-bit code is a quarter of the
+//! bytes and its kernel does 32 values at a time. The walk's whole candidate list (at least
+//! [`EXPANSION_SEARCH`] keys) is then re-scored with the exact vectors, so the results and
+//! their scores are those of exact cosine over that list.
+//!
+//! Quantisation: each vector is scaled by 127 / its largest absolute component and rounded.
+//! Cosine does not depend on a vector's length, so each vector may have its own scale; this
+//! uses the whole 8-bit range, where scaling by 127 / the norm (usearch's own cast) leaves a
+//! 384-d unit vector's components within about ±20.
+//!
+//! Files: the graph in `vectors.usearch`, the exact vectors in `vectors.f32`, each written to
+//! a temporary file and renamed, so a crash never leaves a torn file. On open, a graph of
+//! another form (f32 graphs of earlier versions) or a table that does not hold exactly the
+//! graph's keys starts both empty, and the engine rebuilds them from the store, which keeps
+//! every vector; whatever a crash loses is re-added from the store's change log on open,
+//! without the model. Memory: 4 bytes per dimension per item for the exact vectors, plus 1
+//! for the codes and the graph's links.
+
+mod exact;
+
+use crate::{Error, Result};
+use exact::{inverse_norm, ExactVectors};
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
+
+/// Graph degree (neighbours per node) and build/search beam widths: chosen for recall@10
+/// above 0.98 at 100k items (`benches/search.rs`) while a query stays around a millisecond.
+/// The wider build beam (200 instead of usearch's 128) costs indexing time, not query time:
+/// with 128, graphs built by parallel inserts measured 0.977–0.990.
+const CONNECTIVITY: usize = 16;
+const EXPANSION_ADD: usize = 200;
+/// The search beam, and so the least number of candidates re-ranked exactly.
+pub(crate) const EXPANSION_SEARCH: usize = 128;
+/// How many searches may run at once (usearch keeps one scratch context per thread).
+const SEARCH_THREADS: usize = 64;
+/// Batches with at least this many vectors are inserted by several threads at once.
+const PARALLEL_ADD_MIN: usize = 256;
+
+/// The graph and the exact vectors, always changed together under one lock.
+struct Inner {
+    graph: Index,
+    exact: ExactVectors,
+}
+
+/// The usearch HNSW index with its exact vectors.
+pub(crate) struct VectorIndex {
+    inner: RwLock<Inner>,
+    dims: usize,
+    path: PathBuf,
+}
+
+/// The 8-bit code of `v`: scaled by 127 / its largest absolute component, rounded. A zero
+/// or non-finite vector gives zeros.
+fn quantize(v: &[f32]) -> Vec<i8> {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if !(max > 0.0 && max.is_finite()) {
+        return vec![0; v.len()];
+    }
+    let scale = 127.0 / max;
+    // `as` saturates, and NaN becomes 0.
+    v.iter().map(|x| (x * scale).round() as i8).collect()
+}
+
+fn new_graph(path: &Path, dims: usize) -> Result<Index> {
+    Index::new(&IndexOptions {
+        dimensions: dims,
+        metric: MetricKind::Cos,
+        quantization: ScalarKind::I8,
+        connectivity: CONNECTIVITY,
+        expansion_add: EXPANSION_ADD,
+        expansion_search: EXPANSION_SEARCH,
+        multi: false,
+    })
+    .map_err(|e| vec_err(path, e))
+}
+
+impl VectorIndex {
+    /// Loads the graph saved at `path` and the exact vectors beside it, or starts both empty
+    /// when either is missing, unreadable, of another form or of other dimensions, or when
+    /// they do not hold the same keys. The flag says whether it started empty.
+    pub(crate) fn open(path: &Path, dims: usize) -> Result<(Self, bool)> {
+        let graph = path
+            .exists()
+            .then(|| Index::restore(&path.to_string_lossy()).ok())
+            .flatten()
+            .filter(|g| {
+                g.dimensions() == dims
+                    && g.scalar_kind() == ScalarKind::I8
+                    && g.metric_kind() == MetricKind::Cos
+            });
+        let loaded = graph.and_then(|graph| {
+            let exact = ExactVectors::load(&exact_path(path), dims)?;
+            (exact.len() == graph.size() && exact.keys().all(|k| graph.contains(k)))
+                .then_some(Inner { graph, exact })
+        });
+        let (inner, fresh) = match loaded {
+            Some(inner) => (inner, false),
+            None => (
+                Inner {
+                    graph: new_graph(path, dims)?,
+                    exact: ExactVectors::new(dims),
+                },
+                true,
+            ),
+        };
+        inner.graph.change_expansion_add(EXPANSION_ADD);
+        inner.graph.change_expansion_search(EXPANSION_SEARCH);
+        let capacity = inner.graph.size().max(1024);
+        inner
+            .graph
+            .reserve_capacity_and_threads(capacity, SEARCH_THREADS)
+            .map_err(|e| vec_err(path, e))?;
+        Ok((
+            Self {
+                inner: RwLock::new(inner),
+                dims,
+                path: path.to_path_buf(),
+            },
+            fresh,
+        ))
+    }
+
+    fn err(&self, e: impl std::fmt::Display) -> Error {
+        vec_err(&self.path, e)
+    }
+
+    /// The vector length this index holds.
+    pub(crate) fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// How many vectors it holds.
+    pub(crate) fn len(&self) -> Result<usize> {
+        Ok(self.inner.read().map_err(|e| self.err(e))?.exact.len())
+    }
+
+    /// Inserts or replaces vectors; `None` removes the key.
+    pub(crate) fn apply(&self, changes: &[(u64, Option<&[f32]>)]) -> Result<()> {
+        for (key, vector) in changes {
+            if let Some(v) = vector {
+                if v.len() != self.dims {
+                    return Err(Error::Index {
+                        index: "vector",
+                        path: self.path.clone(),
+                        message: format!(
+                            "key {key}: {}-d vector, index is {}-d",
+                            v.len(),
+                            self.dims
+                        ),
+                    });
+                }
+            }
+        }
+        let mut guard = self.inner.write().map_err(|e| self.err(e))?;
+        let Inner { graph, exact } = &mut *guard;
+        let needed = graph.size() + changes.len();
+        if needed > graph.capacity() {
+            graph
+                .reserve_capacity_and_threads(needed.max(graph.capacity() * 2), SEARCH_THREADS)
+                .map_err(|e| self.err(e))?;
+        }
+        // Same effect as applying the changes in order: the last change of a key wins.
+        let mut last: std::collections::HashMap<u64, Option<&[f32]>> =
+            std::collections::HashMap::with_capacity(changes.len());
+        for (key, vector) in changes {
+            if graph.contains(*key) {
+                graph.remove(*key).map_err(|e| self.err(e))?;
+            }
+            exact.remove(*key);
+            last.insert(*key, *vector);
+        }
+        let mut adds: Vec<(u64, &[f32], Vec<i8>)> = last
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k, v, quantize(v))))
+            .collect();
+        adds.sort_unstable_by_key(|(k, _, _)| *k);
+        // Graph insertion dominates indexing; usearch takes concurrent adds, so large batches
+        // are split across the machine's cores.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(SEARCH_THREADS);
+        if threads < 2 || adds.len() < PARALLEL_ADD_MIN {
+            for (key, v, code) in &adds {
+                graph.add(*key, code).map_err(|e| self.err(e))?;
+                exact.put(*key, v);
+            }
+            return Ok(());
+        }
+        let shared: &Index = graph;
+        let chunk = adds.len().div_ceil(threads);
+        let added = std::thread::scope(|scope| {
+            let workers: Vec<_> = adds
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        for (key, _, code) in part {
+                            shared.add(*key, code).map_err(|e| e.to_string())?;
+                        }
+                        Ok::<(), String>(())
+                    })
+                })
+                .collect();
+            workers.into_iter().try_for_each(|w| {
+                w.join()
+                    .map_err(|_| self.err("an indexing thread panicked"))?
+                    .map_err(|e| self.err(e))
+            })
+        });
+        // Only what the graph holds gets an exact vector, so the two keep the same keys.
+        for (key, v, _) in &adds {
+            if graph.contains(*key) {
+                exact.put(*key, v);
+            }
+        }
+        added
+    }
+
+    /// Drops every vector (before a full rebuild).
+    pub(crate) fn clear(&self) -> Result<()> {
+        let mut inner = self.inner.write().map_err(|e| self.err(e))?;
+        inner.graph.reset().map_err(|e| self.err(e))?;
+        inner.exact.clear();
+        inner
+            .graph
+            .reserve_capacity_and_threads(1024, SEARCH_THREADS)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The approximate `k` nearest keys passing `keep`, as `(key, exact cosine similarity)`,
+    /// best first: the graph walk's candidates (at least [`EXPANSION_SEARCH`]) re-ranked by
+    /// their exact vectors.
+    pub(crate) fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        keep: impl Fn(u64) -> bool,
+    ) -> Result<Vec<(u64, f32)>> {
+        let inner = self.inner.read().map_err(|e| self.err(e))?;
+        if inner.graph.size() == 0 || k == 0 {
+            return Ok(Vec::new());
+        }
+        let code = quantize(query);
+        let found = inner
+            .graph
+            .filtered_search(&code, k.max(EXPANSION_SEARCH), keep)
+            .map_err(|e| self.err(e))?;
+        let q_inv = inverse_norm(query);
+        let mut hits: Vec<(u64, f32)> = found
+            .keys
+            .into_iter()
+            .filter_map(|key| Some((key, inner.exact.similarity(key, query, q_inv)?)))
+            .collect();
+        hits.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        hits.truncate(k);
+        Ok(hits)
+    }
+
+    /// Exact cosine similarity of `query` to each of `keys` that has a vector.
+    pub(crate) fn similarities(&self, query: &[f32], keys: &[u64]) -> Result<Vec<(u64, f32)>> {
+        let inner = self.inner.read().map_err(|e| self.err(e))?;
+        let q_inv = inverse_norm(query);
+        Ok(keys
+            .iter()
+            .filter_map(|&key| Some((key, inner.exact.similarity(key, query, q_inv)?)))
+            .collect())
+    }
+
+    /// Writes the graph and the exact vectors to their files atomically (temporary files,
+    /// flushed, then renamed).
+    pub(crate) fn save(&self) -> Result<()> {
+        let tmp = self.path.with_extension("usearch.tmp");
+        let exact = exact_path(&self.path);
+        let exact_tmp = exact.with_extension("f32.tmp");
+        {
+            let inner = self.inner.read().map_err(|e| self.err(e))?;
+            inner
+                .graph
+                .save(&tmp.to_string_lossy())
+                .map_err(|e| self.err(e))?;
+            inner.exact.save(&exact_tmp).map_err(|e| self.err(e))?;
+        }
+        std::fs::File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| self.err(e))?;
+        std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))?;
+        std::fs::rename(&exact_tmp, &exact).map_err(|e| self.err(e))
+    }
+}
+
+/// Where the exact vectors of the graph at `graph_path` are kept.
+fn exact_path(graph_path: &Path) -> PathBuf {
+    graph_path.with_extension("f32")
+}
+
+fn vec_err(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Index {
+        index: "vector",
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic unit vector for `seed`.
+    fn unit(seed: u64, dims: usize) -> Vec<f32> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let v: Vec<f32> = (0..dims)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 2000) as f32 / 1000.0 - 1.0
+            })
+            .collect();
+        let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+        v.into_iter().map(|a| a / n).collect()
+    }
+
+    #[test]
+    fn a_large_batch_applies_like_its_changes_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, fresh) = VectorIndex::open(&dir.path().join("v.usearch"), 16).unwrap();
+        assert!(fresh);
+        let vectors: Vec<Vec<f32>> = (0..600).map(|i| unit(i, 16)).collect();
+        let replaced = unit(10_000, 16);
+        let mut changes: Vec<(u64, Option<&[f32]>)> = vectors
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as u64, Some(v.as_slice())))
+            .collect();
+        // Key 5 is written twice (the second wins), key 7 is added then deleted.
+        changes.push((5, Some(replaced.as_slice())));
+        changes.push((7, None));
+        index.apply(&changes).unwrap();
+        assert_eq!(index.len().unwrap(), 599);
+        let sims = index.similarities(&replaced, &[5, 7]).unwrap();
+        assert_eq!(sims.len(), 1, "key 7 was deleted");
+        assert!(
+            (sims[0].1 - 1.0).abs() < 1e-5,
+            "key 5 holds its last vector"
+        );
+        let top = index.search(&vectors[42], 1, |_| true).unwrap();
+        assert_eq!(top[0].0, 42);
+    }
+
+    #[test]
+    fn codes_use_the_whole_range_and_degenerate_vectors_give_zeros() {
+        assert_eq!(quantize(&[0.5, -0.25, 0.0, 0.1]), vec![127, -64, 0, 25]);
+        assert_eq!(quantize(&[0.0; 3]), vec![0; 3]);
+        assert_eq!(quantize(&[f32::INFINITY, 1.0]), vec![0; 2]);
+        assert_eq!(quantize(&[f32::NAN, 1.0]), vec![0, 127]);
+    }
+
+    #[test]
+    fn search_reranks_by_exact_cosine_and_agrees_with_an_exact_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        let dims = 48;
+        let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), dims).unwrap();
+        let vectors: Vec<Vec<f32>> = (0..2_000).map(|i| unit(i, dims)).collect();
+        let changes: Vec<(u64, Option<&[f32]>)> = vectors
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as u64, Some(v.as_slice())))
+            .collect();
+        index.apply(&changes).unwrap();
+        let mut found = 0;
+        for q in 0..20u64 {
+            let query = unit(50_000 + q, dims);
+            let hits = index.search(&query, 10, |_| true).unwrap();
+            assert_eq!(hits.len(), 10);
+            for (key, sim) in &hits {
+                let exact = navigator_core::cosine(&query, &vectors[*key as usize]);
+                assert!((sim - exact).abs() < 1e-5, "{sim} vs {exact}");
+            }
+            assert!(hits.windows(2).all(|w| w[0].1 >= w[1].1), "best first");
+            let mut scan: Vec<(usize, f32)> = vectors
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i, navigator_core::cosine(&query, v)))
+                .collect();
+            scan.sort_by(|a, b| b.1.total_cmp(&a.1));
+            found += scan[..10]
+                .iter()
+                .filter(|(i, _)| hits.iter().any(|(k, _)| *k == *i as u64))
+                .count();
+        }
+        assert!(found >= 190, "recall@10 {found}/200");
+        let evens = index.search(&vectors[7], 5, |k| k % 2 == 0).unwrap();
+        assert!(evens.iter().all(|(k, _)| k % 2 == 0));
+    }
+
+    #[test]
+    fn a_saved_index_reopens_and_a_missing_or_foreign_part_starts_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.usearch");
+        let dims = 16;
+        let vectors: Vec<Vec<f32>> = (0..300).map(|i| unit(i, dims)).collect();
+        {
+            let (index, fresh) = VectorIndex::open(&path, dims).unwrap();
+            assert!(fresh);
+            let changes: Vec<(u64, Option<&[f32]>)> = vectors
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as u64, Some(v.as_slice())))
+                .collect();
+            index.apply(&changes).unwrap();
+            index.apply(&[(3, None)]).unwrap();
+            index.save().unwrap();
+        }
+        let (index, fresh) = VectorIndex::open(&path, dims).unwrap();
+        assert!(!fresh);
+        assert_eq!(index.len().unwrap(), 299);
+        assert_eq!(index.search(&vectors[9], 1, |_| true).unwrap()[0].0, 9);
+        assert!(index.similarities(&vectors[3], &[3]).unwrap().is_empty());
+        drop(index);
+
+        // Without its exact vectors the graph is not used.
+        std::fs::remove_file(exact_path(&path)).unwrap();
+        let (index, fresh) = VectorIndex::open(&path, dims).unwrap();
+        assert!(fresh);
+        assert_eq!(index.len().unwrap(), 0);
+        drop(index);
+
+        // A graph of f32 vectors (the earlier form) is rebuilt, not read.
+        let old = Index::new(&IndexOptions {
+            dimensions: dims,
+            metric: MetricKind::Cos,
+            quantization: ScalarKind::F32,
+            ..IndexOptions::default()
+        })
+        .unwrap();
+        old.reserve(10).unwrap();
+        old.add(1, &vectors[1]).unwrap();
+        old.save(&path.to_string_lossy()).unwrap();
+        let mut table = ExactVectors::new(dims);
+        table.put(1, &vectors[1]);
+        table.save(&exact_path(&path)).unwrap();
+        let (index, fresh) = VectorIndex::open(&path, dims).unwrap();
+        assert!(fresh);
+        assert_eq!(index.len().unwrap(), 0);
+    }
+
+    #[test]
+    fn a_vector_of_the_wrong_width_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), 16).unwrap();
+        let good = unit(1, 16);
+        let bad = unit(2, 8);
+        let err = index
+            .apply(&[(1, Some(good.as_slice())), (2, Some(bad.as_slice()))])
+            .unwrap_err();
+        assert!(err.to_string().contains("8-d vector"), "{err}");
+        assert_eq!(index.len().unwrap(), 0);
+    }
+}
