@@ -6,6 +6,7 @@
 //! `vectors.usearch` (HNSW graph over 8-bit codes), `vectors.f32` (the exact vectors the
 //! graph's candidates are re-ranked with).
 
+mod helper;
 mod query;
 mod repair;
 mod write;
@@ -45,8 +46,10 @@ pub struct EngineConfig {
     pub exact_scan_below: usize,
     /// Texts per embedding call when indexing.
     pub embed_batch: usize,
-    /// In hybrid mode, run the keyword search on a second thread while the vector search runs
-    /// (lower latency on a multi-core machine; turn off to keep each search on one thread).
+    /// In hybrid mode, hand the keyword search to a second thread (one per engine) while the
+    /// vector search runs on the caller's; the caller takes it back if that thread has not
+    /// started it by then. Lower latency on a multi-core machine; turn off to keep each search
+    /// on one thread.
     pub parallel_retrieval: bool,
 }
 
@@ -82,8 +85,10 @@ impl Default for EngineConfig {
 /// ```
 pub struct SearchEngine {
     store: RedbStore,
-    keyword: KeywordIndex,
-    vectors: VectorIndex,
+    keyword: Arc<KeywordIndex>,
+    vectors: Arc<VectorIndex>,
+    /// The second retrieval thread of hybrid searches (`parallel_retrieval`).
+    helper: Option<helper::Helper>,
     catalog: RwLock<Catalog>,
     embedder: Arc<dyn Embedder>,
     config: EngineConfig,
@@ -128,10 +133,15 @@ impl SearchEngine {
             catalog.insert(ItemMeta::new(key, &item));
             Ok(())
         })?;
+        let helper = config
+            .parallel_retrieval
+            .then(helper::Helper::start)
+            .flatten();
         let engine = Self {
             store,
-            keyword,
-            vectors,
+            keyword: Arc::new(keyword),
+            vectors: Arc::new(vectors),
+            helper,
             catalog: RwLock::new(catalog),
             embedder,
             config,

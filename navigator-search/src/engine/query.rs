@@ -39,34 +39,37 @@ impl SearchEngine {
         // The keyword side: the BM25 candidates and, when the query is embedded, their exact
         // cosine similarities (a keyword hit the vector search did not return still needs
         // one).
-        let keyword_side = || -> Result<KeywordSide> {
-            if !mode.uses_keywords() {
-                return Ok((None, Vec::new()));
-            }
-            let hits = self.keyword.search(&request.query, &filter, pool)?;
-            let sims = match query_vector {
-                Some(q) => {
-                    let keys: Vec<u64> = hits.hits.iter().map(|(key, _)| *key).collect();
-                    self.vectors.similarities(q, &keys)?
+        let keyword_side = {
+            let (keyword, vectors) = (self.keyword.clone(), self.vectors.clone());
+            let (query, filter) = (request.query.clone(), filter.clone());
+            let query_vector = query_vector.map(<[f32]>::to_vec);
+            move || -> Result<KeywordSide> {
+                if !mode.uses_keywords() {
+                    return Ok((None, Vec::new()));
                 }
-                None => Vec::new(),
-            };
-            Ok((Some(hits), sims))
+                let hits = keyword.search(&query, &filter, pool)?;
+                let sims = match &query_vector {
+                    Some(q) => {
+                        let keys: Vec<u64> = hits.hits.iter().map(|(key, _)| *key).collect();
+                        vectors.similarities(q, &keys)?
+                    }
+                    None => Vec::new(),
+                };
+                Ok((Some(hits), sims))
+            }
         };
         let catalog = self.catalog.read().map_err(|e| self.lock_err(e))?;
-        let ((keyword, keyword_sims), vector_hits) = match query_vector {
-            // Hybrid: the two sides are independent; on a multi-core machine the keyword side
-            // runs on a second thread while this one walks the vector graph.
-            Some(q) if mode.uses_keywords() && self.config.parallel_retrieval => {
-                std::thread::scope(|scope| {
-                    let keyword = scope.spawn(keyword_side);
-                    let vector = self.vector_candidates(q, &filter, &catalog, pool);
-                    let keyword = keyword.join().map_err(|_| crate::Error::Storage {
-                        path: self.dir.clone(),
-                        message: "the keyword search thread panicked".into(),
-                    })?;
-                    Ok::<_, crate::Error>((keyword?, vector?))
-                })?
+        let ((keyword, keyword_sims), vector_hits) = match (query_vector, &self.helper) {
+            // Hybrid: the two sides are independent; the helper thread takes the keyword side
+            // while this one walks the vector graph (see `helper`).
+            (Some(q), Some(helper)) if mode.uses_keywords() => {
+                let task = helper.submit(keyword_side);
+                let vector = self.vector_candidates(q, &filter, &catalog, pool);
+                let keyword = task.finish().map_err(|_| crate::Error::Storage {
+                    path: self.dir.clone(),
+                    message: "the keyword search thread panicked".into(),
+                })?;
+                (keyword?, vector?)
             }
             _ => {
                 let keyword = keyword_side()?;
