@@ -8,6 +8,7 @@
 //! best matches call is often the one to change, though it may never say the goal's words.
 
 use crate::scan::{FileEntry, RepoMap};
+use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::{HashMap, HashSet};
 
 /// Weights of the normalised field scores; body is what plain BM25 ranks on.
@@ -90,6 +91,36 @@ fn fold(t: String) -> String {
         t[..t.len() - 1].to_string()
     } else {
         t
+    }
+}
+
+/// Reduces terms to their English stems (Snowball), memoised per distinct term: "scoring",
+/// "scores" and `score` meet, so a goal's verbs find the files named by their nouns.
+struct Stems {
+    stemmer: Stemmer,
+    memo: HashMap<String, String>,
+}
+
+impl Stems {
+    fn new() -> Self {
+        Stems {
+            stemmer: Stemmer::create(Algorithm::English),
+            memo: HashMap::new(),
+        }
+    }
+
+    fn of(&mut self, terms: Vec<String>) -> Vec<String> {
+        terms
+            .into_iter()
+            .map(|t| match self.memo.get(&t) {
+                Some(s) => s.clone(),
+                None => {
+                    let s = self.stemmer.stem(&t).into_owned();
+                    self.memo.insert(t, s.clone());
+                    s
+                }
+            })
+            .collect()
     }
 }
 
@@ -181,9 +212,11 @@ pub(crate) fn is_auxiliary(path: &str) -> bool {
 /// Ranks the files of `map` by relevance to `goal`, best first; files with no signal at all
 /// are left out. Ties break by path, so the ranking is deterministic.
 pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
+    let mut stems = Stems::new();
     let query: Vec<String> = {
         let mut seen = HashSet::new();
-        terms(goal)
+        stems
+            .of(terms(goal))
             .into_iter()
             .filter(|t| seen.insert(t.clone()))
             .collect()
@@ -193,15 +226,15 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         return Vec::new();
     }
     map.outline_all();
-    let path_f = Field::new(files.iter().map(|f| terms(&f.path)).collect());
+    let path_f = Field::new(files.iter().map(|f| stems.of(terms(&f.path))).collect());
     let sym_f = Field::new(
         files
             .iter()
-            .map(|f| symbol_names(f).flat_map(terms).collect())
+            .map(|f| stems.of(symbol_names(f).flat_map(terms).collect()))
             .collect(),
     );
-    let doc_f = Field::new(files.iter().map(doc_terms).collect());
-    let body_f = Field::new(files.iter().map(|f| terms(body(f))).collect());
+    let doc_f = Field::new(files.iter().map(|f| stems.of(doc_terms(f))).collect());
+    let body_f = Field::new(files.iter().map(|f| stems.of(terms(body(f)))).collect());
     let fields = [
         (&path_f, W_PATH, "path"),
         (&sym_f, W_SYMBOLS, "symbols"),
