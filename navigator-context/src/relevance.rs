@@ -27,6 +27,9 @@ const ROOT_SHARE: f64 = 0.3;
 const W_GRAPH: f64 = 0.25;
 /// Tests, benches and examples are rarely what a task changes; they still rank, lower.
 const AUXILIARY_PENALTY: f64 = 0.6;
+/// Files with no grammar (manifests, scripts, prose) match a goal by path alone and are
+/// seldom where code changes; they still rank, lower.
+const NON_CODE_PENALTY: f64 = 0.6;
 /// Bodies beyond this many bytes add little signal and cost time.
 const BODY_BYTES: usize = 64 * 1024;
 
@@ -266,6 +269,9 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     for (i, f) in files.iter().enumerate() {
         if is_auxiliary(&f.path) {
             text[i] *= AUXILIARY_PENALTY;
+        }
+        if f.lang.is_none() {
+            text[i] *= NON_CODE_PENALTY;
         }
         let mut dirs = f.path.split('/').rev().skip(1);
         if dirs.any(|d| prefix.iter().any(|p| d.eq_ignore_ascii_case(p))) {
