@@ -116,13 +116,22 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     }
     // The skeleton: top-level outlines of the package roots (a crate's lib.rs, a package's
     // __init__.py), which declare the modules a change usually has to touch.
+    // Best-ranked roots first, then the unranked ones in path order.
+    let score_of: HashMap<usize, f64> = ranked.iter().copied().collect();
+    let mut roots_by_rank: Vec<usize> = (0..map.files().len())
+        .filter(|&i| is_package_root(&map.files()[i].path))
+        .collect();
+    roots_by_rank.sort_by(|a, b| {
+        let (sa, sb) = (
+            score_of.get(a).unwrap_or(&0.0),
+            score_of.get(b).unwrap_or(&0.0),
+        );
+        sb.total_cmp(sa).then(a.cmp(b))
+    });
     let mut skeleton_left = (budget as f64 * ROOTS_SHARE) as usize;
     let mut roots = 0;
-    for (i, f) in map.files().iter().enumerate() {
-        if roots >= MAX_ROOTS || !is_package_root(&f.path) {
-            continue;
-        }
-        if chosen.iter().any(|(j, _)| *j == i) {
+    for i in roots_by_rank {
+        if roots >= MAX_ROOTS || chosen.iter().any(|(j, _)| *j == i) {
             continue;
         }
         let (c, level) = costs.cost(i, Level::TopLevel);
@@ -133,18 +142,17 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             chosen.push((i, Level::TopLevel));
         }
     }
-    for &(i, score) in &ranked {
-        if chosen.iter().any(|(j, _)| *j == i) {
-            continue;
-        }
-        let wanted = if score >= SIGNATURES_SCORE {
-            Level::Signatures
-        } else if score >= OUTLINE_SCORE {
+    // Breadth first: every candidate gets its top-level outline (else its path) before any
+    // gets more, so the plausible files further down the ranking stay visible; then the
+    // better ones get all signatures, in rank order.
+    let taken: std::collections::HashSet<usize> = chosen.iter().map(|&(i, _)| i).collect();
+    let first_ranked = chosen.len();
+    for &(i, score) in ranked.iter().filter(|(i, _)| !taken.contains(i)) {
+        let mut level = if score >= OUTLINE_SCORE {
             Level::TopLevel
         } else {
             Level::Path
         };
-        let mut level = wanted;
         while level > Level::Hidden {
             let (c, _) = costs.cost(i, level);
             if c <= remaining {
@@ -153,6 +161,18 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
                 break;
             }
             level = level.lower();
+        }
+    }
+    for slot in chosen[first_ranked..].iter_mut() {
+        let (i, level) = *slot;
+        if level != Level::TopLevel || score_of[&i] < SIGNATURES_SCORE {
+            continue;
+        }
+        let (now, _) = costs.cost(i, level);
+        let (next, got) = costs.cost(i, Level::Signatures);
+        if got > level && next.saturating_sub(now) <= remaining {
+            remaining -= next.saturating_sub(now);
+            slot.1 = got;
         }
     }
     // Top up: raise the best files while the budget allows.
