@@ -311,3 +311,71 @@ fn set_exact(plan: &mut FlightPlan, path: &str, level: Level) {
         None => plan.rules.push(Rule::new(path, level)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::ScanOptions;
+
+    /// `n` files, each a struct whose impl holds many documented methods: cheap as a top-level
+    /// outline, expensive with all signatures and docs.
+    fn wide_map(n: usize) -> (tempfile::TempDir, RepoMap) {
+        let dir = tempfile::tempdir().unwrap();
+        for k in 0..n {
+            let mut text = format!("pub struct Thing{k};\nimpl Thing{k} {{\n");
+            for m in 0..30 {
+                text.push_str(&format!(
+                    "    /// Does step {m} of the work with care and explains itself at length.\n    pub fn step_{m}(&self) -> u32 {{ {m} }}\n"
+                ));
+            }
+            text.push_str("}\n");
+            std::fs::write(dir.path().join(format!("f{k:02}.rs")), text).unwrap();
+        }
+        let options = ScanOptions {
+            cache_dir: None,
+            ..ScanOptions::for_root(dir.path())
+        };
+        let map = RepoMap::open_with(dir.path(), &options).unwrap();
+        (dir, map)
+    }
+
+    #[test]
+    fn every_candidate_gets_an_outline_before_any_gets_signatures() {
+        let (_d, map) = wide_map(12);
+        // Scores above the signatures threshold, below full source.
+        let ranking: Vec<Scored> = map
+            .files()
+            .iter()
+            .enumerate()
+            .map(|(k, f)| Scored {
+                path: f.path.clone(),
+                score: 0.45 - 0.01 * k as f64,
+                reasons: Vec::new(),
+            })
+            .collect();
+        let probe = FlightPlan::new("goal", 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let outlines: usize = (0..12).map(|i| costs.cost(i, Level::TopLevel).0).sum();
+        let signatures = costs.cost(0, Level::Signatures).0;
+        assert!(
+            signatures > 4 * outlines / 12,
+            "the fixture must make signatures costly"
+        );
+        // Room for one file's signatures and half the outlines, or for all outlines.
+        let budget = signatures + outlines / 2 + 30;
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
+        for f in map.files() {
+            let level = packed
+                .rules
+                .iter()
+                .find(|r| r.path == f.path)
+                .map(|r| r.level);
+            assert!(
+                level >= Some(Level::TopLevel),
+                "{} got {level:?} in {:?}",
+                f.path,
+                packed.rules
+            );
+        }
+    }
+}

@@ -378,19 +378,34 @@ fn is_module_root(path: &str) -> bool {
     )
 }
 
+/// The directory (with its trailing `/`) whose files a module root declares: its own for
+/// `lib.rs`, `mod.rs`, `__init__.py`, ...; `a/b/` for a Rust `a/b.rs` when that directory
+/// exists (the 2018 layout: `mod b;` with its submodules under `b/`).
+fn module_dir(files: &[FileEntry], path: &str) -> Option<String> {
+    if is_module_root(path) {
+        return Some(
+            path.rfind('/')
+                .map_or(String::new(), |k| path[..=k].to_string()),
+        );
+    }
+    let dir = format!("{}/", path.strip_suffix(".rs")?);
+    let k = files.partition_point(|f| f.path.as_str() < dir.as_str());
+    files
+        .get(k)
+        .is_some_and(|f| f.path.starts_with(&dir))
+        .then_some(dir)
+}
+
 /// Raises each module root to `share` of the best score below its directory: a task that
 /// changes a module often touches its root (declarations, re-exports), which rarely says the
 /// goal's words itself. Returns the roots lifted, with the file that lifted them.
 fn lift_module_roots(files: &[FileEntry], scores: &mut [f64], share: f64) -> Vec<(usize, String)> {
     let mut lifted = Vec::new();
     for (r, root) in files.iter().enumerate() {
-        if !is_module_root(&root.path) {
+        let Some(dir) = module_dir(files, &root.path) else {
             continue;
-        }
-        let dir = match root.path.rfind('/') {
-            Some(k) => &root.path[..=k],
-            None => "",
         };
+        let dir = dir.as_str();
         // Files are sorted by path, so the subtree is one contiguous run.
         let start = files.partition_point(|f| f.path.as_str() < dir);
         let best = files[start..]
@@ -510,6 +525,54 @@ mod tests {
         let root = score("auth/mod.rs").unwrap();
         assert!((root - ROOT_SHARE).abs() < 1e-9, "{ranked:?}");
         assert_eq!(score("db/mod.rs"), None, "{ranked:?}");
+    }
+
+    #[test]
+    fn word_forms_meet_at_their_stem() {
+        // "scoring" names the file `score.rs` only through its stem.
+        let (_d, map) = map_of(&[
+            ("src/score.rs", "pub fn total() -> u32 { 1 }"),
+            ("src/walk.rs", "pub fn walk() {}"),
+        ]);
+        let ranked = rank(&map, "faster scoring");
+        assert_eq!(
+            ranked.first().map(|s| s.path.as_str()),
+            Some("src/score.rs")
+        );
+    }
+
+    #[test]
+    fn code_outranks_a_script_saying_the_same_words() {
+        let (_d, map) = map_of(&[
+            ("scripts/auth.sh", "# check the session token\n"),
+            ("src/auth.rs", "// check the session token\n"),
+        ]);
+        let ranked = rank(&map, "auth session token");
+        assert_eq!(ranked[0].path, "src/auth.rs", "{ranked:?}");
+        assert!(ranked[1].score < ranked[0].score, "{ranked:?}");
+    }
+
+    #[test]
+    fn a_file_next_to_its_module_directory_is_that_module_s_root() {
+        let (_d, map) = map_of(&[
+            ("src/definition.rs", "mod raw;"),
+            ("src/definition/raw.rs", "pub fn parse_raw_nodes() {}"),
+            ("src/other.rs", "pub fn other() {}"),
+        ]);
+        assert_eq!(
+            module_dir(map.files(), "src/definition.rs").as_deref(),
+            Some("src/definition/")
+        );
+        assert_eq!(module_dir(map.files(), "src/other.rs"), None);
+        let ranked = rank(&map, "parse raw nodes");
+        let root = ranked
+            .iter()
+            .find(|s| s.path == "src/definition.rs")
+            .expect("the declaring file is lifted");
+        assert!(root
+            .reasons
+            .iter()
+            .any(|r| r.contains("root of the module holding src/definition/raw.rs")));
     }
 
     #[test]
