@@ -112,18 +112,30 @@ impl Stems {
         }
     }
 
-    fn of(&mut self, terms: Vec<String>) -> Vec<String> {
-        terms
-            .into_iter()
-            .map(|t| match self.memo.get(&t) {
-                Some(s) => s.clone(),
-                None => {
-                    let s = self.stemmer.stem(&t).into_owned();
-                    self.memo.insert(t, s.clone());
-                    s
-                }
-            })
-            .collect()
+    fn of(&mut self, term: String) -> String {
+        match self.memo.get(&term) {
+            Some(s) => s.clone(),
+            None => {
+                let s = self.stemmer.stem(&term).into_owned();
+                self.memo.insert(term, s.clone());
+                s
+            }
+        }
+    }
+
+    /// Frequencies of the stems of `terms`, and how many terms there were. Counting the
+    /// terms first stems each distinct term once per document, not once per occurrence.
+    fn counts(&mut self, terms: Vec<String>) -> (HashMap<String, u32>, usize) {
+        let n = terms.len();
+        let mut raw: HashMap<String, u32> = HashMap::new();
+        for t in terms {
+            *raw.entry(t).or_insert(0) += 1;
+        }
+        let mut tf: HashMap<String, u32> = HashMap::with_capacity(raw.len());
+        for (t, c) in raw {
+            *tf.entry(self.of(t)).or_insert(0) += c;
+        }
+        (tf, n)
     }
 }
 
@@ -136,16 +148,13 @@ struct Field {
 }
 
 impl Field {
-    fn new(docs: Vec<Vec<String>>) -> Field {
+    /// A field from each document's term frequencies and term count.
+    fn new(docs: Vec<(HashMap<String, u32>, usize)>) -> Field {
         let mut df: HashMap<String, u32> = HashMap::new();
-        let lens: Vec<f64> = docs.iter().map(|d| d.len() as f64).collect();
+        let lens: Vec<f64> = docs.iter().map(|(_, n)| *n as f64).collect();
         let docs: Vec<HashMap<String, u32>> = docs
             .into_iter()
-            .map(|d| {
-                let mut tf = HashMap::new();
-                for t in d {
-                    *tf.entry(t).or_insert(0) += 1;
-                }
+            .map(|(tf, _)| {
                 for t in tf.keys() {
                     *df.entry(t.clone()).or_insert(0) += 1;
                 }
@@ -218,9 +227,9 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let mut stems = Stems::new();
     let query: Vec<String> = {
         let mut seen = HashSet::new();
-        stems
-            .of(terms(goal))
+        terms(goal)
             .into_iter()
+            .map(|t| stems.of(t))
             .filter(|t| seen.insert(t.clone()))
             .collect()
     };
@@ -229,15 +238,15 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         return Vec::new();
     }
     map.outline_all();
-    let path_f = Field::new(files.iter().map(|f| stems.of(terms(&f.path))).collect());
+    let path_f = Field::new(files.iter().map(|f| stems.counts(terms(&f.path))).collect());
     let sym_f = Field::new(
         files
             .iter()
-            .map(|f| stems.of(symbol_names(f).flat_map(terms).collect()))
+            .map(|f| stems.counts(symbol_names(f).flat_map(terms).collect()))
             .collect(),
     );
-    let doc_f = Field::new(files.iter().map(|f| stems.of(doc_terms(f))).collect());
-    let body_f = Field::new(files.iter().map(|f| stems.of(terms(body(f)))).collect());
+    let doc_f = Field::new(files.iter().map(|f| stems.counts(doc_terms(f))).collect());
+    let body_f = Field::new(files.iter().map(|f| stems.counts(terms(body(f)))).collect());
     let fields = [
         (&path_f, W_PATH, "path"),
         (&sym_f, W_SYMBOLS, "symbols"),
