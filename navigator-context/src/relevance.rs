@@ -1,6 +1,7 @@
-//! Offline relevance of files to a goal: BM25 over four fields (path, symbol names, doc
-//! comments, body) plus directories the goal names, blended with a personalised PageRank over
-//! the reference graph; module roots are lifted towards the best file of their module.
+//! Offline relevance of files to a goal: BM25 over the English stems of four fields (path,
+//! symbol names, doc comments, body) plus directories the goal names, blended with a
+//! personalised PageRank over the reference graph; module roots are lifted towards the best
+//! file of their module, files with no grammar count less.
 //!
 //! Why fields: a goal like "Refactor the auth middleware" names concepts that appear in paths
 //! (`src/auth/middleware.rs`) and definitions (`struct AuthMiddleware`) far more reliably than
