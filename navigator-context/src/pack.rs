@@ -116,13 +116,22 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     }
     // The skeleton: top-level outlines of the package roots (a crate's lib.rs, a package's
     // __init__.py), which declare the modules a change usually has to touch.
+    // Best-ranked roots first, then the unranked ones in path order.
+    let score_of: HashMap<usize, f64> = ranked.iter().copied().collect();
+    let mut roots_by_rank: Vec<usize> = (0..map.files().len())
+        .filter(|&i| is_package_root(&map.files()[i].path))
+        .collect();
+    roots_by_rank.sort_by(|a, b| {
+        let (sa, sb) = (
+            score_of.get(a).unwrap_or(&0.0),
+            score_of.get(b).unwrap_or(&0.0),
+        );
+        sb.total_cmp(sa).then(a.cmp(b))
+    });
     let mut skeleton_left = (budget as f64 * ROOTS_SHARE) as usize;
     let mut roots = 0;
-    for (i, f) in map.files().iter().enumerate() {
-        if roots >= MAX_ROOTS || !is_package_root(&f.path) {
-            continue;
-        }
-        if chosen.iter().any(|(j, _)| *j == i) {
+    for i in roots_by_rank {
+        if roots >= MAX_ROOTS || chosen.iter().any(|(j, _)| *j == i) {
             continue;
         }
         let (c, level) = costs.cost(i, Level::TopLevel);
@@ -133,18 +142,17 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             chosen.push((i, Level::TopLevel));
         }
     }
-    for &(i, score) in &ranked {
-        if chosen.iter().any(|(j, _)| *j == i) {
-            continue;
-        }
-        let wanted = if score >= SIGNATURES_SCORE {
-            Level::Signatures
-        } else if score >= OUTLINE_SCORE {
+    // Breadth first: every candidate gets its top-level outline (else its path) before any
+    // gets more, so the plausible files further down the ranking stay visible; then the
+    // better ones get all signatures, in rank order.
+    let taken: std::collections::HashSet<usize> = chosen.iter().map(|&(i, _)| i).collect();
+    let first_ranked = chosen.len();
+    for &(i, score) in ranked.iter().filter(|(i, _)| !taken.contains(i)) {
+        let mut level = if score >= OUTLINE_SCORE {
             Level::TopLevel
         } else {
             Level::Path
         };
-        let mut level = wanted;
         while level > Level::Hidden {
             let (c, _) = costs.cost(i, level);
             if c <= remaining {
@@ -153,6 +161,18 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
                 break;
             }
             level = level.lower();
+        }
+    }
+    for slot in chosen[first_ranked..].iter_mut() {
+        let (i, level) = *slot;
+        if level != Level::TopLevel || score_of[&i] < SIGNATURES_SCORE {
+            continue;
+        }
+        let (now, _) = costs.cost(i, level);
+        let (next, got) = costs.cost(i, Level::Signatures);
+        if got > level && next.saturating_sub(now) <= remaining {
+            remaining -= next.saturating_sub(now);
+            slot.1 = got;
         }
     }
     // Top up: raise the best files while the budget allows.
@@ -289,5 +309,73 @@ fn set_exact(plan: &mut FlightPlan, path: &str, level: Level) {
     match plan.rules.iter_mut().find(|r| r.path == path) {
         Some(r) => r.level = level,
         None => plan.rules.push(Rule::new(path, level)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::ScanOptions;
+
+    /// `n` files, each a struct whose impl holds many documented methods: cheap as a top-level
+    /// outline, expensive with all signatures and docs.
+    fn wide_map(n: usize) -> (tempfile::TempDir, RepoMap) {
+        let dir = tempfile::tempdir().unwrap();
+        for k in 0..n {
+            let mut text = format!("pub struct Thing{k};\nimpl Thing{k} {{\n");
+            for m in 0..30 {
+                text.push_str(&format!(
+                    "    /// Does step {m} of the work with care and explains itself at length.\n    pub fn step_{m}(&self) -> u32 {{ {m} }}\n"
+                ));
+            }
+            text.push_str("}\n");
+            std::fs::write(dir.path().join(format!("f{k:02}.rs")), text).unwrap();
+        }
+        let options = ScanOptions {
+            cache_dir: None,
+            ..ScanOptions::for_root(dir.path())
+        };
+        let map = RepoMap::open_with(dir.path(), &options).unwrap();
+        (dir, map)
+    }
+
+    #[test]
+    fn every_candidate_gets_an_outline_before_any_gets_signatures() {
+        let (_d, map) = wide_map(12);
+        // Scores above the signatures threshold, below full source.
+        let ranking: Vec<Scored> = map
+            .files()
+            .iter()
+            .enumerate()
+            .map(|(k, f)| Scored {
+                path: f.path.clone(),
+                score: 0.45 - 0.01 * k as f64,
+                reasons: Vec::new(),
+            })
+            .collect();
+        let probe = FlightPlan::new("goal", 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let outlines: usize = (0..12).map(|i| costs.cost(i, Level::TopLevel).0).sum();
+        let signatures = costs.cost(0, Level::Signatures).0;
+        assert!(
+            signatures > 4 * outlines / 12,
+            "the fixture must make signatures costly"
+        );
+        // Room for one file's signatures and half the outlines, or for all outlines.
+        let budget = signatures + outlines / 2 + 30;
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
+        for f in map.files() {
+            let level = packed
+                .rules
+                .iter()
+                .find(|r| r.path == f.path)
+                .map(|r| r.level);
+            assert!(
+                level >= Some(Level::TopLevel),
+                "{} got {level:?} in {:?}",
+                f.path,
+                packed.rules
+            );
+        }
     }
 }

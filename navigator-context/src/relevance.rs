@@ -1,6 +1,7 @@
-//! Offline relevance of files to a goal: BM25 over four fields (path, symbol names, doc
-//! comments, body) plus directories the goal names, blended with a personalised PageRank over
-//! the reference graph; module roots are lifted towards the best file of their module.
+//! Offline relevance of files to a goal: BM25 over the English stems of four fields (path,
+//! symbol names, doc comments, body) plus directories the goal names, blended with a
+//! personalised PageRank over the reference graph; module roots are lifted towards the best
+//! file of their module, files with no grammar count less.
 //!
 //! Why fields: a goal like "Refactor the auth middleware" names concepts that appear in paths
 //! (`src/auth/middleware.rs`) and definitions (`struct AuthMiddleware`) far more reliably than
@@ -8,6 +9,7 @@
 //! best matches call is often the one to change, though it may never say the goal's words.
 
 use crate::scan::{FileEntry, RepoMap};
+use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::{HashMap, HashSet};
 
 /// Weights of the normalised field scores; body is what plain BM25 ranks on.
@@ -26,6 +28,9 @@ const ROOT_SHARE: f64 = 0.3;
 const W_GRAPH: f64 = 0.25;
 /// Tests, benches and examples are rarely what a task changes; they still rank, lower.
 const AUXILIARY_PENALTY: f64 = 0.6;
+/// Files with no grammar (manifests, scripts, prose) match a goal by path alone and are
+/// seldom where code changes; they still rank, lower.
+const NON_CODE_PENALTY: f64 = 0.6;
 /// Bodies beyond this many bytes add little signal and cost time.
 const BODY_BYTES: usize = 64 * 1024;
 
@@ -93,6 +98,48 @@ fn fold(t: String) -> String {
     }
 }
 
+/// Reduces terms to their English stems (Snowball), memoised per distinct term: "scoring",
+/// "scores" and `score` meet, so a goal's verbs find the files named by their nouns.
+struct Stems {
+    stemmer: Stemmer,
+    memo: HashMap<String, String>,
+}
+
+impl Stems {
+    fn new() -> Self {
+        Stems {
+            stemmer: Stemmer::create(Algorithm::English),
+            memo: HashMap::new(),
+        }
+    }
+
+    fn of(&mut self, term: String) -> String {
+        match self.memo.get(&term) {
+            Some(s) => s.clone(),
+            None => {
+                let s = self.stemmer.stem(&term).into_owned();
+                self.memo.insert(term, s.clone());
+                s
+            }
+        }
+    }
+
+    /// Frequencies of the stems of `terms`, and how many terms there were. Counting the
+    /// terms first stems each distinct term once per document, not once per occurrence.
+    fn counts(&mut self, terms: Vec<String>) -> (HashMap<String, u32>, usize) {
+        let n = terms.len();
+        let mut raw: HashMap<String, u32> = HashMap::new();
+        for t in terms {
+            *raw.entry(t).or_insert(0) += 1;
+        }
+        let mut tf: HashMap<String, u32> = HashMap::with_capacity(raw.len());
+        for (t, c) in raw {
+            *tf.entry(self.of(t)).or_insert(0) += c;
+        }
+        (tf, n)
+    }
+}
+
 /// Term frequencies of one field of every file, with BM25 statistics.
 struct Field {
     docs: Vec<HashMap<String, u32>>,
@@ -102,16 +149,13 @@ struct Field {
 }
 
 impl Field {
-    fn new(docs: Vec<Vec<String>>) -> Field {
+    /// A field from each document's term frequencies and term count.
+    fn new(docs: Vec<(HashMap<String, u32>, usize)>) -> Field {
         let mut df: HashMap<String, u32> = HashMap::new();
-        let lens: Vec<f64> = docs.iter().map(|d| d.len() as f64).collect();
+        let lens: Vec<f64> = docs.iter().map(|(_, n)| *n as f64).collect();
         let docs: Vec<HashMap<String, u32>> = docs
             .into_iter()
-            .map(|d| {
-                let mut tf = HashMap::new();
-                for t in d {
-                    *tf.entry(t).or_insert(0) += 1;
-                }
+            .map(|(tf, _)| {
                 for t in tf.keys() {
                     *df.entry(t.clone()).or_insert(0) += 1;
                 }
@@ -181,10 +225,12 @@ pub(crate) fn is_auxiliary(path: &str) -> bool {
 /// Ranks the files of `map` by relevance to `goal`, best first; files with no signal at all
 /// are left out. Ties break by path, so the ranking is deterministic.
 pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
+    let mut stems = Stems::new();
     let query: Vec<String> = {
         let mut seen = HashSet::new();
         terms(goal)
             .into_iter()
+            .map(|t| stems.of(t))
             .filter(|t| seen.insert(t.clone()))
             .collect()
     };
@@ -193,15 +239,15 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         return Vec::new();
     }
     map.outline_all();
-    let path_f = Field::new(files.iter().map(|f| terms(&f.path)).collect());
+    let path_f = Field::new(files.iter().map(|f| stems.counts(terms(&f.path))).collect());
     let sym_f = Field::new(
         files
             .iter()
-            .map(|f| symbol_names(f).flat_map(terms).collect())
+            .map(|f| stems.counts(symbol_names(f).flat_map(terms).collect()))
             .collect(),
     );
-    let doc_f = Field::new(files.iter().map(doc_terms).collect());
-    let body_f = Field::new(files.iter().map(|f| terms(body(f))).collect());
+    let doc_f = Field::new(files.iter().map(|f| stems.counts(doc_terms(f))).collect());
+    let body_f = Field::new(files.iter().map(|f| stems.counts(terms(body(f)))).collect());
     let fields = [
         (&path_f, W_PATH, "path"),
         (&sym_f, W_SYMBOLS, "symbols"),
@@ -233,6 +279,9 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     for (i, f) in files.iter().enumerate() {
         if is_auxiliary(&f.path) {
             text[i] *= AUXILIARY_PENALTY;
+        }
+        if f.lang.is_none() {
+            text[i] *= NON_CODE_PENALTY;
         }
         let mut dirs = f.path.split('/').rev().skip(1);
         if dirs.any(|d| prefix.iter().any(|p| d.eq_ignore_ascii_case(p))) {
@@ -339,19 +388,34 @@ fn is_module_root(path: &str) -> bool {
     )
 }
 
+/// The directory (with its trailing `/`) whose files a module root declares: its own for
+/// `lib.rs`, `mod.rs`, `__init__.py`, ...; `a/b/` for a Rust `a/b.rs` when that directory
+/// exists (the 2018 layout: `mod b;` with its submodules under `b/`).
+fn module_dir(files: &[FileEntry], path: &str) -> Option<String> {
+    if is_module_root(path) {
+        return Some(
+            path.rfind('/')
+                .map_or(String::new(), |k| path[..=k].to_string()),
+        );
+    }
+    let dir = format!("{}/", path.strip_suffix(".rs")?);
+    let k = files.partition_point(|f| f.path.as_str() < dir.as_str());
+    files
+        .get(k)
+        .is_some_and(|f| f.path.starts_with(&dir))
+        .then_some(dir)
+}
+
 /// Raises each module root to `share` of the best score below its directory: a task that
 /// changes a module often touches its root (declarations, re-exports), which rarely says the
 /// goal's words itself. Returns the roots lifted, with the file that lifted them.
 fn lift_module_roots(files: &[FileEntry], scores: &mut [f64], share: f64) -> Vec<(usize, String)> {
     let mut lifted = Vec::new();
     for (r, root) in files.iter().enumerate() {
-        if !is_module_root(&root.path) {
+        let Some(dir) = module_dir(files, &root.path) else {
             continue;
-        }
-        let dir = match root.path.rfind('/') {
-            Some(k) => &root.path[..=k],
-            None => "",
         };
+        let dir = dir.as_str();
         // Files are sorted by path, so the subtree is one contiguous run.
         let start = files.partition_point(|f| f.path.as_str() < dir);
         let best = files[start..]
@@ -471,6 +535,54 @@ mod tests {
         let root = score("auth/mod.rs").unwrap();
         assert!((root - ROOT_SHARE).abs() < 1e-9, "{ranked:?}");
         assert_eq!(score("db/mod.rs"), None, "{ranked:?}");
+    }
+
+    #[test]
+    fn word_forms_meet_at_their_stem() {
+        // "scoring" names the file `score.rs` only through its stem.
+        let (_d, map) = map_of(&[
+            ("src/score.rs", "pub fn total() -> u32 { 1 }"),
+            ("src/walk.rs", "pub fn walk() {}"),
+        ]);
+        let ranked = rank(&map, "faster scoring");
+        assert_eq!(
+            ranked.first().map(|s| s.path.as_str()),
+            Some("src/score.rs")
+        );
+    }
+
+    #[test]
+    fn code_outranks_a_script_saying_the_same_words() {
+        let (_d, map) = map_of(&[
+            ("scripts/auth.sh", "# check the session token\n"),
+            ("src/auth.rs", "// check the session token\n"),
+        ]);
+        let ranked = rank(&map, "auth session token");
+        assert_eq!(ranked[0].path, "src/auth.rs", "{ranked:?}");
+        assert!(ranked[1].score < ranked[0].score, "{ranked:?}");
+    }
+
+    #[test]
+    fn a_file_next_to_its_module_directory_is_that_module_s_root() {
+        let (_d, map) = map_of(&[
+            ("src/definition.rs", "mod raw;"),
+            ("src/definition/raw.rs", "pub fn parse_raw_nodes() {}"),
+            ("src/other.rs", "pub fn other() {}"),
+        ]);
+        assert_eq!(
+            module_dir(map.files(), "src/definition.rs").as_deref(),
+            Some("src/definition/")
+        );
+        assert_eq!(module_dir(map.files(), "src/other.rs"), None);
+        let ranked = rank(&map, "parse raw nodes");
+        let root = ranked
+            .iter()
+            .find(|s| s.path == "src/definition.rs")
+            .expect("the declaring file is lifted");
+        assert!(root
+            .reasons
+            .iter()
+            .any(|r| r.contains("root of the module holding src/definition/raw.rs")));
     }
 
     #[test]
