@@ -15,16 +15,17 @@
 //! HNSW indexes maintained as rows arrive). Queries run one at a time from one client.
 
 use async_trait::async_trait;
-use navigator_core::{Embedder, Item, ItemType, SearchMode, SearchPage, SearchRequest};
+use navigator_core::{Embedder, ItemType, SearchMode, SearchPage, SearchRequest};
 use navigator_search::pg::{PgConfig, PgSearchService, PgStore};
 use navigator_search::{EngineConfig, FixedClock, SearchEngine};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const DIMS: usize = 384;
-const TOPICS: usize = 64;
-const VOCAB: usize = 20_000;
-const QUERIES: usize = 200;
+#[path = "support/synthetic.rs"]
+mod synthetic;
+
+use synthetic::{corpus, DIMS, QUERIES};
+
 const BATCH: usize = 5_000;
 
 /// The vectors are precomputed: nothing is ever embedded.
@@ -46,130 +47,17 @@ impl Embedder for Precomputed {
     }
 }
 
-/// SplitMix64: the same data on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn normal(&mut self) -> f32 {
-        let (u1, u2) = (self.unit().max(1e-12), self.unit());
-        ((-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()) as f32
-    }
-}
-
-fn normalize(mut v: Vec<f32>) -> Vec<f32> {
-    navigator_core::l2_normalize(&mut v);
-    v
-}
-
-fn word(i: usize) -> String {
-    const SYL: [&str; 16] = [
-        "ka", "lo", "mi", "ren", "tas", "vo", "pel", "dra", "sun", "qui", "bar", "nex", "ol", "fi",
-        "gam", "tor",
-    ];
-    let mut s = String::new();
-    let mut x = i + 17;
-    while x > 0 {
-        s.push_str(SYL[x % 16]);
-        x /= 16;
-    }
-    s
-}
-
-struct Corpus {
-    items: Vec<Item>,
-    vectors: Vec<Vec<f32>>,
-    queries: Vec<(String, Vec<f32>)>,
-}
-
-fn corpus(n: usize) -> Corpus {
-    let mut rng = Rng(42);
-    let cumulative: Vec<f64> = (1..=VOCAB)
-        .scan(0.0, |acc, r| {
-            *acc += 1.0 / r as f64;
-            Some(*acc)
-        })
-        .collect();
-    let total = cumulative[VOCAB - 1];
-    let centroids: Vec<Vec<f32>> = (0..TOPICS)
-        .map(|_| normalize((0..DIMS).map(|_| rng.normal()).collect()))
-        .collect();
-    let topic_words: Vec<Vec<usize>> = (0..TOPICS)
-        .map(|_| (0..60).map(|_| 200 + rng.below(VOCAB - 200)).collect())
-        .collect();
-    let types = [
-        ItemType::Task,
-        ItemType::Task,
-        ItemType::Project,
-        ItemType::Resource,
-        ItemType::Contact,
-        ItemType::Area,
-        ItemType::ArchivedProject,
-        ItemType::Template,
-    ];
-    let base: chrono::DateTime<chrono::Utc> = "2025-01-01T00:00:00Z".parse().unwrap();
-    let (mut items, mut vectors, mut texts) = (Vec::new(), Vec::new(), Vec::new());
-    for i in 0..n {
-        let topic = rng.below(TOPICS);
-        let words: Vec<String> = (0..20 + rng.below(40))
-            .map(|_| {
-                let w = if rng.unit() < 0.3 {
-                    topic_words[topic][rng.below(60)]
-                } else {
-                    let x = rng.unit() * total;
-                    cumulative.partition_point(|c| *c < x).min(VOCAB - 1)
-                };
-                word(w)
-            })
-            .collect();
-        let created = base + chrono::Duration::minutes(rng.below(900 * 24 * 60) as i64);
-        let mut item = Item::new(
-            format!("item_{i}"),
-            types[rng.below(types.len())],
-            words[..4].join(" "),
-            created,
-        )
-        .unwrap()
-        .with_body(words[4..].join(" "));
-        item.updated_at = created + chrono::Duration::days(rng.below(30) as i64);
-        item.access_count = rng.below(50) as u64;
-        vectors.push(normalize(
-            centroids[topic]
-                .iter()
-                .map(|c| c + 0.09 * rng.normal())
-                .collect(),
-        ));
-        texts.push(words);
-        items.push(item);
-    }
-    let queries = (0..QUERIES)
-        .map(|_| {
-            let d = rng.below(n);
-            let q: Vec<&str> = (0..2 + rng.below(2))
-                .map(|_| texts[d][rng.below(texts[d].len())].as_str())
-                .collect();
-            let v = vectors[d].iter().map(|x| x + 0.03 * rng.normal()).collect();
-            (q.join(" "), normalize(v))
-        })
-        .collect();
-    Corpus {
-        items,
-        vectors,
-        queries,
-    }
-}
+/// The item-type mix of this benchmark's knowledge base.
+const TYPES: [ItemType; 8] = [
+    ItemType::Task,
+    ItemType::Task,
+    ItemType::Project,
+    ItemType::Resource,
+    ItemType::Contact,
+    ItemType::Area,
+    ItemType::ArchivedProject,
+    ItemType::Template,
+];
 
 fn percentiles(mut samples: Vec<Duration>) -> (f64, f64) {
     samples.sort();
@@ -201,7 +89,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..EngineConfig::default()
     };
     let t = Instant::now();
-    let c = corpus(n);
+    let c = corpus(n, &TYPES);
     eprintln!("corpus: {n} items in {:.1} s", t.elapsed().as_secs_f64());
 
     let dir = tempfile::tempdir()?;

@@ -1,0 +1,141 @@
+//! The synthetic knowledge base both search benchmarks run on (`benches/search.rs` at the
+//! workspace root and `examples/pg_bench.rs`): 64 topics, Zipf-distributed words with
+//! topic-specific vocabulary, 384-d unit vectors clustered by topic (MiniLM's width), and
+//! queries of 2–3 words taken from an item with a vector near that item's. Deterministic: the
+//! same data on every run.
+
+use navigator_core::{Item, ItemType};
+
+/// The vectors' width.
+pub const DIMS: usize = 384;
+const TOPICS: usize = 64;
+const VOCAB: usize = 20_000;
+/// How many queries [`corpus`] makes.
+pub const QUERIES: usize = 200;
+
+/// SplitMix64: a tiny deterministic generator so every run benchmarks the same data.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn normal(&mut self) -> f32 {
+        let (u1, u2) = (self.unit().max(1e-12), self.unit());
+        ((-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()) as f32
+    }
+}
+
+fn normalize(mut v: Vec<f32>) -> Vec<f32> {
+    navigator_core::l2_normalize(&mut v);
+    v
+}
+
+fn word(i: usize) -> String {
+    const SYL: [&str; 16] = [
+        "ka", "lo", "mi", "ren", "tas", "vo", "pel", "dra", "sun", "qui", "bar", "nex", "ol", "fi",
+        "gam", "tor",
+    ];
+    let mut s = String::new();
+    let mut x = i + 17;
+    while x > 0 {
+        s.push_str(SYL[x % 16]);
+        x /= 16;
+    }
+    s
+}
+
+/// The generated data.
+pub struct Corpus {
+    /// The items.
+    pub items: Vec<Item>,
+    /// One unit vector per item, in order.
+    pub vectors: Vec<Vec<f32>>,
+    /// `(text, query vector)` pairs.
+    pub queries: Vec<(String, Vec<f32>)>,
+}
+
+/// `n` items whose types are drawn uniformly from `types` (a type listed twice is twice as
+/// likely), their vectors, and [`QUERIES`] queries.
+pub fn corpus(n: usize, types: &[ItemType]) -> Corpus {
+    let mut rng = Rng(42);
+    let cumulative: Vec<f64> = (1..=VOCAB)
+        .scan(0.0, |acc, r| {
+            *acc += 1.0 / r as f64;
+            Some(*acc)
+        })
+        .collect();
+    let total = *cumulative.last().unwrap();
+    let zipf = |rng: &mut Rng| {
+        let x = rng.unit() * total;
+        cumulative.partition_point(|c| *c < x).min(VOCAB - 1)
+    };
+    let centroids: Vec<Vec<f32>> = (0..TOPICS)
+        .map(|_| normalize((0..DIMS).map(|_| rng.normal()).collect()))
+        .collect();
+    let topic_words: Vec<Vec<usize>> = (0..TOPICS)
+        .map(|_| (0..60).map(|_| 200 + rng.below(VOCAB - 200)).collect())
+        .collect();
+    let base: chrono::DateTime<chrono::Utc> = "2025-01-01T00:00:00Z".parse().unwrap();
+    let mut items = Vec::with_capacity(n);
+    let mut vectors = Vec::with_capacity(n);
+    let mut texts = Vec::with_capacity(n);
+    for i in 0..n {
+        let topic = rng.below(TOPICS);
+        let mut words = Vec::new();
+        for _ in 0..(20 + rng.below(40)) {
+            let w = if rng.unit() < 0.3 {
+                topic_words[topic][rng.below(60)]
+            } else {
+                zipf(&mut rng)
+            };
+            words.push(word(w));
+        }
+        let title = words[..4].join(" ");
+        let body = words[4..].join(" ");
+        let created = base + chrono::Duration::minutes(rng.below(900 * 24 * 60) as i64);
+        let mut item = Item::new(
+            format!("item_{i}"),
+            types[rng.below(types.len())],
+            title,
+            created,
+        )
+        .unwrap()
+        .with_body(body);
+        item.updated_at = created + chrono::Duration::days(rng.below(30) as i64);
+        item.access_count = rng.below(50) as u64;
+        let v: Vec<f32> = centroids[topic]
+            .iter()
+            .map(|c| c + 0.09 * rng.normal())
+            .collect();
+        vectors.push(normalize(v));
+        texts.push(words);
+        items.push(item);
+    }
+    let queries = (0..QUERIES)
+        .map(|_| {
+            let d = rng.below(n);
+            let w = &texts[d];
+            let q: Vec<&str> = (0..2 + rng.below(2))
+                .map(|_| w[rng.below(w.len())].as_str())
+                .collect();
+            let v: Vec<f32> = vectors[d].iter().map(|x| x + 0.03 * rng.normal()).collect();
+            (q.join(" "), normalize(v))
+        })
+        .collect();
+    Corpus {
+        items,
+        vectors,
+        queries,
+    }
+}
