@@ -60,7 +60,8 @@ fn engine(c: &Corpus, embedder: Arc<dyn Embedder>) -> (SearchEngine, tempfile::T
     for (items, vectors) in c.items.chunks(5_000).zip(c.vectors.chunks(5_000)) {
         engine.upsert_with_vectors(items, vectors).unwrap();
     }
-    engine.flush().unwrap();
+    // What an import ends with (as `bulk_load` does): one keyword segment, the graph saved.
+    engine.compact().unwrap();
     (engine, dir, t.elapsed())
 }
 
@@ -116,6 +117,9 @@ impl Sqlite {
             }
         }
         tx.commit().unwrap();
+        // The same end of import as the engine's: FTS5 merges its index b-trees into one.
+        conn.execute("INSERT INTO fts(fts) VALUES('optimize')", [])
+            .unwrap();
         (Self { conn }, t.elapsed())
     }
 

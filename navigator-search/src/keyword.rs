@@ -97,7 +97,10 @@ pub(crate) struct KeywordHits {
 pub(crate) struct KeywordIndex {
     index: Index,
     reader: IndexReader,
-    writer: Mutex<IndexWriter>,
+    /// `None` only while [`Self::compact`] swaps it (and after a failed swap: writes then
+    /// fail with a clear error instead of blocking).
+    writer: Mutex<Option<IndexWriter>>,
+    writer_threads: usize,
     fields: Fields,
     path: PathBuf,
 }
@@ -128,16 +131,19 @@ impl KeywordIndex {
         let writer = index
             .writer_with_num_threads(threads, WRITER_MEMORY)
             .map_err(|e| index_err(dir, e))?;
+        // Each write reloads the reader itself (a search right after a write sees it); the
+        // policy also picks up the segments tantivy's background merges produce.
         let reader = index
             .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
+            .reload_policy(ReloadPolicy::OnCommitWithDelay)
             .try_into()
             .map_err(|e| index_err(dir, e))?;
         Ok((
             Self {
                 index,
                 reader,
-                writer: Mutex::new(writer),
+                writer: Mutex::new(Some(writer)),
+                writer_threads: threads,
                 fields,
                 path: dir.to_path_buf(),
             },
@@ -196,7 +202,8 @@ impl KeywordIndex {
 
     /// Applies a batch of writes and commits it, recording `seq` as applied. `None` deletes.
     pub(crate) fn apply(&self, changes: &[(u64, Option<&Item>)], seq: u64) -> Result<()> {
-        let mut writer = self.writer.lock().map_err(|e| self.err(e))?;
+        let mut guard = self.writer.lock().map_err(|e| self.err(e))?;
+        let writer = guard.as_mut().ok_or_else(|| self.no_writer())?;
         for (key, item) in changes {
             writer.delete_term(Term::from_field_u64(self.fields.key, *key));
             if let Some(item) = item {
@@ -213,9 +220,47 @@ impl KeywordIndex {
 
     /// Drops every document (before a full rebuild); committed with the next [`apply`].
     pub(crate) fn clear(&self) -> Result<()> {
-        let writer = self.writer.lock().map_err(|e| self.err(e))?;
+        let guard = self.writer.lock().map_err(|e| self.err(e))?;
+        let writer = guard.as_ref().ok_or_else(|| self.no_writer())?;
         writer.delete_all_documents().map_err(|e| self.err(e))?;
         Ok(())
+    }
+
+    fn no_writer(&self) -> Error {
+        self.err("the index writer could not be reopened after compacting; reopen the engine")
+    }
+
+    /// Merges every segment into one and waits for it; searches see the result when it
+    /// returns. Each commit adds segments and tantivy's background merges only combine
+    /// segments of similar size, so after a bulk load a query visits many segments (12 after
+    /// 100k items in batches of 5 000), each with its own term lookups and top-k list.
+    pub(crate) fn compact(&self) -> Result<()> {
+        let mut guard = self.writer.lock().map_err(|e| self.err(e))?;
+        let writer = guard.take().ok_or_else(|| self.no_writer())?;
+        // Finish the background merges first: merging a segment one of them is merging
+        // would fail.
+        writer.wait_merging_threads().map_err(|e| self.err(e))?;
+        let mut writer = self
+            .index
+            .writer_with_num_threads(self.writer_threads, WRITER_MEMORY)
+            .map_err(|e| self.err(e))?;
+        let segments = self
+            .index
+            .searchable_segment_ids()
+            .map_err(|e| self.err(e))?;
+        let merged = if segments.len() > 1 {
+            writer.merge(&segments).wait().map(drop)
+        } else {
+            Ok(())
+        };
+        *guard = Some(writer);
+        merged.map_err(|e| self.err(e))?;
+        self.reader.reload().map_err(|e| self.err(e))
+    }
+
+    /// How many segments searches visit.
+    pub(crate) fn segments(&self) -> usize {
+        self.reader.searcher().segment_readers().len()
     }
 
     /// The distinct analysed terms of `text` (lower-cased, stemmed), in first-seen order.

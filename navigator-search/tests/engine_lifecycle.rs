@@ -348,3 +348,72 @@ async fn searches_stay_correct_while_another_thread_indexes() {
         .unwrap();
     assert_eq!(notes.results.len(), 30);
 }
+
+#[tokio::test]
+async fn compacting_merges_the_keyword_index_and_changes_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
+    let items = common::kb_items();
+    let dims = engine.embedder().dimensions();
+    // Ten small commits leave several segments (background merges wait for more).
+    for (i, chunk) in items.chunks(items.len().div_ceil(10)).enumerate() {
+        let vectors: Vec<Vec<f32>> = chunk
+            .iter()
+            .enumerate()
+            .map(|(j, _)| {
+                let mut v = vec![0.0; dims];
+                v[(i * 31 + j) % dims] = 1.0;
+                v
+            })
+            .collect();
+        engine.upsert_with_vectors(chunk, &vectors).unwrap();
+    }
+    assert!(
+        engine.keyword_segments() > 1,
+        "{}",
+        engine.keyword_segments()
+    );
+    let request = |q: &str| {
+        SearchRequest::new(q)
+            .unwrap()
+            .mode(SearchMode::Keyword)
+            .limit(20)
+    };
+    let queries = ["quarterly report", "designer", "migration plan", "budget"];
+    let answers = |engine: &SearchEngine| {
+        queries
+            .iter()
+            .map(|q| {
+                let page = engine.search_with_vector(&request(q), None).unwrap();
+                let hits: Vec<(String, f64)> = page
+                    .results
+                    .into_iter()
+                    .map(|r| (r.item_id, r.relevance_score))
+                    .collect();
+                (hits, page.total_results)
+            })
+            .collect::<Vec<_>>()
+    };
+    let before = answers(&engine);
+    assert!(before.iter().all(|(hits, _)| !hits.is_empty()));
+    engine.compact().unwrap();
+    assert_eq!(engine.keyword_segments(), 1);
+    assert_eq!(answers(&engine), before);
+
+    // The engine still writes after compacting, and reopens.
+    let extra = item("late", "Quarterly report appendix", "Late numbers.");
+    engine
+        .upsert_with_vectors(&[extra], &[vec![1.0; dims]])
+        .unwrap();
+    let page = engine
+        .search_with_vector(&request("appendix"), None)
+        .unwrap();
+    assert_eq!(page.results[0].item_id, "late");
+    drop(engine);
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
+    assert_eq!(engine.len(), items.len() + 1);
+}

@@ -189,6 +189,22 @@ impl SearchEngine {
         }
     }
 
+    /// Merges the keyword index into one segment and saves the vector graph: what to call
+    /// after a large import (a search then visits one segment instead of one per batch).
+    /// Takes about as long as rewriting the keyword index; writes wait meanwhile, searches
+    /// do not. [`bulk_load`](Self::bulk_load) calls it when it wrote at least half the items.
+    pub fn compact(&self) -> Result<()> {
+        let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
+        self.keyword.compact()?;
+        self.save_vectors(&mut unsaved)
+    }
+
+    /// How many keyword index segments a search visits (a diagnostic: see
+    /// [`compact`](Self::compact)).
+    pub fn keyword_segments(&self) -> usize {
+        self.keyword.segments()
+    }
+
     /// Saves the vector graph so the next open has nothing to replay.
     pub fn flush(&self) -> Result<()> {
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;

@@ -99,7 +99,9 @@ impl SearchEngine {
 
     /// Indexes many items in batches of [`embed_batch`](super::EngineConfig::embed_batch),
     /// calling `progress` after each committed batch. Every item is validated before the
-    /// first write, so a bad item stops the load before anything is written.
+    /// first write, so a bad item stops the load before anything is written. A load that
+    /// wrote at least half the items the engine then holds ends with
+    /// [`compact`](Self::compact); a smaller one with [`flush`](Self::flush).
     pub async fn bulk_load(
         &self,
         items: &[Item],
@@ -115,7 +117,11 @@ impl SearchEngine {
             done += chunk.len();
             progress(Progress { done, total });
         }
-        self.flush()
+        if total > 0 && total * 2 >= self.len() {
+            self.compact()
+        } else {
+            self.flush()
+        }
     }
 
     /// Counts one interaction with an item (it feeds the access-frequency signal); the new
