@@ -4,15 +4,16 @@
 //! # build a task set from a repository's history (subject = goal, changed non-test source
 //! # files that existed before the commit = gold; formatting-only, docs-only and sprawling
 //! # commits left out; split dev/test by the parity of the commit hash):
-//! cargo run --release --example localize_eval -- --from-git . 3921b7a > all.jsonl
+//! cargo run --release --example localize_eval -- --from-git . HEAD > all.jsonl
 //! # evaluate at a 10k-token budget, offline policy, against plain BM25 whole-file packing
 //! # (`--split dev` while tuning; `heldout` once, at the end):
 //! cargo run --release --example localize_eval -- examples/data/localize/navigator_history.jsonl --tokens 10000
 //! ```
-//! The committed set holds every task of the history up to 3921b7a. Its `split` is the
+//! The committed set holds every task of the history up to 40f31ab. Its `split` is the
 //! evaluation protocol, not the builder's parity: `dev` for the 36 tasks whose results had
-//! been looked at before (history up to ed57e7d, then up to ae966ae), `heldout` for the 7 from
-//! later commits; `origin` records which build each came from.
+//! been looked at before (history up to ed57e7d, then up to ae966ae), `heldout` for the 16
+//! from later commits (7 up to 3921b7a, 9 up to 40f31ab, each batch run once after the
+//! ranking was fixed); `origin` records which build each came from.
 //! Tasks are JSON lines `{"repo": "...", "base_commit": "...", "goal": "...", "gold_files":
 //! [...], "split": "dev"|"test"}`; `repo` is relative to the current directory; with
 //! `base_commit` the repository is checked out at that commit (through `git archive`) into a
