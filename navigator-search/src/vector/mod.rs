@@ -36,8 +36,10 @@ use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 /// with 128, graphs built by parallel inserts measured 0.977–0.990.
 const CONNECTIVITY: usize = 16;
 const EXPANSION_ADD: usize = 200;
-/// The search beam, and so the least number of candidates re-ranked exactly.
-pub(crate) const EXPANSION_SEARCH: usize = 128;
+/// The search beam, and so the least number of candidates re-ranked exactly. Over 8-bit
+/// codes a beam of 128 gave recall@10 0.984–0.994 at 100k items (8 runs); 160 gives
+/// 0.987–0.996 (7 runs) for about 0.1 ms more per walk.
+pub(crate) const EXPANSION_SEARCH: usize = 160;
 /// How many searches may run at once (usearch keeps one scratch context per thread).
 const SEARCH_THREADS: usize = 64;
 /// Batches with at least this many vectors are inserted by several threads at once.
