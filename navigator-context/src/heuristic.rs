@@ -13,7 +13,7 @@
 //! Feedback from an approver re-ranks and re-packs, then finalises on the next turn.
 
 use crate::error::Result;
-use crate::flight_plan::Level;
+use crate::flight_plan::{FlightPlan, Level};
 use crate::pack::pack;
 use crate::policy::{Action, Decision, Policy, RuleChange, TurnInput};
 use async_trait::async_trait;
@@ -133,15 +133,20 @@ fn zoom_areas(input: &TurnInput<'_>) -> Action {
     }
 }
 
-/// Turn two: full source for the files the packed plan gives full source to.
-fn zoom_files(input: &TurnInput<'_>) -> Action {
-    let packed = pack(input.map, input.ranking, input.plan);
-    let full: Vec<&str> = packed
+/// The paths a packed plan shows at full source.
+fn full_source_paths(packed: &FlightPlan) -> Vec<&str> {
+    packed
         .rules
         .iter()
         .filter(|r| r.level == Level::Full)
         .map(|r| r.path.as_str())
-        .collect();
+        .collect()
+}
+
+/// Turn two: full source for the files the packed plan gives full source to.
+fn zoom_files(input: &TurnInput<'_>) -> Action {
+    let packed = pack(input.map, input.ranking, input.plan);
+    let full = full_source_paths(&packed);
     Action::UpdateFlightPlan {
         changes: full
             .iter()
@@ -188,12 +193,7 @@ fn repack(input: &TurnInput<'_>) -> Action {
                 collapse: r.path.ends_with('/'),
             }),
     );
-    let full: Vec<&str> = packed
-        .rules
-        .iter()
-        .filter(|r| r.level == Level::Full)
-        .map(|r| r.path.as_str())
-        .collect();
+    let full = full_source_paths(&packed);
     let outlined = packed
         .rules
         .iter()

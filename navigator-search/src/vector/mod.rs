@@ -328,6 +328,15 @@ mod tests {
         v.into_iter().map(|a| a / n).collect()
     }
 
+    /// Every vector as an insert under its position as key.
+    fn keyed(vectors: &[Vec<f32>]) -> Vec<(u64, Option<&[f32]>)> {
+        vectors
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as u64, Some(v.as_slice())))
+            .collect()
+    }
+
     #[test]
     fn a_large_batch_applies_like_its_changes_in_order() {
         let dir = tempfile::tempdir().unwrap();
@@ -335,11 +344,7 @@ mod tests {
         assert!(fresh);
         let vectors: Vec<Vec<f32>> = (0..600).map(|i| unit(i, 16)).collect();
         let replaced = unit(10_000, 16);
-        let mut changes: Vec<(u64, Option<&[f32]>)> = vectors
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i as u64, Some(v.as_slice())))
-            .collect();
+        let mut changes = keyed(&vectors);
         // Key 5 is written twice (the second wins), key 7 is added then deleted.
         changes.push((5, Some(replaced.as_slice())));
         changes.push((7, None));
@@ -369,12 +374,7 @@ mod tests {
         let dims = 48;
         let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), dims).unwrap();
         let vectors: Vec<Vec<f32>> = (0..2_000).map(|i| unit(i, dims)).collect();
-        let changes: Vec<(u64, Option<&[f32]>)> = vectors
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i as u64, Some(v.as_slice())))
-            .collect();
-        index.apply(&changes).unwrap();
+        index.apply(&keyed(&vectors)).unwrap();
         let mut found = 0;
         for q in 0..20u64 {
             let query = unit(50_000 + q, dims);
@@ -410,12 +410,7 @@ mod tests {
         {
             let (index, fresh) = VectorIndex::open(&path, dims).unwrap();
             assert!(fresh);
-            let changes: Vec<(u64, Option<&[f32]>)> = vectors
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (i as u64, Some(v.as_slice())))
-                .collect();
-            index.apply(&changes).unwrap();
+            index.apply(&keyed(&vectors)).unwrap();
             index.apply(&[(3, None)]).unwrap();
             index.save().unwrap();
         }
