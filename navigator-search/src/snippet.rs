@@ -64,6 +64,21 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
     format!("{}…", cut.trim_end())
 }
 
+/// The lead of an item: the start of its body, or its title when the body is empty.
+pub(crate) fn lead(item: &navigator_core::Item) -> String {
+    let text = if item.body.is_empty() {
+        &item.title
+    } else {
+        &item.body
+    };
+    truncate(text, MAX_SNIPPET_CHARS)
+}
+
+/// An item's tags as a snippet; `None` when it has none.
+pub(crate) fn tags(item: &navigator_core::Item) -> Option<String> {
+    (!item.tags.is_empty()).then(|| truncate(&item.tags.join(", "), MAX_SNIPPET_CHARS))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -203,14 +203,6 @@ impl SearchEngine {
         query_terms: &[String],
         analyzer: &mut TextAnalyzer,
     ) -> (String, &'static str) {
-        let lead = || {
-            let text = if item.body.is_empty() {
-                &item.title
-            } else {
-                &item.body
-            };
-            snippet::truncate(text, MAX_SNIPPET_CHARS)
-        };
         let mut analyze = |text: &str| analyze_with(analyzer, text);
         if let (Some(body_snippets), Some(_)) = (body_snippets, scored.keyword) {
             let (body, body_hit) = body_snippets.snippet(&item.body);
@@ -218,18 +210,15 @@ impl SearchEngine {
                 return (snippet::truncate(&body, MAX_SNIPPET_CHARS), "body");
             }
             if analyze(&item.title).iter().any(|t| query_terms.contains(t)) {
-                return (lead(), "title");
+                return (snippet::lead(item), "title");
             }
-            if !item.tags.is_empty() {
-                return (
-                    snippet::truncate(&item.tags.join(", "), MAX_SNIPPET_CHARS),
-                    "tags",
-                );
+            if let Some(tags) = snippet::tags(item) {
+                return (tags, "tags");
             }
         }
         // Semantic-only hit: the passage that best matches the query, else the lead.
         snippet::best_passage(&item.body, query_terms, analyze)
-            .map_or_else(|| (lead(), "title"), |p| (p, "body"))
+            .map_or_else(|| (snippet::lead(item), "title"), |p| (p, "body"))
     }
 
     /// The `k` stored items whose vectors are nearest to `query` by cosine similarity,

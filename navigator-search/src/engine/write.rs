@@ -5,7 +5,6 @@ use super::SearchEngine;
 use crate::catalog::ItemMeta;
 use crate::{Error, Result};
 use navigator_core::Item;
-use std::collections::HashMap;
 
 /// How far a [`SearchEngine::bulk_load`] has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,15 +40,7 @@ impl SearchEngine {
             .into());
         }
         self.check_dims(vectors)?;
-        // Within one batch the last write of an id wins; indexing a duplicate twice would
-        // leave two keyword documents for one key.
-        let mut last_of: HashMap<&str, usize> = HashMap::new();
-        for (i, item) in items.iter().enumerate() {
-            last_of.insert(item.id.as_str(), i);
-        }
-        let keep: Vec<usize> = (0..items.len())
-            .filter(|&i| last_of[items[i].id.as_str()] == i)
-            .collect();
+        let keep = crate::store::last_write_of_each_id(items);
         let items: Vec<Item> = keep.iter().map(|&i| items[i].clone()).collect();
         let vectors: Vec<Vec<f32>> = keep.iter().map(|&i| vectors[i].clone()).collect();
 

@@ -7,7 +7,7 @@ use super::{pg_err, PgStore};
 use crate::catalog::ItemMeta;
 use crate::filter::{checked_query_vector, Filter};
 use crate::fusion::{FusionInput, Scored};
-use crate::snippet::{self, MAX_SNIPPET_CHARS};
+use crate::snippet;
 use crate::{EngineConfig, Error, Result};
 use navigator_core::{Embedder, Item, SearchPage, SearchRequest, SearchResult, SearchService};
 use pgvector::Vector;
@@ -303,14 +303,6 @@ fn result(item: &Item, scored: &Scored, terms: &[String]) -> Result<SearchResult
 /// keyword index's: a keyword hit shows the body sentence with the most query terms, else the
 /// lead when the title matched, else the tags; a semantic-only hit shows the best passage.
 fn snippet_for(item: &Item, scored: &Scored, terms: &[String]) -> (String, &'static str) {
-    let lead = || {
-        let text = if item.body.is_empty() {
-            &item.title
-        } else {
-            &item.body
-        };
-        snippet::truncate(text, MAX_SNIPPET_CHARS)
-    };
     let shares_a_term = |text: &str| query_terms(text).iter().any(|t| terms.contains(t));
     if scored.keyword.is_some() {
         if shares_a_term(&item.body) {
@@ -319,17 +311,14 @@ fn snippet_for(item: &Item, scored: &Scored, terms: &[String]) -> (String, &'sta
             }
         }
         if shares_a_term(&item.title) {
-            return (lead(), "title");
+            return (snippet::lead(item), "title");
         }
-        if !item.tags.is_empty() {
-            return (
-                snippet::truncate(&item.tags.join(", "), MAX_SNIPPET_CHARS),
-                "tags",
-            );
+        if let Some(tags) = snippet::tags(item) {
+            return (tags, "tags");
         }
     }
     snippet::best_passage(&item.body, terms, query_terms)
-        .map_or_else(|| (lead(), "title"), |p| (p, "body"))
+        .map_or_else(|| (snippet::lead(item), "title"), |p| (p, "body"))
 }
 
 /// The distinct terms of `text` as the embedded engine counts them (lower-cased alphanumeric

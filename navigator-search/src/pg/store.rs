@@ -124,13 +124,7 @@ impl PgStore {
                 });
             }
         }
-        let mut last_of: HashMap<&str, usize> = HashMap::new();
-        for (i, item) in items.iter().enumerate() {
-            last_of.insert(item.id.as_str(), i);
-        }
-        let keep: Vec<usize> = (0..items.len())
-            .filter(|&i| last_of[items[i].id.as_str()] == i)
-            .collect();
+        let keep = crate::store::last_write_of_each_id(items);
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(pg_err("begin"))?;
         for chunk in keep.chunks(WRITE_BATCH) {

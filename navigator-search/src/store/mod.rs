@@ -26,6 +26,18 @@ const GRIPS: TableDefinition<&str, &[u8]> = TableDefinition::new("grips");
 const NEXT_KEY: &str = "next_key";
 const NEXT_SEQ: &str = "next_seq";
 
+/// The positions in `items` that survive "the last write of an id wins" within one batch, in
+/// order (indexing a duplicate twice would leave two documents for one item).
+pub(crate) fn last_write_of_each_id(items: &[Item]) -> Vec<usize> {
+    let mut last_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        last_of.insert(item.id.as_str(), i);
+    }
+    (0..items.len())
+        .filter(|&i| last_of[items[i].id.as_str()] == i)
+        .collect()
+}
+
 /// One committed write: the item's index key and the write's sequence number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Change {
