@@ -20,6 +20,8 @@
 mod anthropic;
 mod cost;
 #[cfg(feature = "http")]
+mod credentials;
+#[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "openai")]
 mod openai;
