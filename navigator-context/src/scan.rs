@@ -57,7 +57,8 @@ pub enum Content {
 /// One file of the repository.
 #[derive(Debug, Clone)]
 pub struct FileEntry {
-    /// Path relative to the root, `/`-separated.
+    /// Path relative to the root, `/`-separated; bytes of a name that are not UTF-8 are
+    /// written `\xNN` and a backslash `\\`, so every file has its own path.
     pub path: String,
     /// Size in bytes.
     pub size: u64,
@@ -233,7 +234,7 @@ fn walk(root: &Path) -> Vec<Walked> {
         };
         let rel = rel
             .components()
-            .map(|c| c.as_os_str().to_string_lossy())
+            .map(|c| path_key(c.as_os_str()))
             .collect::<Vec<_>>()
             .join("/");
         if ft.is_file() {
@@ -254,6 +255,32 @@ fn walk(root: &Path) -> Vec<Walked> {
                 )),
                 Err(e) => out.push(Walked::Skip(rel, format!("broken symlink: {e}"))),
             }
+        }
+    }
+    out
+}
+
+/// A path component as text, losslessly: bytes that are not UTF-8 are written `\xNN` and a
+/// backslash `\\`, so two different names never share a key. (`to_string_lossy` turned
+/// every invalid byte into U+FFFD and made such files collide.) Valid names without a
+/// backslash, all but a handful in practice, are unchanged.
+fn path_key(name: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(name);
+    #[cfg(not(unix))]
+    let lossy = name.to_string_lossy();
+    #[cfg(not(unix))]
+    let bytes = lossy.as_bytes();
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
         }
     }
     out
@@ -381,5 +408,30 @@ mod tests {
         assert_eq!(cold.files()[0].outline(), warm.files()[0].outline());
         // The cache directory is hidden, so it never shows up in the map itself.
         assert_eq!(warm.files().len(), 1);
+    }
+
+    /// Defect 10: two file names differing only in bytes that are not UTF-8 became one path
+    /// (both bytes turned into U+FFFD), so one file hid the other.
+    #[cfg(unix)]
+    #[test]
+    fn non_utf8_file_names_do_not_collide_in_the_repository_map() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let (a, b) = (b"caf\xe9.rs".as_slice(), b"caf\xff.rs".as_slice());
+        for (name, body) in [(a, "fn a() {}"), (b, "fn b() {}")] {
+            fs::write(r.join(OsStr::from_bytes(name)), body).unwrap();
+        }
+        fs::write(r.join("back\\x5cslash.rs"), "fn c() {}").unwrap();
+        let map = RepoMap::open(r).unwrap();
+        let paths: Vec<&str> = map.files().iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["back\\\\x5cslash.rs", "caf\\xe9.rs", "caf\\xff.rs"],
+            "{paths:?}"
+        );
+        assert_eq!(map.file("caf\\xe9.rs").unwrap().text(), Some("fn a() {}"));
+        assert_eq!(map.file("caf\\xff.rs").unwrap().text(), Some("fn b() {}"));
     }
 }
