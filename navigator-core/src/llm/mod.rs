@@ -37,6 +37,8 @@ pub use anthropic::{AnthropicClient, AnthropicConfig};
 pub use cost::{CostTracker, ModelSpend, Projection, TokenCounter, TrackedLlm};
 #[cfg(feature = "http")]
 pub use http::{ApiKey, HttpOptions, RetryPolicy};
+#[cfg(feature = "http")]
+pub use sse::{SseEvent, SseParser, MAX_EVENT_BYTES};
 #[cfg(feature = "openai")]
 pub use openai::{MaxTokensField, OpenAiClient, OpenAiConfig};
 pub use pricing::{Pricing, PricingTable, PRICES_AS_OF};

@@ -5,11 +5,11 @@
 //! not unbounded memory.
 
 /// The largest event accepted (its unfinished line plus its data so far).
-pub(crate) const MAX_EVENT_BYTES: usize = 16 << 20;
+pub const MAX_EVENT_BYTES: usize = 16 << 20;
 
 /// One complete event.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SseEvent {
+pub struct SseEvent {
     /// The `event:` field (Anthropic names its events; OpenAI-compatible servers do not).
     pub event: Option<String>,
     /// The `data:` lines joined with `\n`.
@@ -23,8 +23,16 @@ pub(crate) struct SseEvent {
 /// built, and the buffer keeps at most one unfinished line. The old approach, searching the
 /// whole buffer for a blank line on every chunk and draining it from the front, was
 /// quadratic for an event delivered in many small chunks.
+///
+/// ```
+/// use navigator_core::SseParser;
+/// let mut parser = SseParser::default();
+/// assert!(parser.push(b"event: ping\nda").unwrap().is_empty());
+/// let events = parser.push(b"ta: {}\n\n").unwrap();
+/// assert_eq!((events[0].event.as_deref(), events[0].data.as_str()), (Some("ping"), "{}"));
+/// ```
 #[derive(Debug, Default)]
-pub(crate) struct SseParser {
+pub struct SseParser {
     /// The unfinished line (bytes after the last line end).
     line: Vec<u8>,
     /// The event being built from the lines seen since the last blank line.
@@ -186,5 +194,48 @@ mod tests {
         let (i, e) = failed.expect("the event was refused");
         assert_eq!(i, 15);
         assert!(e.contains("bytes without ending"), "{e}");
+    }
+
+    fn parse_all(stream: &[u8], cuts: &[usize]) -> Vec<SseEvent> {
+        let mut p = SseParser::default();
+        let mut events = Vec::new();
+        let mut at = 0;
+        for &cut in cuts {
+            let cut = cut.clamp(at, stream.len());
+            events.extend(p.push(&stream[at..cut]).unwrap());
+            at = cut;
+        }
+        events.extend(p.push(&stream[at..]).unwrap());
+        events.extend(p.finish());
+        events
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Fuzzing as a property: any bytes (SSE-shaped or not), cut anywhere, parse without
+        /// a panic into exactly the events of the uncut stream.
+        #[test]
+        fn any_stream_cut_anywhere_gives_the_events_of_the_whole(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(b"data: ".to_vec()),
+                    proptest::strategy::Just(b"event: x\n".to_vec()),
+                    proptest::strategy::Just(b"\n".to_vec()),
+                    proptest::strategy::Just(b"\r\n".to_vec()),
+                    proptest::strategy::Just(b": comment\n".to_vec()),
+                    proptest::strategy::Just("caf\u{e9} \u{1f600}".as_bytes().to_vec()),
+                    proptest::collection::vec(proptest::num::u8::ANY, 0..12),
+                ],
+                0..40,
+            ),
+            cuts in proptest::collection::vec(0usize..400, 0..12),
+        ) {
+            let stream: Vec<u8> = parts.concat();
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            let whole = parse_all(&stream, &[]);
+            proptest::prop_assert_eq!(parse_all(&stream, &cuts), whole);
+        }
     }
 }
