@@ -27,7 +27,10 @@ fn tokens(c: &mut Criterion) {
     let prose = include_str!("../src/tokens.rs");
     for size in SIZES {
         group.throughput(Throughput::Bytes(size as u64));
-        for (name, text) in [("dashes", repeat_to("-", size)), ("code", repeat_to(prose, size))] {
+        for (name, text) in [
+            ("dashes", repeat_to("-", size)),
+            ("code", repeat_to(prose, size)),
+        ] {
             group.bench_with_input(BenchmarkId::new(name, size), &text, |b, t| {
                 b.iter(|| Tokenizer::Cl100kBase.count(t))
             });
@@ -44,7 +47,10 @@ fn sse(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(size as u64));
         let many = repeat_to(event, size);
         let one = format!("data: {}\n\n", "x".repeat(size));
-        for (name, stream, piece) in [("events_64b_chunks", &many, 64), ("one_event_16b_chunks", &one, 16)] {
+        for (name, stream, piece) in [
+            ("events_64b_chunks", &many, 64),
+            ("one_event_16b_chunks", &one, 16),
+        ] {
             group.bench_with_input(BenchmarkId::new(name, size), stream, |b, s| {
                 b.iter(|| {
                     let mut parser = SseParser::default();

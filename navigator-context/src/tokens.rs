@@ -4,12 +4,12 @@
 //! then merges each piece with BPE in time quadratic in the piece's length. Ordinary text has
 //! short pieces, but one line of 200 KB of dashes is a single piece and took 51 s. So a run
 //! of one character class (letters, whitespace, or other symbols; digits are grouped in
-//! threes by the regex anyway) longer than [`MAX_RUN`] characters is cut into pieces of
-//! [`MAX_RUN`] characters, each counted on its own: counting is then linear in the text.
+//! threes by the regex anyway) longer than [`Tokenizer::MAX_RUN`] characters is cut into pieces of
+//! [`Tokenizer::MAX_RUN`] characters, each counted on its own: counting is then linear in the text.
 //!
 //! The count is exact for every text without such a run (all prose and code). Inside a long
 //! run a cut only stops merges across it, so the count there is at most
-//! [`MAX_RUN_ERROR`] tokens per cut away from the exact one (checked by the tests over runs of
+//! [`Tokenizer::MAX_RUN_ERROR`] tokens per cut away from the exact one (checked by the tests over runs of
 //! dashes, letters, spaces and CJK).
 
 use serde::{Deserialize, Serialize};
@@ -30,6 +30,12 @@ pub enum Tokenizer {
 impl Tokenizer {
     /// Every supported encoding, for error messages.
     pub const ALL: [Tokenizer; 2] = [Tokenizer::Cl100kBase, Tokenizer::O200kBase];
+
+    /// The longest run of one character class counted in one piece (see the module docs).
+    pub const MAX_RUN: usize = 512;
+
+    /// The most a cut inside a long run moves the count, in tokens (see the module docs).
+    pub const MAX_RUN_ERROR: usize = 2;
 
     /// Counts the tokens of `text` (special-token strings count as plain text).
     ///
@@ -58,11 +64,7 @@ impl Tokenizer {
     }
 }
 
-/// The longest run of one character class counted in one piece (see the module docs).
-pub const MAX_RUN: usize = 512;
-
-/// The most a cut inside a long run moves the count, in tokens (see the module docs).
-pub const MAX_RUN_ERROR: usize = 2;
+const MAX_RUN: usize = Tokenizer::MAX_RUN;
 
 /// The character classes the pre-split regex keeps together; digits are `None` (never cut).
 fn class(c: char) -> Option<u8> {
@@ -77,7 +79,7 @@ fn class(c: char) -> Option<u8> {
     }
 }
 
-/// `text` cut inside every run of one class longer than [`MAX_RUN`] characters, and nowhere
+/// `text` cut inside every run of one class longer than [`Tokenizer::MAX_RUN`] characters, and nowhere
 /// else; a text without such a run comes back whole.
 fn segments(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
@@ -178,7 +180,7 @@ mod tests {
             assert_eq!(counted, pieces.iter().map(|p| exact(t, p)).sum::<usize>());
             let lower = per_run * cuts;
             assert!(
-                counted >= lower && counted <= lower + per_run + MAX_RUN_ERROR * cuts,
+                counted >= lower && counted <= lower + per_run + Tokenizer::MAX_RUN_ERROR * cuts,
                 "{t}: {counted} tokens for 200 KB of dashes, {per_run} per {MAX_RUN}"
             );
         }
@@ -203,7 +205,7 @@ mod tests {
                 let (got, want) = (t.count(run), exact(t, run));
                 eprintln!("{t} {} chars: counted {got}, exact {want}", run.len());
                 assert!(
-                    got.abs_diff(want) <= MAX_RUN_ERROR * cuts,
+                    got.abs_diff(want) <= Tokenizer::MAX_RUN_ERROR * cuts,
                     "{t}: counted {got}, exact {want}, {cuts} cuts"
                 );
             }

@@ -74,7 +74,10 @@ fn offset_near_u32_max_is_rejected_before_any_search() {
         .offset(MAX_RESULT_WINDOW - 50);
     deepest.validate().unwrap();
     let json = format!(r#"{{"query":"q","offset":{}}}"#, u32::MAX);
-    assert_eq!(field(from_json::<SearchRequest>(&json).unwrap_err()), "offset");
+    assert_eq!(
+        field(from_json::<SearchRequest>(&json).unwrap_err()),
+        "offset"
+    );
 }
 
 #[test]

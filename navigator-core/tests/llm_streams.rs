@@ -56,9 +56,7 @@ async fn chat_stream_of_a_non_sse_body_is_a_typed_error_not_empty_text() {
         r#"{"choices":[{"message":{"content":"hello"}}]}"#,
     )])
     .await;
-    let err = stream_text(&gpt(&server.url, options()))
-        .await
-        .unwrap_err();
+    let err = stream_text(&gpt(&server.url, options())).await.unwrap_err();
     let (kind, message) = kind_and_message(err);
     assert_eq!(kind, LlmErrorKind::MalformedResponse);
     assert!(message.contains("text/event-stream"), "{message}");
@@ -123,9 +121,10 @@ async fn a_stream_that_stops_sending_hits_the_idle_timeout() {
 #[tokio::test]
 async fn a_stream_that_trickles_forever_hits_the_overall_deadline() {
     // Valid keep-alive comments every 50 ms, well inside the idle timeout, for ever (200 s).
-    let server = TestServer::start(vec![Reply::sse(&": keep-alive\n\n".repeat(4000), 14)
-        .chunk_delayed(Duration::from_millis(50))])
-    .await;
+    let server =
+        TestServer::start(vec![Reply::sse(&": keep-alive\n\n".repeat(4000), 14)
+            .chunk_delayed(Duration::from_millis(50))])
+        .await;
     let http = HttpOptions {
         stream_idle_timeout: Duration::from_secs(2),
         stream_deadline: Duration::from_millis(700),
@@ -164,7 +163,9 @@ async fn credentials_in_base_url_never_appear_in_errors_debug_or_requests() {
 
     // The credentials still reach the server, as basic authentication.
     let server = TestServer::start(vec![Reply::json(200, fixture("openai_chat.json"))]).await;
-    let with_creds = server.url.replace("http://", &format!("http://alice:{SECRET}@"));
+    let with_creds = server
+        .url
+        .replace("http://", &format!("http://alice:{SECRET}@"));
     gpt(&with_creds, options())
         .chat(&ChatRequest::new("hi"))
         .await

@@ -109,7 +109,12 @@ impl Navigator {
     }
 
     /// Fails when someone other than `agent` holds a live claim on the task.
-    pub(crate) fn check_claim_at(&self, task_id: &str, agent: Option<&str>, now: u64) -> Result<()> {
+    pub(crate) fn check_claim_at(
+        &self,
+        task_id: &str,
+        agent: Option<&str>,
+        now: u64,
+    ) -> Result<()> {
         match self.claims.get(task_id) {
             Some(c) if c.is_live(now) && Some(c.agent.as_str()) != agent => {
                 Err(Error::TaskClaimed {
@@ -125,9 +130,8 @@ impl Navigator {
     /// Drops expired claims and claims on tasks that no longer move.
     pub(crate) fn prune_claims(&mut self, now: u64) {
         let tree = &self.tree;
-        self.claims.retain(|id, c| {
-            c.is_live(now) && tree.get(id).is_some_and(|t| t.status.is_active())
-        });
+        self.claims
+            .retain(|id, c| c.is_live(now) && tree.get(id).is_some_and(|t| t.status.is_active()));
     }
 }
 

@@ -27,7 +27,10 @@ edges:
 "#;
 
 fn with_state(path: &Path) -> Server {
-    initialize(Server::spawn_with(&[OsStr::new("--state"), path.as_os_str()]))
+    initialize(Server::spawn_with(&[
+        OsStr::new("--state"),
+        path.as_os_str(),
+    ]))
 }
 
 fn load_flow_and_tasks(server: &mut Server, n: usize) {
@@ -181,8 +184,14 @@ fn claims_keep_two_agents_off_one_task_and_survive_a_restart() {
         json!({ "taskId": "t1", "agent": "b", "result": "passed" }),
     );
     assert!(is_error, "{content}");
-    let (is_error, _) = server.call("advance_task", json!({ "taskId": "t1", "result": "passed" }));
-    assert!(is_error, "an anonymous advance of a claimed task is refused");
+    let (is_error, _) = server.call(
+        "advance_task",
+        json!({ "taskId": "t1", "result": "passed" }),
+    );
+    assert!(
+        is_error,
+        "an anonymous advance of a claimed task is refused"
+    );
     server.ok(
         "advance_task",
         json!({ "taskId": "t1", "agent": "a", "result": "passed" }),
@@ -219,7 +228,10 @@ fn a_task_escalated_to_a_human_is_resumed_through_a_tool() {
     assert_eq!(resumed["data"]["action"], "resume");
     assert_eq!(resumed["data"]["task"]["status"], "PENDING");
     assert_eq!(resumed["data"]["task"]["stepRetries"], json!({}));
-    let done = server.ok("advance_task", json!({ "taskId": "t0", "result": "passed" }));
+    let done = server.ok(
+        "advance_task",
+        json!({ "taskId": "t0", "result": "passed" }),
+    );
     assert_eq!(done["data"]["task"]["status"], "COMPLETED");
     let (is_error, content) = server.call("resume_task", json!({ "taskId": "t0", "step": "work" }));
     assert_eq!(

@@ -40,7 +40,11 @@ fn tools_list_has_every_tool_with_schemas_and_hints() {
         let hints = &tool["annotations"];
         let read_only = hints["readOnlyHint"].as_bool().expect("readOnlyHint");
         let name = tool["name"].as_str().unwrap();
-        assert_eq!(read_only, name.starts_with("get_") || name == "list_workflows", "{name}");
+        assert_eq!(
+            read_only,
+            name.starts_with("get_") || name == "list_workflows",
+            "{name}"
+        );
         assert!(hints["destructiveHint"].is_boolean() && hints["idempotentHint"].is_boolean());
     }
     let advance = tools.iter().find(|t| t["name"] == "advance_task").unwrap();

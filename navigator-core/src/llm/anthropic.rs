@@ -128,8 +128,8 @@ impl AnthropicClient {
         })?;
         headers.insert(HeaderName::from_static("anthropic-version"), version);
         let (base_url, credentials) = split_credentials(&config.base_url);
-        let http = HttpClient::new(PROVIDER, config.http.clone(), headers)?
-            .with_credentials(credentials);
+        let http =
+            HttpClient::new(PROVIDER, config.http.clone(), headers)?.with_credentials(credentials);
         let url = format!("{}/v1/messages", base_url.trim_end_matches('/'));
         let config = AnthropicConfig { base_url, ..config };
         Ok(Self { config, http, url })

@@ -37,12 +37,12 @@ pub use anthropic::{AnthropicClient, AnthropicConfig};
 pub use cost::{CostTracker, ModelSpend, Projection, TokenCounter, TrackedLlm};
 #[cfg(feature = "http")]
 pub use http::{ApiKey, HttpOptions, RetryPolicy};
-#[cfg(feature = "http")]
-pub use sse::{SseEvent, SseParser, MAX_EVENT_BYTES};
 #[cfg(feature = "openai")]
 pub use openai::{MaxTokensField, OpenAiClient, OpenAiConfig};
 pub use pricing::{Pricing, PricingTable, PRICES_AS_OF};
 pub use scripted::{Cassette, Fault, Interaction, Matcher, Replay, ScriptedLlm};
+#[cfg(feature = "http")]
+pub use sse::{SseEvent, SseParser, MAX_EVENT_BYTES};
 pub use structured::{Extracted, Extractor, JsonMode};
 pub use types::{
     ChatRequest, ChatResponse, Llm, LlmErrorKind, Message, ResponseFormat, Role, SystemBlock, Usage,

@@ -198,4 +198,3 @@ fn non_empty(argument: &'static str, value: &str) -> Result<(), Error> {
 fn run(body: impl FnOnce() -> Result<CallToolResult, Error>) -> CallToolResult {
     body().unwrap_or_else(fail)
 }
-

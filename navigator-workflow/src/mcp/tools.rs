@@ -132,8 +132,12 @@ impl NavigatorServer {
             non_empty("taskId", &args.task_id)?;
             non_empty("result", &args.result)?;
             let mut nav = self.lock();
-            let outcome =
-                nav.advance_as(&args.task_id, args.agent.as_deref(), &args.result, args.output)?;
+            let outcome = nav.advance_as(
+                &args.task_id,
+                args.agent.as_deref(),
+                &args.result,
+                args.output,
+            )?;
             self.persist(&nav)?;
             Ok(respond(outcome, Some(&nav)))
         })

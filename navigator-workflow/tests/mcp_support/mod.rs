@@ -129,4 +129,3 @@ pub fn initialize(server: Server) -> Server {
     server.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     server
 }
-
