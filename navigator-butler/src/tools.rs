@@ -69,7 +69,7 @@ pub type Approver = Arc<dyn Fn(&ApprovalRequest<'_>) -> bool + Send + Sync>;
 /// Tools by name.
 ///
 /// ```
-/// use navigator::butler::{Permission, ToolCatalog, ToolSpec};
+/// use navigator_butler::{Permission, ToolCatalog, ToolSpec};
 /// let catalog = ToolCatalog::new().with_spec(ToolSpec {
 ///     name: "calendar.list".into(), description: "lists events".into(),
 ///     schema: serde_json::json!({"type": "object"}), permission: Permission::Read });

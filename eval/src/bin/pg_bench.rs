@@ -3,11 +3,11 @@
 //!
 //! ```text
 //! eval "$(bash scripts/postgres.sh start)"
-//! cargo run --release -p navigator-search --features postgres --example pg_bench            # 100k items
-//! NAV_PG_BENCH_ITEMS=10000 cargo run --release -p navigator-search --features postgres --example pg_bench
+//! cargo run --release -p navigator-eval --bin pg_bench            # 100k items
+//! NAV_PG_BENCH_ITEMS=10000 cargo run --release -p navigator-eval --bin pg_bench
 //! ```
 //!
-//! The data is synthetic and shaped like `benches/search.rs`'s: 64 topics, Zipf-distributed
+//! The data is synthetic and shaped like `eval/benches/search.rs`'s: 64 topics, Zipf-distributed
 //! words with topic vocabulary, 384-d unit vectors clustered by topic, 200 queries of 2–3 words
 //! taken from an item with a vector near it. Vectors are precomputed, so embedding is excluded
 //! on both sides. Both backends rank with the same `EngineConfig` (100 candidates per list).
@@ -21,10 +21,7 @@ use navigator_search::{EngineConfig, FixedClock, SearchEngine};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[path = "support/synthetic.rs"]
-mod synthetic;
-
-use synthetic::{corpus, DIMS, QUERIES};
+use navigator_eval::synthetic::{corpus, DIMS, QUERIES};
 
 const BATCH: usize = 5_000;
 
