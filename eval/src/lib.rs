@@ -2,8 +2,9 @@
 //!
 //! What measures navigator rather than what a user builds on: the evaluation programs in
 //! `src/bin/` (retrieval quality on BEIR, code localisation, the Butler's pre-router,
-//! PostgreSQL against the embedded engine), the benches that compare against other stacks in
-//! `benches/` (SQLite FTS5 + sqlite-vec, a raw ONNX Runtime session), and [`layout`], the checks
+//! PostgreSQL against the embedded engine), the workspace's benchmarks in the top-level
+//! `benches/` (with the stacks they compare against: SQLite FTS5 + sqlite-vec, a raw ONNX
+//! Runtime session), and [`layout`], the checks
 //! that keep the workspace's shape true (no sibling modules importing each other, the
 //! dependency arrows of `ARCHITECTURE.md`, the declared `rust-version`).
 //!

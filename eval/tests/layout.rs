@@ -40,13 +40,19 @@ fn architecture_md_lists_the_cargo_dependencies() {
     let documented = architecture::documented(&path, &text).unwrap();
     let declared = architecture::declared(&root).unwrap();
     let diff = architecture::differences(&documented, &declared);
-    assert!(diff.is_empty(), "ARCHITECTURE.md is out of date:\n{}", diff.join("\n"));
+    assert!(
+        diff.is_empty(),
+        "ARCHITECTURE.md is out of date:\n{}",
+        diff.join("\n")
+    );
 }
 
 #[test]
 fn rust_version_holds_for_every_locked_dependency() {
     let report = rust_version::Report::read(&workspace_root()).unwrap();
-    let highest = report.highest_dependency().expect("dependencies declare rust-version");
+    let highest = report
+        .highest_dependency()
+        .expect("dependencies declare rust-version");
     let violations: Vec<String> = report
         .violations()
         .iter()

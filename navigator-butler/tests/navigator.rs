@@ -31,10 +31,10 @@ fn navigator() -> NavigatorSubAgent {
         .get_or_init(|| {
             std::thread::spawn(|| {
                 tokio::runtime::Runtime::new().unwrap().block_on(async {
-                    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data/para_kb.json");
+                    let path =
+                        concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data/para_kb.json");
                     let items: Vec<Item> =
-                        navigator_core::from_json(&std::fs::read_to_string(path).unwrap())
-                            .unwrap();
+                        navigator_core::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
                     let dir = tempfile::tempdir().unwrap();
                     let config = EngineConfig {
                         clock: clock(),

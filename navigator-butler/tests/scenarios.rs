@@ -11,10 +11,7 @@ use navigator_search::FixedClock;
 use std::sync::Arc;
 
 fn cassette(name: &str) -> Arc<ScriptedLlm> {
-    let path = format!(
-        "{}/tests/fixtures/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     Arc::new(ScriptedLlm::from_file(path).unwrap())
 }
 
@@ -272,10 +269,7 @@ async fn failed_synthesis_still_returns_every_result_in_order() {
 
 /// The first recorded answer of a cassette.
 fn first_answer(name: &str) -> String {
-    let path = format!(
-        "{}/tests/fixtures/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     let c: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     c["interactions"][0]["text"].as_str().unwrap().to_string()

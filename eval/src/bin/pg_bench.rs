@@ -7,7 +7,7 @@
 //! NAV_PG_BENCH_ITEMS=10000 cargo run --release -p navigator-eval --bin pg_bench
 //! ```
 //!
-//! The data is synthetic and shaped like `eval/benches/search.rs`'s: 64 topics, Zipf-distributed
+//! The data is synthetic and shaped like `benches/search.rs`'s: 64 topics, Zipf-distributed
 //! words with topic vocabulary, 384-d unit vectors clustered by topic, 200 queries of 2–3 words
 //! taken from an item with a vector near it. Vectors are precomputed, so embedding is excluded
 //! on both sides. Both backends rank with the same `EngineConfig` (100 candidates per list).

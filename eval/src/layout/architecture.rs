@@ -43,7 +43,11 @@ pub fn documented(path: &Path, text: &str) -> Result<Arrows, LayoutError> {
             .map(String::from)
             .collect();
         if arrows.insert(name.trim().to_string(), deps).is_some() {
-            return Err(err(format!("line {}: `{}` is listed twice", n + 1, name.trim())));
+            return Err(err(format!(
+                "line {}: `{}` is listed twice",
+                n + 1,
+                name.trim()
+            )));
         }
     }
     Err(err("the ```crates block is not closed".into()))
@@ -80,17 +84,23 @@ pub fn differences(documented: &Arrows, declared: &Arrows) -> Vec<String> {
         out.push(format!("crate {name} is a workspace member but not listed"));
     }
     for name in documented.keys().filter(|n| !declared.contains_key(*n)) {
-        out.push(format!("crate {name} is listed but is not a workspace member"));
+        out.push(format!(
+            "crate {name} is listed but is not a workspace member"
+        ));
     }
     for (name, deps) in declared {
         let Some(listed) = documented.get(name) else {
             continue;
         };
         for d in deps.difference(listed) {
-            out.push(format!("{name} depends on {d} in Cargo.toml; the list lacks the arrow"));
+            out.push(format!(
+                "{name} depends on {d} in Cargo.toml; the list lacks the arrow"
+            ));
         }
         for d in listed.difference(deps) {
-            out.push(format!("the list says {name} → {d}; Cargo.toml has no such dependency"));
+            out.push(format!(
+                "the list says {name} → {d}; Cargo.toml has no such dependency"
+            ));
         }
     }
     out
@@ -113,11 +123,19 @@ mod tests {
         let doc = documented(Path::new("A.md"), text).unwrap();
         assert_eq!(
             doc,
-            arrows(&[("facade", &["core", "search"]), ("search", &["core"]), ("core", &[])])
+            arrows(&[
+                ("facade", &["core", "search"]),
+                ("search", &["core"]),
+                ("core", &[])
+            ])
         );
         assert!(differences(&doc, &doc).is_empty());
 
-        let cargo = arrows(&[("facade", &["core"]), ("search", &["core", "x"]), ("x", &[])]);
+        let cargo = arrows(&[
+            ("facade", &["core"]),
+            ("search", &["core", "x"]),
+            ("x", &[]),
+        ]);
         let diff = differences(&doc, &cargo);
         assert_eq!(diff.len(), 4, "{diff:?}");
         assert!(diff.iter().any(|d| d.contains("x is a workspace member")));

@@ -150,7 +150,12 @@ impl Crate {
 
     /// The absolute path that `segments`, written in module `from`, stands for; `None` when it
     /// leaves the crate (`std::…`, another crate) or names a local item of `from`.
-    fn absolute(&self, from: &ModPath, segments: &[String], imports: &Imports) -> Option<Vec<String>> {
+    fn absolute(
+        &self,
+        from: &ModPath,
+        segments: &[String],
+        imports: &Imports,
+    ) -> Option<Vec<String>> {
         let (first, rest) = segments.split_first()?;
         let mut base = match first.as_str() {
             "crate" => Vec::new(),
@@ -419,8 +424,14 @@ mod tests {
             dir.path(),
             &[
                 ("lib.rs", "mod engine;\npub struct Config;\n"),
-                ("engine/mod.rs", "mod query;\nmod helper;\nuse crate::Config;\n"),
-                ("engine/query.rs", "use super::helper::Job;\npub fn run() {}\n"),
+                (
+                    "engine/mod.rs",
+                    "mod query;\nmod helper;\nuse crate::Config;\n",
+                ),
+                (
+                    "engine/query.rs",
+                    "use super::helper::Job;\npub fn run() {}\n",
+                ),
                 (
                     "engine/helper.rs",
                     "pub struct Job;\nfn go() { super::query::run() }\n",
