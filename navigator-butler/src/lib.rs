@@ -29,6 +29,7 @@ mod labelled;
 mod llm_agent;
 mod navigator;
 mod orchestrator;
+mod permission;
 mod prompt;
 mod router;
 mod tools;
