@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::navigator::Navigator;
-use crate::task::{now_millis, TaskStatus};
+use crate::task::TaskStatus;
 
 /// The shortest lease granted, in milliseconds.
 pub const MIN_LEASE_MS: u64 = 1_000;
@@ -39,19 +38,54 @@ impl Claim {
     }
 }
 
-/// Claims by task id.
-pub(crate) type Claims = BTreeMap<String, Claim>;
+/// Claims by task id. It knows leases only; the navigator checks task statuses.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ClaimBook {
+    claims: BTreeMap<String, Claim>,
+}
 
-impl Navigator {
-    /// Claims `task_id` for `agent` for `lease_ms` (clamped to
-    /// [`MIN_LEASE_MS`]..=[`MAX_LEASE_MS`]); claiming a task the agent already holds renews
-    /// the lease. Fails with [`Error::TaskClaimed`] while another agent's lease runs, and
-    /// with [`Error::WrongStatus`] for a task that is not pending or in progress.
-    pub fn claim_task(&mut self, task_id: &str, agent: &str, lease_ms: u64) -> Result<Claim> {
-        self.claim_task_at(task_id, agent, lease_ms, now_millis())
+impl ClaimBook {
+    /// A book holding these claims (from a snapshot).
+    pub(crate) fn from_claims(claims: impl IntoIterator<Item = Claim>) -> Self {
+        ClaimBook {
+            claims: claims.into_iter().map(|c| (c.task_id.clone(), c)).collect(),
+        }
     }
 
-    pub(crate) fn claim_task_at(
+    /// Whether no claim is recorded (live or not).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.claims.is_empty()
+    }
+
+    /// How many claims are recorded (live or not).
+    pub(crate) fn len(&self) -> usize {
+        self.claims.len()
+    }
+
+    /// The live claim on `task_id` at `now`.
+    pub(crate) fn live(&self, task_id: &str, now: u64) -> Option<&Claim> {
+        self.claims.get(task_id).filter(|c| c.is_live(now))
+    }
+
+    /// Every live claim at `now`.
+    pub(crate) fn all_live(&self, now: u64) -> impl Iterator<Item = &Claim> {
+        self.claims.values().filter(move |c| c.is_live(now))
+    }
+
+    /// Fails when someone other than `agent` holds a live claim on the task.
+    pub(crate) fn check(&self, task_id: &str, agent: Option<&str>, now: u64) -> Result<()> {
+        match self.live(task_id, now) {
+            Some(c) if Some(c.agent.as_str()) != agent => Err(Error::TaskClaimed {
+                task: task_id.to_string(),
+                holder: c.agent.clone(),
+                expires_at: c.expires_at,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Takes or renews `agent`'s lease (clamped to [`MIN_LEASE_MS`]..=[`MAX_LEASE_MS`]).
+    pub(crate) fn take(
         &mut self,
         task_id: &str,
         agent: &str,
@@ -64,15 +98,7 @@ impl Navigator {
                 reason: "must be a non-empty string".into(),
             });
         }
-        let task = self.task(task_id)?;
-        if !task.status.is_active() {
-            return Err(Error::WrongStatus {
-                task: task_id.to_string(),
-                status: task.status,
-                reason: "only PENDING or IN_PROGRESS tasks can be claimed",
-            });
-        }
-        self.check_claim_at(task_id, Some(agent), now)?;
+        self.check(task_id, Some(agent), now)?;
         let claim = Claim {
             task_id: task_id.to_string(),
             agent: agent.to_string(),
@@ -82,9 +108,8 @@ impl Navigator {
         Ok(claim)
     }
 
-    /// Ends `agent`'s claim on `task_id` (an expired one too). Fails with
-    /// [`Error::NotClaimed`] when the agent holds none.
-    pub fn release_claim(&mut self, task_id: &str, agent: &str) -> Result<Claim> {
+    /// Ends `agent`'s claim on `task_id` (an expired one too).
+    pub(crate) fn release(&mut self, task_id: &str, agent: &str) -> Result<Claim> {
         if self.claims.get(task_id).is_some_and(|c| c.agent == agent) {
             if let Some(claim) = self.claims.remove(task_id) {
                 return Ok(claim);
@@ -96,42 +121,9 @@ impl Navigator {
         })
     }
 
-    /// The live claim on `task_id`, if any.
-    pub fn claim(&self, task_id: &str) -> Option<&Claim> {
-        let now = now_millis();
-        self.claims.get(task_id).filter(|c| c.is_live(now))
-    }
-
-    /// Every claim still held (expired ones are dropped on the next change).
-    pub fn claims(&self) -> impl Iterator<Item = &Claim> {
-        let now = now_millis();
-        self.claims.values().filter(move |c| c.is_live(now))
-    }
-
-    /// Fails when someone other than `agent` holds a live claim on the task.
-    pub(crate) fn check_claim_at(
-        &self,
-        task_id: &str,
-        agent: Option<&str>,
-        now: u64,
-    ) -> Result<()> {
-        match self.claims.get(task_id) {
-            Some(c) if c.is_live(now) && Some(c.agent.as_str()) != agent => {
-                Err(Error::TaskClaimed {
-                    task: task_id.to_string(),
-                    holder: c.agent.clone(),
-                    expires_at: c.expires_at,
-                })
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// Drops expired claims and claims on tasks that no longer move.
-    pub(crate) fn prune_claims(&mut self, now: u64) {
-        let tree = &self.tree;
-        self.claims
-            .retain(|id, c| c.is_live(now) && tree.get(id).is_some_and(|t| t.status.is_active()));
+    /// Drops expired claims and those `keep` refuses (tasks that no longer move).
+    pub(crate) fn prune(&mut self, now: u64, keep: impl Fn(&str) -> bool) {
+        self.claims.retain(|id, c| c.is_live(now) && keep(id));
     }
 }
 

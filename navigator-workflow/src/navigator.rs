@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::claims::{resumable, Claims};
+use crate::claims::{resumable, Claim, ClaimBook};
 use crate::definition::NodeKind;
 use crate::definition::WorkflowDefinition;
 use crate::engine::{apply, decide, Action, AdvanceOutcome};
@@ -46,9 +46,9 @@ use crate::workflow::{Workflow, WorkflowSummary};
 #[derive(Debug, Clone, Default)]
 pub struct Navigator {
     workflows: BTreeMap<String, Workflow>,
-    pub(crate) tree: TaskTree,
+    tree: TaskTree,
     ledger: SyncLedger,
-    pub(crate) claims: Claims,
+    claims: ClaimBook,
 }
 
 /// What `load_task_tree` did.
@@ -250,7 +250,7 @@ impl Navigator {
     /// no agent holds a live claim on.
     pub fn next_tasks(&self, n: usize) -> Vec<&Task> {
         let now = now_millis();
-        let free = |t: &&Task| self.claims.get(&t.id).is_none_or(|c| !c.is_live(now));
+        let free = |t: &&Task| self.claims.live(&t.id, now).is_none();
         if self.claims.is_empty() {
             return self.tree.next(n).collect();
         }
@@ -302,7 +302,7 @@ impl Navigator {
         output: Option<Value>,
     ) -> Result<AdvanceOutcome> {
         let task = self.task(task_id)?;
-        self.check_claim_at(task_id, agent, now_millis())?;
+        self.claims.check(task_id, agent, now_millis())?;
         let transition = decide(&self.workflows, task, result)?;
         let now = now_millis();
         let record_output = output.clone();
@@ -327,7 +327,9 @@ impl Navigator {
             created_at: now,
         });
         let sync_id = record.id.clone();
-        self.prune_claims(now);
+        let tree = &self.tree;
+        self.claims
+            .prune(now, |id| tree.get(id).is_some_and(|t| t.status.is_active()));
         Ok(AdvanceOutcome {
             success: true,
             sync_id,
@@ -423,6 +425,39 @@ impl Navigator {
         })
     }
 
+    /// Claims `task_id` for `agent` for `lease_ms` (clamped to
+    /// [`MIN_LEASE_MS`](crate::MIN_LEASE_MS)..=[`MAX_LEASE_MS`](crate::MAX_LEASE_MS));
+    /// claiming a task the agent already holds renews the lease. Fails with
+    /// [`Error::TaskClaimed`] while another agent's lease runs, and with
+    /// [`Error::WrongStatus`] for a task that is not pending or in progress.
+    pub fn claim_task(&mut self, task_id: &str, agent: &str, lease_ms: u64) -> Result<Claim> {
+        let task = self.task(task_id)?;
+        if !task.status.is_active() {
+            return Err(Error::WrongStatus {
+                task: task_id.to_string(),
+                status: task.status,
+                reason: "only PENDING or IN_PROGRESS tasks can be claimed",
+            });
+        }
+        self.claims.take(task_id, agent, lease_ms, now_millis())
+    }
+
+    /// Ends `agent`'s claim on `task_id` (an expired one too). Fails with
+    /// [`Error::NotClaimed`] when the agent holds none.
+    pub fn release_claim(&mut self, task_id: &str, agent: &str) -> Result<Claim> {
+        self.claims.release(task_id, agent)
+    }
+
+    /// The live claim on `task_id`, if any.
+    pub fn claim(&self, task_id: &str) -> Option<&Claim> {
+        self.claims.live(task_id, now_millis())
+    }
+
+    /// Every claim still held.
+    pub fn claims(&self) -> impl Iterator<Item = &Claim> {
+        self.claims.all_live(now_millis())
+    }
+
     /// How far the task is through the workflow of its current step.
     pub fn progress(&self, task_id: &str) -> Result<TaskProgress> {
         let task = self.task(task_id)?;
@@ -493,7 +528,7 @@ impl Navigator {
     pub(crate) fn from_parts(
         workflows: BTreeMap<String, Workflow>,
         ledger: SyncLedger,
-        claims: Claims,
+        claims: ClaimBook,
     ) -> Self {
         Navigator {
             workflows,

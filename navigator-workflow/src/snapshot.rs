@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::claims::Claim;
+use crate::claims::{Claim, ClaimBook};
 use crate::definition::WorkflowDefinition;
 use crate::error::{Error, Result};
 use crate::navigator::Navigator;
@@ -112,11 +112,7 @@ impl Navigator {
         }
         let ledger = SyncLedger::resume(snapshot.next_sync_id, snapshot.pending_syncs)
             .map_err(|message| Error::Snapshot { message })?;
-        let claims = snapshot
-            .claims
-            .into_iter()
-            .map(|c| (c.task_id.clone(), c))
-            .collect();
+        let claims = ClaimBook::from_claims(snapshot.claims);
         let mut navigator = Navigator::from_parts(workflows, ledger, claims);
         navigator.load_tasks(snapshot.tasks, true)?;
         Ok(navigator)

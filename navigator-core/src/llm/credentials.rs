@@ -2,13 +2,11 @@
 //! where the client is built, so the URL that later appears in errors, `Debug` output and logs
 //! holds none, and sent as HTTP basic authentication (what reqwest itself does with them).
 
-use super::http::ApiKey;
-
 /// The user and password of a URL, sent as basic authentication; `Debug` shows neither.
 #[derive(Clone)]
 pub(crate) struct UrlCredentials {
-    pub user: ApiKey,
-    pub password: Option<ApiKey>,
+    pub user: String,
+    pub password: Option<String>,
 }
 
 impl std::fmt::Debug for UrlCredentials {
@@ -39,8 +37,8 @@ pub(crate) fn split_credentials(url: &str) -> (String, Option<UrlCredentials>) {
     };
     let stripped = format!("{}{}", &url[..range.start], &url[range.end..]);
     let credentials = UrlCredentials {
-        user: ApiKey::new(percent_decode(user)),
-        password: password.map(|p| ApiKey::new(percent_decode(p))),
+        user: percent_decode(user),
+        password: password.map(percent_decode),
     };
     (stripped, Some(credentials))
 }
@@ -82,8 +80,8 @@ mod tests {
         let (url, creds) = split_credentials("https://me:s%40cret@api.example.com/v1?x=a@b");
         assert_eq!(url, "https://api.example.com/v1?x=a@b");
         let creds = creds.unwrap();
-        assert_eq!(creds.user.expose(), "me");
-        assert_eq!(creds.password.unwrap().expose(), "s@cret");
+        assert_eq!(creds.user, "me");
+        assert_eq!(creds.password.as_deref(), Some("s@cret"));
         assert!(!format!("{:?}", split_credentials("http://k@h").1).contains('k'));
 
         let (url, creds) = split_credentials("http://127.0.0.1:8080/v1");

@@ -368,7 +368,7 @@ impl HttpClient {
             request = request.timeout(t);
         }
         if let Some(c) = &self.credentials {
-            request = request.basic_auth(c.user.expose(), c.password.as_ref().map(ApiKey::expose));
+            request = request.basic_auth(&c.user, c.password.as_ref());
         }
         let response = request.send().await.map_err(|e| transport_failure(&e))?;
         let status = response.status();
