@@ -68,14 +68,14 @@ impl<'a> Costs<'a> {
     }
 
     /// Tokens file `i` costs when asked for at `level` (after caps), and the level it gets.
-    fn cost(&mut self, i: usize, level: Level) -> (usize, Level) {
+    pub(crate) fn cost(&mut self, i: usize, level: Level) -> (usize, Level) {
         let file = &self.map.files()[i];
         let level = effective_level(file, level, true, self.plan.huge_file_bytes);
         let tok = self.plan.tokenizer;
         let c = *self
             .memo
             .entry((i, level))
-            .or_insert_with(|| tok.count(&file_block(file, level)));
+            .or_insert_with(|| file_block(file, level, tok).1);
         (c, level)
     }
 }
@@ -230,8 +230,11 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
 }
 
 /// The outcome of [`fit`].
-pub(crate) struct Fitted {
+#[derive(Debug, Clone)]
+pub struct Fitted {
+    /// The plan after lowering.
     pub plan: FlightPlan,
+    /// Its context.
     pub rendered: Rendered,
     /// Files lowered to fit, with the level they ended at.
     pub degraded: Vec<(String, Level)>,
@@ -240,9 +243,20 @@ pub(crate) struct Fitted {
     pub fits: bool,
 }
 
-/// Renders `plan`, lowering the least valuable files (by `values`, default 0) one level at a
-/// time until the context fits the budget.
-pub(crate) fn fit(
+/// Renders `plan`, lowering the least valuable files (by `values`, keyed by path, default 0)
+/// one level at a time until the context fits the budget. Every plan the explorer makes passes
+/// through it, whatever its policy said; replays with refit too.
+///
+/// ```no_run
+/// use navigator_context::{fit, FlightPlan, Level, RepoMap, Rule};
+/// let map = RepoMap::open(".")?;
+/// let mut plan = FlightPlan::new("overview", 2_000);
+/// plan.rules = vec![Rule::new("**", Level::Full)];
+/// let fitted = fit(&map, plan, &Default::default())?;
+/// assert!(!fitted.fits || fitted.rendered.tokens <= 2_000);
+/// # Ok::<(), navigator_context::Error>(())
+/// ```
+pub fn fit(
     map: &RepoMap,
     plan: FlightPlan,
     values: &HashMap<String, f64>,
