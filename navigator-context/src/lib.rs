@@ -39,7 +39,7 @@ pub use policy::{Action, Decision, Policy, RuleChange, TurnInput};
 pub use bm25::terms;
 pub use goal::{Frame, Goal};
 pub use relevance::{rank, Scored};
-pub use render::{render, Rendered};
+pub use render::{render, Rendered, Shown};
 pub use pack::{fit, Fitted};
 pub use replay::{drift, pin, replay, Drift, Replayed};
 pub use report::{Approver, DecisionLog, LogEntry, TurnReport, Verdict};

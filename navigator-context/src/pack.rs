@@ -16,9 +16,14 @@ use std::collections::HashMap;
 /// Full source is given to at most this many files ...
 const MAX_FULL: usize = 6;
 /// ... each scoring at least this share of the best file ...
-const FULL_SCORE: f64 = 0.5;
-/// ... together taking at most this share of the budget (the rest keeps the map wide).
+const FULL_SCORE: f64 = 0.35;
+/// ... together taking at most this share of the budget (the rest keeps the map wide) ...
 const FULL_SHARE: f64 = 0.7;
+/// ... except a clear first file (the next one scoring at most [`CLEAR_GAP`] of it), which may
+/// take this share on its own: the file a task is about is worth more whole than its
+/// neighbours' outlines.
+const CLEAR_SHARE: f64 = 0.85;
+const CLEAR_GAP: f64 = 0.8;
 /// Files below this score get no outline.
 const OUTLINE_SCORE: f64 = 0.05;
 /// Files at or above this score get docs and nested signatures.
@@ -100,14 +105,16 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         .filter_map(|s| costs.index(&s.path).map(|i| (i, s.score)))
         .collect();
     let mut full_used = 0;
-    for &(i, score) in ranked.iter().take(MAX_FULL) {
+    let clear = ranked.get(1).is_none_or(|&(_, s)| s <= CLEAR_GAP);
+    for (k, &(i, score)) in ranked.iter().take(MAX_FULL).enumerate() {
         if score < FULL_SCORE {
             break;
         }
+        let share = if k == 0 && clear { CLEAR_SHARE } else { FULL_SHARE };
         let (c, level) = costs.cost(i, Level::Full);
         if level == Level::Full
             && c <= remaining
-            && full_used + c <= (budget as f64 * FULL_SHARE) as usize
+            && full_used + c <= (budget as f64 * share) as usize
         {
             full_used += c;
             remaining -= c;
