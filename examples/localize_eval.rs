@@ -434,7 +434,12 @@ async fn main() -> anyhow::Result<()> {
             None => {}
             Some("commit-digit") => {
                 let commit = task.commit.as_deref().unwrap_or("");
-                task.split = if commit.ends_with(['0', '1', '2']) { "heldout" } else { "dev" }.into();
+                task.split = if commit.ends_with(['0', '1', '2']) {
+                    "heldout"
+                } else {
+                    "dev"
+                }
+                .into();
             }
             Some(other) => bail!("--protocol must be commit-digit, not {other}"),
         }

@@ -15,7 +15,7 @@ use anyhow::{bail, Context as _};
 use clap::ValueEnum;
 use navigator_context::{
     render, replay, satellite, Approver, Budgets, Error, Explorer, FlightPlan, HeuristicPolicy,
-    LlmPolicy, Policy, RepoMap, Rendered, Scored, TurnReport, Verdict,
+    LlmPolicy, Policy, Rendered, RepoMap, Scored, TurnReport, Verdict,
 };
 use navigator_core::{
     AnthropicClient, AnthropicConfig, Llm, OpenAiClient, OpenAiConfig, Pricing, PricingTable,
@@ -126,7 +126,10 @@ fn policy(args: &Args) -> anyhow::Result<Box<dyn Policy>> {
     Ok(match args.llm {
         LlmKind::None => Box::new(HeuristicPolicy::new()),
         LlmKind::Anthropic => {
-            let model = args.model.clone().unwrap_or_else(|| "claude-sonnet-4-5".into());
+            let model = args
+                .model
+                .clone()
+                .unwrap_or_else(|| "claude-sonnet-4-5".into());
             let mut config = AnthropicConfig::new(&model);
             if let Some(url) = &args.base_url {
                 config = config.with_base_url(url);
@@ -135,7 +138,10 @@ fn policy(args: &Args) -> anyhow::Result<Box<dyn Policy>> {
                 bail!("--model {model}: no price known for it, so --usd could not be enforced");
             }
             let client: Arc<dyn Llm> = Arc::new(AnthropicClient::new(config)?);
-            Box::new(LlmPolicy::new(client, priced(&model, args.base_url.is_some())))
+            Box::new(LlmPolicy::new(
+                client,
+                priced(&model, args.base_url.is_some()),
+            ))
         }
         LlmKind::Openai => {
             let (config, model) = match &args.base_url {
@@ -152,13 +158,21 @@ fn policy(args: &Args) -> anyhow::Result<Box<dyn Policy>> {
                 }
             };
             let client: Arc<dyn Llm> = Arc::new(OpenAiClient::new(config)?);
-            Box::new(LlmPolicy::new(client, priced(&model, args.base_url.is_some())))
+            Box::new(LlmPolicy::new(
+                client,
+                priced(&model, args.base_url.is_some()),
+            ))
         }
     })
 }
 
 /// The JSON form: the context, its files in order (content first, then paths), the plan.
-fn json(rendered: &Rendered, ranking: &[Scored], plan: &FlightPlan, extra: serde_json::Value) -> serde_json::Value {
+fn json(
+    rendered: &Rendered,
+    ranking: &[Scored],
+    plan: &FlightPlan,
+    extra: serde_json::Value,
+) -> serde_json::Value {
     let scored = |p: &str| ranking.iter().find(|s| s.path == p);
     let files: Vec<serde_json::Value> = rendered
         .shown
@@ -174,7 +188,9 @@ fn json(rendered: &Rendered, ranking: &[Scored], plan: &FlightPlan, extra: serde
     let paths: Vec<&str> = rendered
         .levels
         .iter()
-        .filter(|(p, l)| *l == navigator_context::Level::Path && !rendered.shown.iter().any(|s| s.path == *p))
+        .filter(|(p, l)| {
+            *l == navigator_context::Level::Path && !rendered.shown.iter().any(|s| s.path == *p)
+        })
         .map(|(p, _)| p.as_str())
         .collect();
     let mut out = serde_json::json!({
@@ -216,7 +232,9 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         // `--replay plan.yaml REPO`: the one positional given is the repository.
         match args.goal.take() {
             Some(repo) if args.repo == Path::new(".") => args.repo = PathBuf::from(repo),
-            Some(goal) => bail!("--replay regenerates a plan's context and takes no goal (got `{goal}`)"),
+            Some(goal) => {
+                bail!("--replay regenerates a plan's context and takes no goal (got `{goal}`)")
+            }
             None => {}
         }
     }
@@ -242,9 +260,17 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                 replayed.plan.token_budget
             );
         }
-        write_plan(&args, &replayed.plan, &["refit by navigator context --replay".into()])?;
+        write_plan(
+            &args,
+            &replayed.plan,
+            &["refit by navigator context --replay".into()],
+        )?;
         let drift = serde_json::json!({"drift": replayed.drift.describe()});
-        emit(&args, &replayed.rendered, json(&replayed.rendered, &[], &replayed.plan, drift))?;
+        emit(
+            &args,
+            &replayed.rendered,
+            json(&replayed.rendered, &[], &replayed.plan, drift),
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     let Some(goal) = args.goal.as_deref().filter(|g| !g.trim().is_empty()) else {
@@ -252,7 +278,11 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         let plan = navigator_context::pin(&map, plan)?;
         let rendered = render(&map, &plan)?;
         write_plan(&args, &plan, &["overview by navigator context".into()])?;
-        emit(&args, &rendered, json(&rendered, &[], &plan, serde_json::json!({})))?;
+        emit(
+            &args,
+            &rendered,
+            json(&rendered, &[], &plan, serde_json::json!({})),
+        )?;
         return Ok(ExitCode::SUCCESS);
     };
     if let Some(usd) = args.usd {
@@ -290,6 +320,10 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let extra = serde_json::json!({
         "usd": out.usd, "turns": out.turns.len(), "stop": out.stop.describe(), "reasoning": out.reasoning,
     });
-    emit(&args, &rendered, json(&rendered, &out.ranking, &out.plan, extra))?;
+    emit(
+        &args,
+        &rendered,
+        json(&rendered, &out.ranking, &out.plan, extra),
+    )?;
     Ok(ExitCode::SUCCESS)
 }

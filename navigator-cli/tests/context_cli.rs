@@ -43,7 +43,17 @@ fn json_lists_files_in_rank_order_with_levels_tokens_scores_and_reasons() {
     let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     write_repo(repo.path());
     let root = repo.path().to_str().unwrap();
-    let out = navigator(&["context", "Refactor the auth middleware", root, "--tokens", "1500", "--json"], cache.path());
+    let out = navigator(
+        &[
+            "context",
+            "Refactor the auth middleware",
+            root,
+            "--tokens",
+            "1500",
+            "--json",
+        ],
+        cache.path(),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["tokens"].as_u64().unwrap() <= 1500);
@@ -53,7 +63,10 @@ fn json_lists_files_in_rank_order_with_levels_tokens_scores_and_reasons() {
     assert!(first["tokens"].as_u64().unwrap() > 0);
     assert_eq!(first["score"], 1.0);
     assert!(!first["reasons"].as_array().unwrap().is_empty(), "{first}");
-    assert!(v["context"].as_str().unwrap().contains("## src/auth/middleware.rs (level 4"));
+    assert!(v["context"]
+        .as_str()
+        .unwrap()
+        .contains("## src/auth/middleware.rs (level 4"));
     // The cache went where it was told, not into the repository.
     assert!(fs::read_dir(cache.path()).unwrap().next().is_some());
     assert!(!repo.path().join(".navigator-cache").exists());
@@ -66,10 +79,24 @@ fn plan_then_replay_is_identical_and_a_changed_file_fails_or_refits() {
     let root = repo.path().to_str().unwrap();
     let plan = cache.path().join("plan.yaml");
     let plan = plan.to_str().unwrap();
-    let first = navigator(&["context", "auth middleware token", root, "--tokens", "1200", "--plan", plan], cache.path());
+    let first = navigator(
+        &[
+            "context",
+            "auth middleware token",
+            root,
+            "--tokens",
+            "1200",
+            "--plan",
+            plan,
+        ],
+        cache.path(),
+    );
     assert!(first.status.success(), "{}", text(&first.stderr));
     let yaml = fs::read_to_string(plan).unwrap();
-    assert!(yaml.contains("pinned:") && yaml.contains("src/auth/middleware.rs"), "{yaml}");
+    assert!(
+        yaml.contains("pinned:") && yaml.contains("src/auth/middleware.rs"),
+        "{yaml}"
+    );
     let again = navigator(&["context", "--replay", plan, root], cache.path());
     assert!(again.status.success(), "{}", text(&again.stderr));
     assert_eq!(text(&again.stdout), text(&first.stdout));
@@ -78,12 +105,22 @@ fn plan_then_replay_is_identical_and_a_changed_file_fails_or_refits() {
     fs::write(&path, fs::read_to_string(&path).unwrap().repeat(12)).unwrap();
     let drifted = navigator(&["context", "--replay", plan, root], cache.path());
     assert_eq!(drifted.status.code(), Some(3), "{}", text(&drifted.stderr));
-    assert!(text(&drifted.stderr).contains("src/auth/middleware.rs"), "{}", text(&drifted.stderr));
-    let refit = navigator(&["context", "--replay", plan, root, "--refit", "--json"], cache.path());
+    assert!(
+        text(&drifted.stderr).contains("src/auth/middleware.rs"),
+        "{}",
+        text(&drifted.stderr)
+    );
+    let refit = navigator(
+        &["context", "--replay", plan, root, "--refit", "--json"],
+        cache.path(),
+    );
     assert!(refit.status.success(), "{}", text(&refit.stderr));
     let v: serde_json::Value = serde_json::from_slice(&refit.stdout).unwrap();
     assert!(v["tokens"].as_u64().unwrap() <= 1200, "{}", v["tokens"]);
-    assert!(v["drift"].as_str().unwrap().contains("src/auth/middleware.rs"));
+    assert!(v["drift"]
+        .as_str()
+        .unwrap()
+        .contains("src/auth/middleware.rs"));
 }
 
 #[test]
@@ -114,7 +151,11 @@ fn bad_flags_are_refused_with_the_flag_named() {
     ] {
         let out = navigator(&args, cache.path());
         assert!(!out.status.success(), "{args:?}");
-        assert!(text(&out.stderr).contains(needle), "{args:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(needle),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
     }
     let missing = navigator(&["context", "g", "/definitely/not/here"], cache.path());
     assert_eq!(missing.status.code(), Some(1));

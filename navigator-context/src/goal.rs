@@ -111,10 +111,7 @@ fn path_token() -> &'static Regex {
 /// `a.b.c` or `a::b::c` (two segments or more).
 fn qualified_token() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"\b[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+(?:\(\))?",
-    )
+    re(&R, r"\b[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+(?:\(\))?")
 }
 
 fn url() -> &'static Regex {
@@ -137,8 +134,8 @@ fn looks_like_code(w: &str) -> bool {
 
 /// File extensions that make `a.b` a path, not a dotted name.
 const EXTENSIONS: &[&str] = &[
-    "py", "pyi", "rs", "js", "jsx", "ts", "tsx", "go", "java", "c", "h", "cc", "cpp", "hpp",
-    "rb", "toml", "cfg", "ini", "yaml", "yml", "md", "txt", "json", "html",
+    "py", "pyi", "rs", "js", "jsx", "ts", "tsx", "go", "java", "c", "h", "cc", "cpp", "hpp", "rb",
+    "toml", "cfg", "ini", "yaml", "yml", "md", "txt", "json", "html",
 ];
 
 fn push_unique(v: &mut Vec<String>, s: &str) {
@@ -152,7 +149,10 @@ fn push_unique(v: &mut Vec<String>, s: &str) {
 /// slashes only.
 fn clean_path(p: &str) -> String {
     let p = p.replace('\\', "/");
-    let p = p.split_once(':').filter(|(d, _)| d.len() == 1).map_or(p.as_str(), |(_, r)| r);
+    let p = p
+        .split_once(':')
+        .filter(|(d, _)| d.len() == 1)
+        .map_or(p.as_str(), |(_, r)| r);
     p.trim_start_matches("./").to_string()
 }
 
@@ -230,9 +230,16 @@ impl Goal {
         for c in backtrace_frame().captures_iter(text) {
             let function = c[1].split_whitespace().collect::<String>();
             // The standard library and the runtime's own frames say nothing about the project.
-            let generic = ["std::", "core::", "alloc::", "tokio::runtime", "__rust", "rust_"]
-                .iter()
-                .any(|p| function.starts_with(p));
+            let generic = [
+                "std::",
+                "core::",
+                "alloc::",
+                "tokio::runtime",
+                "__rust",
+                "rust_",
+            ]
+            .iter()
+            .any(|p| function.starts_with(p));
             if !generic {
                 g.frames.push(Frame {
                     file: clean_path(&c[2]),
@@ -291,7 +298,10 @@ impl Goal {
                     s.split('.').map(String::from).collect()
                 };
                 // `self.main` names a method, not a module.
-                if matches!(segs.first().map(String::as_str), Some("self" | "cls" | "Self")) {
+                if matches!(
+                    segs.first().map(String::as_str),
+                    Some("self" | "cls" | "Self")
+                ) {
                     segs.remove(0);
                 }
                 if segs.len() > 1 && !g.qualified.contains(&segs) {
@@ -393,10 +403,16 @@ click.exceptions.BadParameter: Invalid value for '--n'
         assert_eq!(g.code.len(), 1);
         assert!(g.identifiers.contains(&"my_default".to_string()), "{g:?}");
         assert!(g.identifiers.contains(&"convert".to_string()), "{g:?}");
-        assert!(g
-            .qualified
-            .contains(&vec!["click".to_string(), "exceptions".into(), "BadParameter".into()]));
-        assert!(g.prose.contains("crashes") && !g.prose.contains("site-packages"), "{}", g.prose);
+        assert!(g.qualified.contains(&vec![
+            "click".to_string(),
+            "exceptions".into(),
+            "BadParameter".into()
+        ]));
+        assert!(
+            g.prose.contains("crashes") && !g.prose.contains("site-packages"),
+            "{}",
+            g.prose
+        );
         assert!(g.has_clues());
     }
 
@@ -448,11 +464,9 @@ click.exceptions.BadParameter: Invalid value for '--n'
         assert!(g.errors[0].starts_with("error[E0277]: the trait bound"));
         assert!(g.identifiers.contains(&"FromRef".to_string()), "{g:?}");
         assert!(g.identifiers.contains(&"with_state".to_string()), "{g:?}");
-        assert!(g.qualified.contains(&vec![
-            "axum".to_string(),
-            "extract".into(),
-            "State".into()
-        ]));
+        assert!(g
+            .qualified
+            .contains(&vec!["axum".to_string(), "extract".into(), "State".into()]));
     }
 
     #[test]
@@ -460,7 +474,10 @@ click.exceptions.BadParameter: Invalid value for '--n'
         let g = Goal::parse("Add support for multiple values in the option parser");
         assert!(!g.has_clues());
         assert!(g.identifiers.is_empty());
-        assert_eq!(g.prose, "Add support for multiple values in the option parser");
+        assert_eq!(
+            g.prose,
+            "Add support for multiple values in the option parser"
+        );
         // Paths and dotted names are clues; a file extension is not a dotted name.
         let g = Goal::parse("Speed up attr.s on slotted classes in src/attr/_make.py");
         assert_eq!(g.paths, ["src/attr/_make.py"]);

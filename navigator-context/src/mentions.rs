@@ -24,7 +24,9 @@ pub(crate) struct Mentions {
 }
 
 fn segments(path: &str) -> Vec<&str> {
-    path.split('/').filter(|s| !s.is_empty() && *s != ".").collect()
+    path.split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect()
 }
 
 /// How many trailing segments two paths share.
@@ -164,6 +166,10 @@ mod tests {
     fn qualified_names_become_module_paths() {
         let c = module_candidates(&["click".into(), "core".into(), "Command".into()]);
         assert!(c.contains(&vec!["click".to_string(), "core.py".into()]));
-        assert!(c.contains(&vec!["click".to_string(), "core".into(), "__init__.py".into()]));
+        assert!(c.contains(&vec![
+            "click".to_string(),
+            "core".into(),
+            "__init__.py".into()
+        ]));
     }
 }

@@ -32,7 +32,12 @@ fn dir_line(plan: &FlightPlan, dir: &str, n: usize) -> usize {
 
 /// A plan showing `map` breadth first within `tokens`: folders, then files, then top-level
 /// symbols.
-pub(crate) fn overview(map: &RepoMap, goal: &str, tokens: usize, plan: FlightPlan) -> Result<FlightPlan> {
+pub(crate) fn overview(
+    map: &RepoMap,
+    goal: &str,
+    tokens: usize,
+    plan: FlightPlan,
+) -> Result<FlightPlan> {
     let files = map.files();
     // Directory tree: files directly in each directory, subdirectories, files below.
     let mut direct: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -48,7 +53,10 @@ pub(crate) fn overview(map: &RepoMap, goal: &str, tokens: usize, plan: FlightPla
                 break;
             }
             let up = parent(&d[..d.len() - 1]);
-            children.entry(up.to_string()).or_default().insert(d.to_string());
+            children
+                .entry(up.to_string())
+                .or_default()
+                .insert(d.to_string());
             d = up;
         }
     }
@@ -64,9 +72,18 @@ pub(crate) fn overview(map: &RepoMap, goal: &str, tokens: usize, plan: FlightPla
     let mut first = true;
     while let Some(dir) = queue.pop_front() {
         let kids: Vec<String> = children.get(&dir).into_iter().flatten().cloned().collect();
-        let opened_cost: usize = direct.get(&dir).map_or(0, |v| v.iter().map(|&i| path_cost(i)).sum::<usize>())
-            + kids.iter().map(|k| dir_line(&plan, k, below[k])).sum::<usize>();
-        let closed_cost = if first { 0 } else { dir_line(&plan, &dir, below[&dir]) };
+        let opened_cost: usize = direct
+            .get(&dir)
+            .map_or(0, |v| v.iter().map(|&i| path_cost(i)).sum::<usize>())
+            + kids
+                .iter()
+                .map(|k| dir_line(&plan, k, below[k]))
+                .sum::<usize>();
+        let closed_cost = if first {
+            0
+        } else {
+            dir_line(&plan, &dir, below[&dir])
+        };
         let extra = opened_cost.saturating_sub(closed_cost);
         if first && opened_cost > remaining {
             // Not even the top level fits: one counted line per top-level entry, as before.
@@ -109,7 +126,10 @@ pub(crate) fn overview(map: &RepoMap, goal: &str, tokens: usize, plan: FlightPla
                 .then(files[a].path.cmp(&files[b].path))
         });
         map.outline_all();
-        let probe = FlightPlan { rules: Vec::new(), ..plan.clone() };
+        let probe = FlightPlan {
+            rules: Vec::new(),
+            ..plan.clone()
+        };
         let mut costs = crate::pack::Costs::new(map, &probe);
         for i in by_depth {
             let (now, _) = costs.cost(i, Level::Path);

@@ -110,7 +110,11 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         if score < FULL_SCORE {
             break;
         }
-        let share = if k == 0 && clear { CLEAR_SHARE } else { FULL_SHARE };
+        let share = if k == 0 && clear {
+            CLEAR_SHARE
+        } else {
+            FULL_SHARE
+        };
         let (c, level) = costs.cost(i, Level::Full);
         if level == Level::Full
             && c <= remaining
@@ -263,11 +267,7 @@ pub struct Fitted {
 /// assert!(!fitted.fits || fitted.rendered.tokens <= 2_000);
 /// # Ok::<(), navigator_context::Error>(())
 /// ```
-pub fn fit(
-    map: &RepoMap,
-    plan: FlightPlan,
-    values: &HashMap<String, f64>,
-) -> Result<Fitted> {
+pub fn fit(map: &RepoMap, plan: FlightPlan, values: &HashMap<String, f64>) -> Result<Fitted> {
     let mut plan = plan;
     let mut degraded: Vec<(String, Level)> = Vec::new();
     loop {

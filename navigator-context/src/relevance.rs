@@ -8,9 +8,9 @@
 //! in bodies, where common words drown them. Why the graph: the file that defines what the
 //! best matches call is often the one to change, though it may never say the goal's words.
 
-use crate::scan::{FileEntry, RepoMap};
 use crate::bm25::{terms, Field, Stems, STOPWORDS};
 use crate::goal::Goal;
+use crate::scan::{FileEntry, RepoMap};
 use std::collections::{HashMap, HashSet};
 
 /// Weights of the normalised field scores; body is what plain BM25 ranks on.

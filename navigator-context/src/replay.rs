@@ -211,7 +211,12 @@ pub fn replay(map: &RepoMap, plan: &FlightPlan, refit: bool) -> Result<Replayed>
         .rules
         .iter()
         .enumerate()
-        .map(|(k, r)| (r.path.clone(), f64::from(r.level as u8) + 1.0 - k as f64 / n))
+        .map(|(k, r)| {
+            (
+                r.path.clone(),
+                f64::from(r.level as u8) + 1.0 - k as f64 / n,
+            )
+        })
         .collect();
     let Fitted {
         plan: fitted,

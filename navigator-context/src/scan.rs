@@ -73,7 +73,13 @@ pub(crate) fn cache_dir_in(base: &Path, root: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "root".into())
         .chars()
-        .map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let hash = content_hash(canon.to_string_lossy().as_bytes());
     base.join(format!("{name}-{}", &hash[..16]))
@@ -441,7 +447,10 @@ mod tests {
         let warm = RepoMap::open_with(r, &opts).unwrap();
         assert_eq!(cold.files()[0].outline(), warm.files()[0].outline());
         // Nothing was written into the repository.
-        let names: Vec<_> = fs::read_dir(r).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(r)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, ["m.go"]);
     }
 
@@ -455,15 +464,24 @@ mod tests {
         );
         if std::env::var_os(CACHE_DIR_ENV).is_none() {
             // The platform's cache directory, under navigator/outlines.
-            let base = dirs::cache_dir().unwrap().join("navigator").join("outlines");
+            let base = dirs::cache_dir()
+                .unwrap()
+                .join("navigator")
+                .join("outlines");
             assert!(da.as_ref().unwrap().starts_with(&base), "{da:?}");
         }
         assert_ne!(da, db);
         for (root, d) in [(a.path(), &da), (b.path(), &db)] {
-            assert!(!d.as_ref().unwrap().starts_with(root.canonicalize().unwrap()));
+            assert!(!d
+                .as_ref()
+                .unwrap()
+                .starts_with(root.canonicalize().unwrap()));
         }
         // The same repository gets the same folder; an override base is honoured.
-        assert_eq!(cache_dir_in(Path::new("/base"), a.path()), cache_dir_in(Path::new("/base"), a.path()));
+        assert_eq!(
+            cache_dir_in(Path::new("/base"), a.path()),
+            cache_dir_in(Path::new("/base"), a.path())
+        );
         assert!(cache_dir_in(Path::new("/base"), a.path()).starts_with("/base"));
     }
 }

@@ -22,7 +22,9 @@ fn explore(map: &RepoMap, goal: &str, budget: usize) -> Exploration {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap()
-        .block_on(Explorer::new(map, Budgets::tokens(budget)).explore(goal, &mut HeuristicPolicy::new()))
+        .block_on(
+            Explorer::new(map, Budgets::tokens(budget)).explore(goal, &mut HeuristicPolicy::new()),
+        )
         .unwrap()
 }
 
@@ -55,7 +57,12 @@ fn an_edited_file_is_named_and_refit_stays_within_budget() {
     fs::write(&path, grown).unwrap();
     let map = open(dir.path());
     match replay(&map, &plan, false) {
-        Err(Error::PlanDrift { changed, deleted, added, .. }) => {
+        Err(Error::PlanDrift {
+            changed,
+            deleted,
+            added,
+            ..
+        }) => {
             assert_eq!(changed, ["src/auth/middleware.rs"]);
             assert!(deleted.is_empty() && added.is_empty());
         }
@@ -64,7 +71,11 @@ fn an_edited_file_is_named_and_refit_stays_within_budget() {
     // Rendering the old rules as they are would blow the budget; refit does not.
     assert!(render(&map, &plan).unwrap().tokens > plan.token_budget);
     let refit = replay(&map, &plan, true).unwrap();
-    assert!(refit.rendered.tokens <= plan.token_budget, "{}", refit.rendered.tokens);
+    assert!(
+        refit.rendered.tokens <= plan.token_budget,
+        "{}",
+        refit.rendered.tokens
+    );
     assert_eq!(refit.drift.changed, ["src/auth/middleware.rs"]);
     assert!(!refit.degraded.is_empty());
     // The refit plan is pinned to the new contents and replays cleanly.
@@ -79,7 +90,10 @@ fn a_deleted_and_an_added_file_are_named() {
     fs::write(dir.path().join("src/auth/token.rs"), "pub fn token() {}\n").unwrap();
     let map = open(dir.path());
     let err = replay(&map, &plan, false).unwrap_err();
-    let Error::PlanDrift { deleted, summary, .. } = &err else {
+    let Error::PlanDrift {
+        deleted, summary, ..
+    } = &err
+    else {
         panic!("expected drift, got {err:?}");
     };
     assert_eq!(deleted, &["src/auth/session.rs"]);
@@ -94,9 +108,18 @@ fn a_deleted_and_an_added_file_are_named() {
     let before = tempfile::tempdir().unwrap();
     fixture::write_repo(before.path());
     let pinned = pin(&open(before.path()), listed).unwrap();
-    fs::write(before.path().join("src/auth/token.rs"), "pub fn token() {}\n").unwrap();
+    fs::write(
+        before.path().join("src/auth/token.rs"),
+        "pub fn token() {}\n",
+    )
+    .unwrap();
     match replay(&open(before.path()), &pinned, false) {
-        Err(Error::PlanDrift { added, changed, deleted, .. }) => {
+        Err(Error::PlanDrift {
+            added,
+            changed,
+            deleted,
+            ..
+        }) => {
             assert_eq!(added, ["src/auth/token.rs"]);
             assert!(changed.is_empty() && deleted.is_empty());
         }
@@ -116,13 +139,23 @@ fn the_context_comes_in_rank_order_with_a_header_per_file() {
     assert_eq!(rendered.shown[0].path, out.ranking[0].path);
     let first = out.context.lines().find(|l| l.starts_with("## ")).unwrap();
     assert!(
-        first.starts_with("## src/auth/middleware.rs (level 4: full source, ") && first.ends_with(" tokens)"),
+        first.starts_with("## src/auth/middleware.rs (level 4: full source, ")
+            && first.ends_with(" tokens)"),
         "{first}"
     );
     // Shown files follow the ranking: scores never increase down the context.
-    let score = |p: &str| out.ranking.iter().find(|s| s.path == p).map_or(0.0, |s| s.score);
+    let score = |p: &str| {
+        out.ranking
+            .iter()
+            .find(|s| s.path == p)
+            .map_or(0.0, |s| s.score)
+    };
     let scores: Vec<f64> = rendered.shown.iter().map(|s| score(&s.path)).collect();
-    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{:?}", rendered.shown);
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "{:?}",
+        rendered.shown
+    );
     // In path order, `src/auth/middleware.rs` would come after `src/auth/mod.rs`.
     let pos = |p: &str| out.context.find(&format!("## {p} ")).unwrap();
     assert!(pos("src/auth/middleware.rs") < pos("src/auth/session.rs"));
@@ -148,14 +181,31 @@ fn the_overview_spends_the_budget_breadth_first() {
         let r = render(&map, &plan).unwrap();
         assert!(r.tokens <= budget, "{} > {budget}", r.tokens);
         if budget < 50_000 {
-            assert!(r.tokens as f64 >= 0.7 * budget as f64, "only {} of {budget}:\n{}", r.tokens, r.text);
+            assert!(
+                r.tokens as f64 >= 0.7 * budget as f64,
+                "only {} of {budget}:\n{}",
+                r.tokens,
+                r.text
+            );
         }
     }
     // At 600 tokens the top-level folders are open: their subfolders show as counted lines.
-    let r = render(&map, &satellite(&map, "overview", 600, Tokenizer::default()).unwrap()).unwrap();
-    assert!(r.text.contains("pkg00/mod00/ (1 file)") || r.text.contains("pkg00/mod00/file.py"), "{}", r.text);
+    let r = render(
+        &map,
+        &satellite(&map, "overview", 600, Tokenizer::default()).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        r.text.contains("pkg00/mod00/ (1 file)") || r.text.contains("pkg00/mod00/file.py"),
+        "{}",
+        r.text
+    );
     // With room for everything, every path is listed and the shallow files get outlines.
-    let r = render(&map, &satellite(&map, "overview", 50_000, Tokenizer::default()).unwrap()).unwrap();
+    let r = render(
+        &map,
+        &satellite(&map, "overview", 50_000, Tokenizer::default()).unwrap(),
+    )
+    .unwrap();
     assert!(r.levels.iter().all(|(_, l)| *l >= Level::Path));
     assert!(r.level_of("src/lib.rs") >= Level::TopLevel, "{}", r.text);
 }
