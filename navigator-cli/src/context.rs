@@ -14,13 +14,13 @@
 use anyhow::{bail, Context as _};
 use clap::ValueEnum;
 use navigator_context::{
-    render, replay, satellite, Approver, Budgets, Error, Explorer, FlightPlan, HeuristicPolicy,
-    LlmPolicy, Policy, Rendered, RepoMap, Scored, TurnReport, Verdict,
+    render, replay, satellite, Budgets, Error, Explorer, FlightPlan, HeuristicPolicy, LlmPolicy,
+    Policy, Rendered, RepoMap, Scored, TerminalApprover,
 };
 use navigator_core::{
     AnthropicClient, AnthropicConfig, Llm, OpenAiClient, OpenAiConfig, Pricing, PricingTable,
 };
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -90,26 +90,6 @@ pub struct Args {
     /// Print one JSON object instead of the context text.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Asks on the terminal after each turn.
-struct Terminal;
-
-impl Approver for Terminal {
-    fn review(&mut self, report: &TurnReport) -> Verdict {
-        eprintln!("\n{}", report.summary());
-        eprint!("[Enter] approve, [d] decline, or type feedback: ");
-        let _ = std::io::stderr().flush();
-        let mut line = String::new();
-        if std::io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
-            return Verdict::Decline;
-        }
-        match line.trim() {
-            "" | "a" | "y" => Verdict::Approve,
-            "d" | "n" | "q" => Verdict::Decline,
-            text => Verdict::Feedback(text.to_string()),
-        }
-    }
 }
 
 /// The policy `args` ask for.
@@ -295,7 +275,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     budgets.usd = args.usd;
     let mut explorer = Explorer::new(&map, budgets);
     if args.mode == Mode::Interactive {
-        explorer = explorer.interactive(Terminal);
+        explorer = explorer.interactive(TerminalApprover);
     }
     let out = explorer.explore(goal, policy.as_mut()).await?;
     let comments = vec![

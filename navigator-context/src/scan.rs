@@ -153,12 +153,7 @@ impl FileEntry {
         level: Level,
         block: impl FnOnce() -> String,
     ) -> usize {
-        let t = Tokenizer::ALL
-            .iter()
-            .position(|x| *x == tokenizer)
-            .unwrap_or(0);
-        *self.block_tokens[t * Level::ALL.len() + level as usize]
-            .get_or_init(|| tokenizer.count(&block()))
+        memoised(&self.block_tokens, tokenizer, level, block)
     }
 
     /// Tokens of `body` (this file's block at `level` without its header), memoised likewise.
@@ -168,13 +163,22 @@ impl FileEntry {
         level: Level,
         body: impl FnOnce() -> String,
     ) -> usize {
-        let t = Tokenizer::ALL
-            .iter()
-            .position(|x| *x == tokenizer)
-            .unwrap_or(0);
-        *self.body_tokens[t * Level::ALL.len() + level as usize]
-            .get_or_init(|| tokenizer.count(&body()))
+        memoised(&self.body_tokens, tokenizer, level, body)
     }
+}
+
+/// The count in `cells` for (tokenizer, level), counting `text` the first time.
+fn memoised(
+    cells: &[OnceLock<usize>; 2 * Level::ALL.len()],
+    tokenizer: Tokenizer,
+    level: Level,
+    text: impl FnOnce() -> String,
+) -> usize {
+    let t = Tokenizer::ALL
+        .iter()
+        .position(|x| *x == tokenizer)
+        .unwrap_or(0);
+    *cells[t * Level::ALL.len() + level as usize].get_or_init(|| tokenizer.count(&text()))
 }
 
 /// A scanned repository: its files, sorted by path, with outlines.
