@@ -14,6 +14,10 @@
 //! been looked at before (history up to ed57e7d, then up to ae966ae), `heldout` for the 16
 //! from later commits (7 up to 3921b7a, 9 up to 40f31ab, each batch run once after the
 //! ranking was fixed); `origin` records which build each came from.
+//! Other repositories (`../shared/eval/localize/`: click, starlette, attrs, axum, hyper, clap):
+//! `--protocol commit-digit` holds out the tasks whose commit hash ends in 0, 1 or 2,
+//! `--goal report` uses subject + body as the goal (tasks with 25+ words of body), `--limit N`
+//! stops after N tasks, `--cold` disables the outline cache; the summary ends with the peak RSS.
 //! Tasks are JSON lines `{"repo": "...", "base_commit": "...", "goal": "...", "gold_files":
 //! [...], "split": "dev"|"test"}`; `repo` is relative to the current directory; with
 //! `base_commit` the repository is checked out at that commit (through `git archive`) into a
