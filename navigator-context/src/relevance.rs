@@ -10,7 +10,7 @@
 
 use crate::bm25::{terms, Field, Stems, STOPWORDS};
 use crate::goal::Goal;
-use crate::scan::{FileEntry, RepoMap};
+use crate::scan::{body, symbol_names, FileEntry, RepoMap};
 use std::collections::{HashMap, HashSet};
 
 /// Weights of the normalised field scores; body is what plain BM25 ranks on.
@@ -41,8 +41,6 @@ const LONG_WORDS: usize = 30;
 const W_PROSE: f64 = 0.5;
 /// How much a term repeated in a long goal gains per natural log of its count.
 const W_REPEAT: f64 = 0.3;
-/// Bodies beyond this many bytes add little signal and cost time.
-const BODY_BYTES: usize = 64 * 1024;
 
 /// One ranked file.
 #[derive(Debug, Clone, PartialEq)]
@@ -352,27 +350,12 @@ fn lift_module_roots(files: &[FileEntry], scores: &mut [f64], share: f64) -> Vec
     lifted
 }
 
-pub(crate) fn symbol_names(f: &FileEntry) -> impl Iterator<Item = &str> {
-    f.outline()
-        .into_iter()
-        .flat_map(|o| o.symbols.iter().map(|s| s.name.as_str()))
-}
-
 fn doc_terms(f: &FileEntry) -> Vec<String> {
     f.outline()
         .into_iter()
         .flat_map(|o| o.symbols.iter().filter_map(|s| s.doc.as_deref()))
         .flat_map(terms)
         .collect()
-}
-
-pub(crate) fn body(f: &FileEntry) -> &str {
-    let text = f.text().unwrap_or("");
-    let mut end = text.len().min(BODY_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 #[cfg(test)]
