@@ -57,6 +57,7 @@
 //! [`SearchRequest`]: navigator_core::SearchRequest
 //! [`EngineConfig::candidates`]: crate::EngineConfig::candidates
 
+mod lookup;
 mod rows;
 mod schema;
 mod search;
