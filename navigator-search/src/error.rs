@@ -90,12 +90,15 @@ pub enum Error {
     },
     /// A backend could not be reached or did not answer in time: PostgreSQL refused the
     /// connection, closed it, or the pool timed out waiting for one.
-    #[error("{backend} unavailable ({operation}): {source}")]
+    #[error("{backend} unavailable ({operation}): {message}")]
     Unavailable {
         /// The backend (`postgres`).
         backend: &'static str,
         /// What was being done (`connect`, `keyword search`, ...).
         operation: &'static str,
+        /// The whole chain of causes in one line (`error connecting to server: Connection
+        /// refused (os error 111)`).
+        message: String,
         /// The driver's or the pool's error.
         #[source]
         source: BoxError,
@@ -111,7 +114,7 @@ impl Error {
         match self {
             Self::Core(e) => e.kind(),
             Self::Storage { source, .. } | Self::Index { source, .. } => {
-                match source.as_deref().is_some_and(caused_by_io) {
+                match source.as_deref().is_some_and(|e| caused_by_io(e)) {
                     true => ErrorKind::Io,
                     false => ErrorKind::CorruptIndex,
                 }
@@ -135,8 +138,24 @@ impl Error {
     }
 }
 
-/// Whether an I/O error is anywhere in `e`'s chain (redb, tantivy and usearch wrap them).
-fn caused_by_io(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+/// `e` and its causes in one line, each separated by `: ` (a driver's own message often
+/// leaves the reason to its source).
+pub(crate) fn chain_message(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut next = e.source();
+    while let Some(cause) = next {
+        let text = cause.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = cause.source();
+    }
+    parts.join(": ")
+}
+
+/// Whether an I/O error is anywhere in `e`'s chain (redb, tantivy, usearch and the
+/// PostgreSQL driver wrap them).
+pub(crate) fn caused_by_io(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(e) = next {
         if e.is::<std::io::Error>() {
