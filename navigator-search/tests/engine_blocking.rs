@@ -94,13 +94,17 @@ fn items(n: usize) -> Vec<Item> {
         .collect()
 }
 
-#[test]
-fn a_search_does_not_block_the_executor() {
-    let rt = tokio::runtime::Builder::new_current_thread()
+/// One thread for every task: a blocking call on it stops them all.
+fn current_thread() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .unwrap();
-    rt.block_on(async {
+        .unwrap()
+}
+
+#[test]
+fn a_search_does_not_block_the_executor() {
+    current_thread().block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(GateClock::default());
         let config = EngineConfig {
@@ -132,11 +136,7 @@ fn a_search_does_not_block_the_executor() {
 
 #[test]
 fn indexing_a_large_batch_lets_other_tasks_run() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    current_thread().block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let engine = SearchEngine::open(dir.path(), Arc::new(WordBuckets))
             .await
