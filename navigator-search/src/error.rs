@@ -140,6 +140,7 @@ impl Error {
 
 /// `e` and its causes in one line, each separated by `: ` (a driver's own message often
 /// leaves the reason to its source).
+#[cfg(feature = "postgres")]
 pub(crate) fn chain_message(e: &(dyn std::error::Error + 'static)) -> String {
     let mut parts = vec![e.to_string()];
     let mut next = e.source();
