@@ -57,7 +57,6 @@ pub(crate) struct Catalog {
     category_bits: Vec<u8>,
 }
 
-/// Lower-case, whitespace-collapsed form used for exact title matches.
 /// Keys below this are tracked in the dense category table (1 byte each); larger ones (never
 /// reached in practice: keys count up from 1) fall back to the hash map.
 const DENSE_KEYS_MAX: usize = 1 << 28;
@@ -77,12 +76,8 @@ fn category_slot(c: Category) -> usize {
     Category::ALL.iter().position(|x| *x == c).unwrap_or(0)
 }
 
-pub(crate) fn normalize_title(s: &str) -> String {
-    s.split_whitespace()
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+/// Lower-case, whitespace-collapsed form used for exact title matches.
+pub(crate) use navigator_core::text::normalize_phrase as normalize_title;
 
 impl Catalog {
     pub(crate) fn insert(&mut self, meta: ItemMeta) {

@@ -6,7 +6,8 @@ mod pg_common;
 
 use chrono::{DateTime, Duration, Utc};
 use navigator_core::{
-    Category, Grip, Item, ItemScan, ItemType, Store, TocBullet, TocLevel, TocNode,
+    AccessCounts, Category, Grip, Item, ItemScan, ItemStore, ItemType, TocBullet, TocLevel,
+    TocNode, TocStore,
 };
 use navigator_search::pg::{PgConfig, PgStore, MIGRATIONS};
 use std::collections::BTreeMap;
