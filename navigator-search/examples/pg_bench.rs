@@ -141,6 +141,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         pg.upsert_with_vectors(items, vectors).await?;
         eprint!(".");
     }
+    pg.store().analyze().await?;
     let pg_write = t.elapsed();
     eprintln!("\npostgres: wrote {n} in {:.1} s", pg_write.as_secs_f64());
 

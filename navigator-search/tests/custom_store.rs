@@ -4,9 +4,11 @@
 //! store behind the engine's back when it reopens).
 
 mod contract;
+#[path = "contract/words.rs"]
+mod words;
 
 use async_trait::async_trait;
-use contract::words::WordHash;
+use words::WordHash;
 use navigator_core::store::{AccessCounts, ItemStore, TocStore};
 use navigator_core::{
     Error, Grip, Item, ItemScan, Result, SearchMode, SearchRequest, SearchService, TocLevel,

@@ -6,8 +6,13 @@
 mod contract;
 #[cfg(feature = "postgres")]
 mod pg_common;
+#[cfg(feature = "postgres")]
+use pg_common::words;
+#[cfg(not(feature = "postgres"))]
+#[path = "contract/words.rs"]
+mod words;
 
-use contract::words::WordHash;
+use words::WordHash;
 use navigator_search::{EngineConfig, SearchEngine};
 use std::sync::Arc;
 
@@ -25,7 +30,7 @@ async fn embedded_engine_keeps_the_search_contract() {
 #[tokio::test]
 async fn postgres_keeps_the_search_contract() {
     use navigator_search::pg::PgSearchService;
-    let Some(store) = pg_common::store("service_contract", contract::words::DIMS).await else {
+    let Some(store) = pg_common::store("service_contract", words::DIMS).await else {
         return;
     };
     let pg = PgSearchService::new(store, Arc::new(WordHash), EngineConfig::default()).unwrap();

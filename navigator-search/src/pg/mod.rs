@@ -10,8 +10,8 @@
 //!   ([`Calibration`](crate::Calibration)), totals, paging and snippet rules, run in the
 //!   library on the two candidate lists the server returns, so a relevance score means the
 //!   same on both backends. The server does only what its indexes are for: a pgvector HNSW
-//!   scan (`ORDER BY embedding <=> q LIMIT k` with `hnsw.ef_search` = the pool and iterative
-//!   scans under filters) and a GIN full-text lookup.
+//!   scan (`ORDER BY embedding <=> q LIMIT k` with `hnsw.ef_search` the larger of the pool
+//!   and [`PgConfig::ef_search`], iterative scans under filters) and a GIN full-text lookup.
 //! - [`sync_from_engine`] copies an embedded index (items and their stored vectors) into
 //!   PostgreSQL, idempotently.
 //!
@@ -137,9 +137,9 @@ impl PgConfig {
             wait_timeout: Duration::from_secs(30),
             statement_timeout: Duration::from_secs(30),
             keyword_scale: DEFAULT_KEYWORD_SCALE,
-            keyword_term_limit: 300,
-            ef_search: 100,
-            count_limit: 1_000,
+            keyword_term_limit: 100,
+            ef_search: 200,
+            count_limit: 500,
         }
     }
 

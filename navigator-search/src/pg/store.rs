@@ -156,6 +156,17 @@ impl PgStore {
             .collect()
     }
 
+    /// Refreshes the planner statistics of the items table (`ANALYZE`); autovacuum does the
+    /// same in the background. The keyword search reads which words are common from them, so
+    /// run it after a bulk load that is searched right away.
+    pub async fn analyze(&self) -> Result<()> {
+        let client = self.client().await?;
+        client
+            .batch_execute("ANALYZE items")
+            .await
+            .map_err(pg_err("analyze"))
+    }
+
     /// Drops the schema and everything in it. For tests and tear-down; there is no undo.
     pub async fn drop_schema(&self) -> Result<()> {
         let client = self.client().await?;

@@ -4,8 +4,6 @@
 //! public API only, so what holds here holds for every implementation.
 #![allow(dead_code)] // each test binary uses a different subset
 
-pub mod words;
-
 use chrono::{DateTime, Utc};
 use navigator_core::{
     Category, Error, Grip, Item, ItemScan, ItemType, SearchFilters, SearchMode, SearchRequest,

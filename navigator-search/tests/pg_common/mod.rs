@@ -52,6 +52,6 @@ pub async fn store(tag: &str, dims: usize) -> Option<PgStore> {
 }
 
 #[path = "../contract/words.rs"]
-mod words;
+pub mod words;
 #[allow(unused_imports)] // each test binary uses a different subset
 pub use words::{word_vector, WordHash, DIMS};
