@@ -3,8 +3,8 @@
 //!
 //! ```text
 //! eval "$(bash scripts/postgres.sh start)"
-//! cargo run --release -p navigator-search --features postgres --example pg_bench            # 100k items
-//! NAV_PG_BENCH_ITEMS=10000 cargo run --release -p navigator-search --features postgres --example pg_bench
+//! cargo run --release -p navigator-eval --bin pg_bench            # 100k items
+//! NAV_PG_BENCH_ITEMS=10000 cargo run --release -p navigator-eval --bin pg_bench
 //! ```
 //!
 //! The data is synthetic and shaped like `benches/search.rs`'s: 64 topics, Zipf-distributed
@@ -26,10 +26,7 @@ use navigator_search::{EngineConfig, FixedClock, SearchEngine};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[path = "support/synthetic.rs"]
-mod synthetic;
-
-use synthetic::{corpus, DIMS, QUERIES};
+use navigator_eval::synthetic::{corpus, DIMS, QUERIES};
 
 const BATCH: usize = 5_000;
 
@@ -89,7 +86,7 @@ fn overlap(a: &SearchPage, b: &SearchPage) -> usize {
 }
 
 /// The ids of the exact 10 nearest items to `q` (vectors are unit length: cosine = dot).
-fn exact_top10(c: &synthetic::Corpus, q: &[f32]) -> Vec<String> {
+fn exact_top10(c: &navigator_eval::synthetic::Corpus, q: &[f32]) -> Vec<String> {
     let mut scored: Vec<(f32, usize)> = c
         .vectors
         .iter()
