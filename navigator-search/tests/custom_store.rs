@@ -8,7 +8,6 @@ mod contract;
 mod words;
 
 use async_trait::async_trait;
-use words::WordHash;
 use navigator_core::store::{AccessCounts, ItemStore, TocStore};
 use navigator_core::{
     Error, Grip, Item, ItemScan, Result, SearchMode, SearchRequest, SearchService, TocLevel,
@@ -17,6 +16,7 @@ use navigator_core::{
 use navigator_search::{EngineConfig, SearchEngine};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use words::WordHash;
 
 /// Everything in three hash maps behind one lock.
 #[derive(Default)]

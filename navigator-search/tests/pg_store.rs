@@ -7,8 +7,8 @@ mod pg_common;
 
 use chrono::{DateTime, Duration, Utc};
 use navigator_core::{
-    AccessCounts, Category, Item, ItemScan, ItemStore, ItemType, TocBullet, TocLevel,
-    TocNode, TocStore,
+    AccessCounts, Category, Item, ItemScan, ItemStore, ItemType, TocBullet, TocLevel, TocNode,
+    TocStore,
 };
 use navigator_search::pg::{PgConfig, PgStore, MIGRATIONS};
 

@@ -12,9 +12,9 @@ use pg_common::words;
 #[path = "contract/words.rs"]
 mod words;
 
-use words::WordHash;
 use navigator_search::{EngineConfig, SearchEngine};
 use std::sync::Arc;
+use words::WordHash;
 
 #[tokio::test]
 async fn embedded_engine_keeps_the_search_contract() {
