@@ -121,7 +121,7 @@ impl<'a> Plan<'a> {
         let mode = request.search_mode;
         let vector =
             checked_query_vector(mode, vector, embedder.dimensions(), embedder.model_id())?;
-        let wanted = request.offset as usize + request.limit as usize;
+        let wanted = (request.offset as usize).saturating_add(request.limit as usize);
         Ok(Self {
             request,
             mode,
