@@ -55,7 +55,8 @@ fn engine(c: &Corpus, embedder: Arc<dyn Embedder>) -> (SearchEngine, tempfile::T
         .unwrap();
     let t = Instant::now();
     for (items, vectors) in c.items.chunks(5_000).zip(c.vectors.chunks(5_000)) {
-        engine.upsert_with_vectors(items, vectors).unwrap();
+        rt.block_on(engine.upsert_with_vectors(items, vectors))
+            .unwrap();
     }
     // What an import ends with (as `bulk_load` does): one keyword segment, the graph saved.
     engine.compact().unwrap();

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use navigator_core::{MemoryStore, Store, TocBullet, TocLevel, TocNode};
+use navigator_core::{MemoryStore, TocBullet, TocLevel, TocNode, TocStore};
 use navigator_search::toc::{navigate, search_children, NavigateOptions, TocBuilder};
 use std::hint::black_box;
 

@@ -94,6 +94,9 @@ impl Error {
             Self::FlightPlan { .. } | Self::OutsideRoot { .. } | Self::InvalidOption { .. } => {
                 ErrorKind::BadRequest
             }
+            // The plan no longer fits the repository as it is: replay with refit, or re-plan.
+            Self::PlanDrift { .. } => ErrorKind::BadRequest,
+            Self::OverBudget { .. } => ErrorKind::Budget,
             Self::Tokenizer { .. } | Self::Policy { .. } => ErrorKind::Other,
             Self::Core(e) => e.kind(),
         }

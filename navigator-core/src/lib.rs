@@ -32,8 +32,9 @@ pub mod llm;
 mod memory_store;
 pub mod para;
 mod search_service;
-mod store;
+pub mod store;
 pub mod templates;
+pub mod text;
 pub mod toc;
 
 pub use agent::{
@@ -59,6 +60,6 @@ pub use llm::{MaxTokensField, OpenAiClient, OpenAiConfig};
 pub use memory_store::MemoryStore;
 pub use para::*;
 pub use search_service::{SearchPage, SearchService};
-pub use store::{ItemScan, Store};
+pub use store::{AccessCounts, ItemScan, ItemStore, Store, TocStore};
 pub use templates::{Template, TemplateSet, TemplateSource, Vars};
 pub use toc::{Grip, TocBullet, TocLevel, TocNode};

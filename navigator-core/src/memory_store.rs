@@ -1,11 +1,12 @@
-//! [`MemoryStore`]: a [`Store`] held in process memory.
+//! [`MemoryStore`]: a [`Store`](crate::Store) held in process memory.
 
-use crate::{Error, Grip, Item, ItemScan, Result, Store, TocLevel, TocNode};
+use crate::store::{AccessCounts, ItemStore, TocStore};
+use crate::{Error, Grip, Item, ItemScan, Result, TocLevel, TocNode};
 use async_trait::async_trait;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// A [`Store`] kept in memory: for applications that rebuild their data at start-up, for
+/// A [`Store`](crate::Store) kept in memory: for applications that rebuild their data at start-up, for
 /// tests, and as the reference the durable backends are checked against. Nothing survives the
 /// process.
 #[derive(Debug, Default)]
@@ -43,7 +44,7 @@ fn poisoned() -> Error {
 }
 
 #[async_trait]
-impl Store for MemoryStore {
+impl ItemStore for MemoryStore {
     fn backend(&self) -> &'static str {
         "memory"
     }
@@ -84,7 +85,10 @@ impl Store for MemoryStore {
     async fn count_items(&self) -> Result<u64> {
         Ok(self.read()?.items.len() as u64)
     }
+}
 
+#[async_trait]
+impl AccessCounts for MemoryStore {
     async fn record_access(&self, id: &str) -> Result<u64> {
         let mut inner = self.write()?;
         let item = inner.items.get_mut(id).ok_or_else(|| Error::NotFound {
@@ -94,7 +98,10 @@ impl Store for MemoryStore {
         item.access_count += 1;
         Ok(item.access_count)
     }
+}
 
+#[async_trait]
+impl TocStore for MemoryStore {
     async fn get_toc_node(&self, node_id: &str) -> Result<Option<TocNode>> {
         Ok(self.read()?.nodes.get(node_id).cloned())
     }

@@ -19,7 +19,7 @@
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
-use navigator_core::{MemoryStore, Store};
+use navigator_core::{MemoryStore, TocStore};
 use navigator_search::toc::{
     expand_grips, navigate, search_children, NavigateOptions, Navigation, SearchField, StepOutcome,
     TocBuilder,

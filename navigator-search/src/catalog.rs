@@ -57,7 +57,6 @@ pub(crate) struct Catalog {
     category_bits: Vec<u8>,
 }
 
-/// Lower-case, whitespace-collapsed form used for exact title matches.
 /// Keys below this are tracked in the dense category table (1 byte each); larger ones (never
 /// reached in practice: keys count up from 1) fall back to the hash map.
 const DENSE_KEYS_MAX: usize = 1 << 28;
@@ -77,22 +76,15 @@ fn category_slot(c: Category) -> usize {
     Category::ALL.iter().position(|x| *x == c).unwrap_or(0)
 }
 
-pub(crate) fn normalize_title(s: &str) -> String {
-    s.split_whitespace()
-        .map(str::to_lowercase)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+/// Lower-case, whitespace-collapsed form used for exact title matches.
+pub(crate) use navigator_core::text::normalize_phrase as normalize_title;
 
 /// The distinct lower-cased words (three bytes or more) of `titles`, sorted: the vocabulary
 /// the agent suggests near spellings from, the same on every backend.
 pub(crate) fn title_words<'a>(titles: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut words: Vec<String> = titles
-        .flat_map(|t| {
-            t.split(|c: char| !c.is_alphanumeric())
-                .filter(|w| w.len() >= 3)
-                .map(str::to_lowercase)
-        })
+        .flat_map(navigator_core::text::words)
+        .filter(|w| w.len() >= 3)
         .collect();
     words.sort();
     words.dedup();

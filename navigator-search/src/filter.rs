@@ -27,6 +27,17 @@ impl Filter {
         }
     }
 
+    /// No condition at all: every category, archive included.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    pub(crate) fn everything() -> Self {
+        Self {
+            categories: Category::ALL.to_vec(),
+            status: None,
+            parent_id: None,
+            updated: None,
+        }
+    }
+
     /// Whether every category is searched and nothing else narrows the search.
     pub(crate) fn is_unrestricted(&self) -> bool {
         self.categories.len() == Category::ALL.len()

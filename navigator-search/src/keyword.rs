@@ -16,6 +16,8 @@
 //! text that can neither fail nor inject.
 
 use crate::filter::Filter;
+use crate::retrieval::{KeywordCandidates, KeywordSource};
+use crate::snippet::{truncate, Snippets};
 use crate::{Error, Result};
 use navigator_core::{Category, Item};
 use std::ops::Bound;
@@ -29,9 +31,7 @@ use tantivy::schema::{
 };
 use tantivy::snippet::SnippetGenerator;
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{
-    DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term,
-};
+use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 /// How many times the title and the tags are repeated in the combined ranking field (the
 /// body counts once).
@@ -78,19 +78,6 @@ fn schema() -> (Schema, Fields) {
         updated: b.add_date_field("updated", date),
     };
     (b.build(), fields)
-}
-
-/// The result of a keyword search: hits best first, how many matched in all, and what the
-/// snippet generator needs.
-pub(crate) struct KeywordHits {
-    /// `(item key, BM25 score)`, best first.
-    pub(crate) hits: Vec<(u64, f32)>,
-    /// Every document that matched the query and the filters.
-    pub(crate) total: usize,
-    /// How many distinct query terms the analyser produced.
-    pub(crate) terms: usize,
-    searcher: Searcher,
-    query: Box<dyn Query>,
 }
 
 /// The tantivy keyword index.
@@ -359,25 +346,23 @@ impl KeywordIndex {
     }
 
     /// The best `limit` items for `query` among those passing `filter`.
-    pub(crate) fn search(&self, query: &str, filter: &Filter, limit: usize) -> Result<KeywordHits> {
+    pub(crate) fn search(
+        &self,
+        query: &str,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<KeywordCandidates> {
         let terms = self.analyze(query)?;
-        let text_query = self.terms_query(&terms, self.fields.text);
-        let snippet_query = self.snippet_query(&terms);
-        let searcher = self.reader.searcher();
         if terms.is_empty() {
-            return Ok(KeywordHits {
-                hits: Vec::new(),
-                total: 0,
-                terms: 0,
-                searcher,
-                query: Box::new(snippet_query),
-            });
+            return Ok(KeywordCandidates::default());
         }
+        let searcher = self.reader.searcher();
+        let text_query = self.terms_query(&terms, self.fields.text);
         let mut clauses = self.filter_clauses(filter);
         let query: Box<dyn Query> = if clauses.is_empty() {
-            Box::new(text_query.clone())
+            Box::new(text_query)
         } else {
-            clauses.push((Occur::Must, Box::new(text_query.clone())));
+            clauses.push((Occur::Must, Box::new(text_query)));
             Box::new(BooleanQuery::new(clauses))
         };
         let (top, total) = searcher
@@ -400,40 +385,69 @@ impl KeywordIndex {
                 hits.push((key, score));
             }
         }
-        Ok(KeywordHits {
+        Ok(KeywordCandidates {
             hits,
             total,
             terms: terms.len(),
-            searcher,
-            query: Box::new(snippet_query),
         })
     }
-    /// The snippet maker for the bodies of `hits`' items: built once per query (it looks up
-    /// every query term's statistics), then used for each result on the page.
-    pub(crate) fn body_snippets(
+
+    /// The snippet maker for one page: the index's analyser, and, when `highlight`, tantivy's
+    /// snippet generator for the bodies around `query_terms` (built once per page: it looks up
+    /// every term's statistics).
+    pub(crate) fn snippets(
         &self,
-        hits: &KeywordHits,
+        query_terms: &[String],
+        highlight: bool,
         max_chars: usize,
-    ) -> Result<BodySnippets> {
-        let mut generator =
-            SnippetGenerator::create(&hits.searcher, hits.query.as_ref(), self.fields.body)
+    ) -> Result<IndexSnippets> {
+        let body = if highlight {
+            let searcher = self.reader.searcher();
+            let query = self.snippet_query(query_terms);
+            let mut generator = SnippetGenerator::create(&searcher, &query, self.fields.body)
                 .map_err(|e| self.err(e))?;
-        generator.set_max_num_chars(max_chars);
-        Ok(BodySnippets(generator))
+            generator.set_max_num_chars(max_chars);
+            Some(generator)
+        } else {
+            None
+        };
+        Ok(IndexSnippets {
+            analyzer: self.analyzer()?,
+            body,
+            max_chars,
+        })
     }
 }
 
-/// Snippets of item bodies around one query's terms (see [`KeywordIndex::body_snippets`]).
-pub(crate) struct BodySnippets(SnippetGenerator);
+impl KeywordSource for KeywordIndex {
+    fn keyword_candidates(
+        &self,
+        query: &str,
+        filter: &Filter,
+        pool: usize,
+    ) -> Result<KeywordCandidates> {
+        self.search(query, filter, pool)
+    }
+}
 
-impl BodySnippets {
-    /// A snippet of `text` around the query terms, with whether any term was highlighted.
-    pub(crate) fn snippet(&self, text: &str) -> (String, bool) {
-        let snippet = self.0.snippet(text);
-        (
-            snippet.fragment().to_string(),
-            !snippet.highlighted().is_empty(),
-        )
+/// The embedded engine's snippet analysis: the index's own analyser, and tantivy's snippet
+/// generator for keyword hits' bodies (see [`KeywordIndex::snippets`]).
+pub(crate) struct IndexSnippets {
+    analyzer: TextAnalyzer,
+    body: Option<SnippetGenerator>,
+    max_chars: usize,
+}
+
+impl Snippets for IndexSnippets {
+    fn terms(&mut self, text: &str) -> Vec<String> {
+        analyze_with(&mut self.analyzer, text)
+    }
+
+    /// The generator was built from the same query terms; it exists whenever the page has a
+    /// keyword hit, the only results highlighted.
+    fn highlight(&mut self, body: &str, _query_terms: &[String]) -> Option<String> {
+        let snippet = self.body.as_ref()?.snippet(body);
+        (!snippet.highlighted().is_empty()).then(|| truncate(snippet.fragment(), self.max_chars))
     }
 }
 

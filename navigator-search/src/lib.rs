@@ -9,10 +9,13 @@
 //! ## Data flow
 //!
 //! request → validate → retrieve (keyword top-N and vector top-N, both filtered) → fuse →
-//! rank → page → snippets. Writes go to the store first (one redb transaction, durable on
-//! return), then to the vector and keyword indexes; each index records the last store write it
-//! applied, and opening the engine replays the store's change log past that point, so a crash
-//! at any moment loses nothing that was acknowledged.
+//! rank → page → snippets, in one retrieval core that the embedded engine and the PostgreSQL
+//! backend share (each only supplies the candidates). Writes go to the store first (one redb
+//! transaction, durable on return), then to the vector and keyword indexes; each index records
+//! the last store write it applied, and opening the engine replays the store's change log past
+//! that point, so a crash at any moment loses nothing that was acknowledged. Over any other
+//! [`Store`](navigator_core::Store) ([`SearchEngine::with_store`]) the engine keeps that log
+//! in its own directory and reconciles it with the store on open.
 //!
 //! ## Scoring
 //!
@@ -79,6 +82,8 @@ mod fusion;
 mod keyword;
 #[cfg(feature = "postgres")]
 pub mod pg;
+#[cfg(feature = "engine")]
+mod retrieval;
 #[cfg(feature = "engine")]
 mod snippet;
 #[cfg(feature = "engine")]

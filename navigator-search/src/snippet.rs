@@ -1,12 +1,69 @@
-//! Snippets: at most [`MAX_SNIPPET_CHARS`] characters showing why an item matched.
+//! Snippets: at most [`MAX_SNIPPET_CHARS`] characters showing why an item matched, by one
+//! rule for every backend ([`for_hit`]).
 //!
-//! Keyword hits get tantivy's snippet around the highlighted terms (see
-//! the keyword index); semantic-only hits, which may share no word with the query, get the
-//! best-matching passage: the sentence sharing the most stemmed terms with the query, else the
-//! item's lead sentence.
+//! A keyword hit shows the body around the query terms when the body has any (the backend's
+//! highlighter: tantivy's snippet generator embedded, the best passage on PostgreSQL), else
+//! the lead when the title matched, else the tags. A semantic-only hit, which may share no
+//! word with the query, shows the best-matching passage: the sentence sharing the most
+//! analysed terms with the query, else the item's lead sentence.
+
+use navigator_core::Item;
 
 /// The longest snippet returned.
 pub const MAX_SNIPPET_CHARS: usize = 150;
+
+/// A backend's text analysis for snippets.
+pub(crate) trait Snippets {
+    /// The distinct analysed terms of `text` (the analysis the query terms went through).
+    fn terms(&mut self, text: &str) -> Vec<String>;
+
+    /// A snippet of `body` around `query_terms`; `None` when the body has none of them.
+    fn highlight(&mut self, body: &str, query_terms: &[String]) -> Option<String>;
+}
+
+/// The snippet of a result and the field it comes from (`body`, `title` or `tags`).
+pub(crate) fn for_hit(
+    item: &Item,
+    keyword_hit: bool,
+    query_terms: &[String],
+    snippets: &mut impl Snippets,
+) -> (String, &'static str) {
+    if keyword_hit {
+        if let Some(body) = snippets.highlight(&item.body, query_terms) {
+            return (body, "body");
+        }
+        if snippets
+            .terms(&item.title)
+            .iter()
+            .any(|t| query_terms.contains(t))
+        {
+            return (lead(item), "title");
+        }
+        if let Some(tags) = tags(item) {
+            return (tags, "tags");
+        }
+    }
+    best_passage(&item.body, query_terms, |text| snippets.terms(text))
+        .map_or_else(|| (lead(item), "title"), |p| (p, "body"))
+}
+
+/// The workspace's light terms ([`navigator_core::text::terms`]) with the best passage as
+/// the highlight: for backends without an index-side snippet generator.
+pub(crate) struct LightSnippets;
+
+impl Snippets for LightSnippets {
+    fn terms(&mut self, text: &str) -> Vec<String> {
+        navigator_core::text::terms(text)
+    }
+
+    fn highlight(&mut self, body: &str, query_terms: &[String]) -> Option<String> {
+        let terms = navigator_core::text::terms(body);
+        if !terms.iter().any(|t| query_terms.contains(t)) {
+            return None;
+        }
+        best_passage(body, query_terms, navigator_core::text::terms)
+    }
+}
 
 /// Splits `text` into sentences (on `.`, `!`, `?` or a line break followed by whitespace).
 pub(crate) fn sentences(text: &str) -> Vec<&str> {
@@ -65,7 +122,7 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
 }
 
 /// The lead of an item: the start of its body, or its title when the body is empty.
-pub(crate) fn lead(item: &navigator_core::Item) -> String {
+pub(crate) fn lead(item: &Item) -> String {
     let text = if item.body.is_empty() {
         &item.title
     } else {
@@ -75,7 +132,7 @@ pub(crate) fn lead(item: &navigator_core::Item) -> String {
 }
 
 /// An item's tags as a snippet; `None` when it has none.
-pub(crate) fn tags(item: &navigator_core::Item) -> Option<String> {
+pub(crate) fn tags(item: &Item) -> Option<String> {
     (!item.tags.is_empty()).then(|| truncate(&item.tags.join(", "), MAX_SNIPPET_CHARS))
 }
 

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{config, embedder, now};
-use navigator_core::{Item, ItemType, SearchMode, SearchRequest, SearchService, Store};
+use navigator_core::{Item, ItemStore, ItemType, SearchMode, SearchRequest, SearchService};
 use navigator_search::{Error, RedbStore, SearchEngine};
 use std::sync::Arc;
 
@@ -109,17 +109,17 @@ async fn upsert_update_delete_and_access() {
     );
     assert_eq!(engine.len(), 4);
 
-    assert!(engine.delete("r3").unwrap());
-    assert!(!engine.delete("r3").unwrap());
+    assert!(engine.delete("r3").await.unwrap());
+    assert!(!engine.delete("r3").await.unwrap());
     assert!(top(&engine, "tax return", SearchMode::Hybrid)
         .await
         .iter()
         .all(|id| id != "r3"));
 
-    assert_eq!(engine.record_access("r1").unwrap(), 1);
-    assert_eq!(engine.record_access("r1").unwrap(), 2);
+    assert_eq!(engine.record_access("r1").await.unwrap(), 1);
+    assert_eq!(engine.record_access("r1").await.unwrap(), 2);
     assert_eq!(engine.item("r1").unwrap().unwrap().access_count, 2);
-    let err = engine.record_access("nope").unwrap_err();
+    let err = engine.record_access("nope").await.unwrap_err();
     assert!(err.to_string().contains("nope"), "{err}");
 }
 
@@ -133,7 +133,7 @@ async fn access_frequency_raises_hybrid_relevance() {
     let req = SearchRequest::new("sourdough").unwrap();
     let before = engine.search(&req).await.unwrap().results[0].relevance_score;
     for _ in 0..10 {
-        engine.record_access("r1").unwrap();
+        engine.record_access("r1").await.unwrap();
     }
     let after = engine.search(&req).await.unwrap().results[0].relevance_score;
     assert!(after > before, "{after} <= {before}");
@@ -242,6 +242,7 @@ async fn bad_input_is_a_typed_error_and_writes_nothing() {
 
     let err = engine
         .upsert_with_vectors(&corpus()[..1], &[vec![0.5; 3]])
+        .await
         .unwrap_err();
     assert!(
         matches!(
@@ -368,7 +369,7 @@ async fn compacting_merges_the_keyword_index_and_changes_no_answer() {
                 v
             })
             .collect();
-        engine.upsert_with_vectors(chunk, &vectors).unwrap();
+        engine.upsert_with_vectors(chunk, &vectors).await.unwrap();
     }
     assert!(
         engine.keyword_segments() > 1,
@@ -406,6 +407,7 @@ async fn compacting_merges_the_keyword_index_and_changes_no_answer() {
     let extra = item("late", "Quarterly report appendix", "Late numbers.");
     engine
         .upsert_with_vectors(&[extra], &[vec![1.0; dims]])
+        .await
         .unwrap();
     let page = engine
         .search_with_vector(&request("appendix"), None)

@@ -126,7 +126,7 @@ async fn bad_requests_not_found_and_model_mismatch_have_their_kinds() {
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::BadRequest);
 
-    let err = engine.record_access("no_such_item").unwrap_err();
+    let err = engine.record_access("no_such_item").await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotFound);
     assert!(err.to_string().contains("no_such_item"));
 

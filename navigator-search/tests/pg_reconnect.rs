@@ -6,7 +6,7 @@
 
 mod pg_common;
 
-use navigator_core::{Item, ItemType, Store};
+use navigator_core::{Item, ItemStore, ItemType};
 use navigator_search::pg::PgStore;
 use std::process::Command;
 use std::time::Duration;

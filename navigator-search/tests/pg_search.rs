@@ -7,8 +7,8 @@ mod pg_common;
 
 use chrono::{DateTime, Utc};
 use navigator_core::{
-    Category, DateRange, Item, ItemType, SearchFilters, SearchMode, SearchPage, SearchRequest,
-    SearchService, Store,
+    Category, DateRange, Item, ItemStore, ItemType, SearchFilters, SearchMode, SearchPage,
+    SearchRequest, SearchService,
 };
 use navigator_search::pg::{sync_from_engine, PgSearchService, PgStore};
 use navigator_search::{EngineConfig, FixedClock, SearchEngine};

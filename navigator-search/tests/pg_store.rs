@@ -1,15 +1,16 @@
 //! `PgStore` against a real PostgreSQL + pgvector (started by scripts/postgres.sh): CRUD,
-//! scans and paging, TOC nodes and grips, concurrent writers, migrations, bad input.
+//! scans and paging, concurrent writers, migrations, bad input (the rules every store keeps
+//! are in `tests/store_contract.rs`).
 #![cfg(feature = "postgres")]
 
 mod pg_common;
 
 use chrono::{DateTime, Duration, Utc};
 use navigator_core::{
-    Category, Grip, Item, ItemScan, ItemType, Store, TocBullet, TocLevel, TocNode,
+    AccessCounts, Category, Item, ItemScan, ItemStore, ItemType, TocBullet, TocLevel, TocNode,
+    TocStore,
 };
 use navigator_search::pg::{PgConfig, PgStore, MIGRATIONS};
-use std::collections::BTreeMap;
 
 fn at(s: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(s).unwrap().to_utc()
@@ -19,61 +20,6 @@ fn item(id: &str, t: ItemType, title: &str, updated: &str) -> Item {
     let mut i = Item::new(id, t, title, at("2026-01-01T00:00:00Z")).unwrap();
     i.updated_at = at(updated);
     i
-}
-
-#[tokio::test]
-async fn items_round_trip_replace_delete_and_count() {
-    let Some(store) = pg_common::store("crud", 4).await else {
-        return;
-    };
-    assert_eq!(store.backend(), "postgres");
-    let mut full = item(
-        "task_1",
-        ItemType::Task,
-        "Draft report",
-        "2026-02-01T10:00:00Z",
-    )
-    .with_body("Complete the Q4 draft by Friday; it's the \"big\" one")
-    .with_parent("proj_q4")
-    .with_status("in_progress");
-    full.tags = vec!["finance".into(), "q4".into()];
-    full.access_count = 7;
-    full.metadata = BTreeMap::from([("owner".to_string(), serde_json::json!({"name": "Ana"}))]);
-    let mut archived = item(
-        "arch_1",
-        ItemType::Project,
-        "Old launch",
-        "2026-05-01T00:00:00Z",
-    );
-    archived.archive(at("2026-06-01T00:00:00Z")).unwrap();
-    store
-        .put_items(&[full.clone(), archived.clone()])
-        .await
-        .unwrap();
-
-    assert_eq!(store.get_item("task_1").await.unwrap(), Some(full.clone()));
-    assert_eq!(store.get_item("arch_1").await.unwrap(), Some(archived));
-    assert_eq!(store.get_item("nope").await.unwrap(), None);
-    assert_eq!(store.count_items().await.unwrap(), 2);
-
-    let mut changed = full.clone();
-    changed.title = "Draft the report".into();
-    changed.tags.clear();
-    store.put_item(&changed).await.unwrap();
-    assert_eq!(store.get_item("task_1").await.unwrap(), Some(changed));
-    assert_eq!(store.count_items().await.unwrap(), 2);
-
-    assert_eq!(store.record_access("task_1").await.unwrap(), 8);
-    assert_eq!(store.record_access("task_1").await.unwrap(), 9);
-    assert!(matches!(
-        store.record_access("nope").await,
-        Err(navigator_core::Error::NotFound { kind: "item", .. })
-    ));
-
-    assert!(store.delete_item("task_1").await.unwrap());
-    assert!(!store.delete_item("task_1").await.unwrap());
-    assert_eq!(store.count_items().await.unwrap(), 1);
-    store.drop_schema().await.unwrap();
 }
 
 #[tokio::test]
@@ -160,80 +106,6 @@ fn node(id: &str, level: TocLevel, start: &str, children: &[&str]) -> TocNode {
         version: 0,
         created_at: at(start),
     }
-}
-
-#[tokio::test]
-async fn toc_nodes_version_and_list_children_and_grips_round_trip() {
-    let Some(store) = pg_common::store("toc", 4).await else {
-        return;
-    };
-    let y26 = node(
-        "toc:year:2026",
-        TocLevel::Year,
-        "2026-01-01T00:00:00Z",
-        &["toc:month:2026-02", "toc:month:2026-01"],
-    );
-    let y25 = node("toc:year:2025", TocLevel::Year, "2025-01-01T00:00:00Z", &[]);
-    let jan = node(
-        "toc:month:2026-01",
-        TocLevel::Month,
-        "2026-01-01T00:00:00Z",
-        &[],
-    );
-    let feb = node(
-        "toc:month:2026-02",
-        TocLevel::Month,
-        "2026-02-01T00:00:00Z",
-        &[],
-    );
-    for n in [&y26, &y25, &jan, &feb] {
-        assert_eq!(store.put_toc_node(n.clone()).await.unwrap().version, 1);
-    }
-    let again = store.put_toc_node(y26.clone()).await.unwrap();
-    assert_eq!(again.version, 2);
-    assert_eq!(
-        store.get_toc_node("toc:year:2026").await.unwrap(),
-        Some(again)
-    );
-
-    let years: Vec<String> = store
-        .toc_children("")
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|n| n.node_id)
-        .collect();
-    assert_eq!(years, ["toc:year:2025", "toc:year:2026"]);
-    let months: Vec<String> = store
-        .toc_children("toc:year:2026")
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|n| n.node_id)
-        .collect();
-    assert_eq!(months, ["toc:month:2026-01", "toc:month:2026-02"]);
-    assert!(matches!(
-        store.toc_children("toc:year:1999").await,
-        Err(navigator_core::Error::NotFound { .. })
-    ));
-
-    let grip = Grip {
-        grip_id: "grip:1".into(),
-        excerpt: "we agreed on Friday".into(),
-        event_id_start: "e1".into(),
-        event_id_end: "e2".into(),
-        timestamp: at("2026-01-05T09:00:00Z"),
-        source: "session-1".into(),
-    };
-    let mut newer = grip.clone();
-    newer.excerpt = "we agreed on Monday".into();
-    store
-        .put_grips(&[grip.clone(), newer.clone()])
-        .await
-        .unwrap();
-    assert_eq!(store.get_grip("grip:1").await.unwrap(), Some(newer));
-    assert_eq!(store.get_grip("grip:2").await.unwrap(), None);
-    store.drop_schema().await.unwrap();
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! `navigate` over a small hand-made memory: with and without time hints, and each fallback.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use navigator_core::{Grip, MemoryStore, Store, TocBullet, TocLevel, TocNode};
+use navigator_core::{Grip, MemoryStore, TocBullet, TocLevel, TocNode, TocStore};
 use navigator_search::toc::{
     expand_grips, navigate, EmptyReason, Fallback, NavigateOptions, SessionSummary, StepOutcome,
     SummaryBullet, TocBuilder,

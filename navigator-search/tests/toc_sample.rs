@@ -2,7 +2,7 @@
 //! built into a `MemoryStore`: the hierarchy is complete and navigation finds known decisions.
 
 use chrono::{DateTime, Datelike, TimeZone, Utc};
-use navigator_core::{MemoryStore, Store, TocLevel};
+use navigator_core::{MemoryStore, TocLevel, TocStore};
 use navigator_search::toc::{
     expand_grips, navigate, search_children, Fallback, NavigateOptions, Navigation, TocBuilder,
 };

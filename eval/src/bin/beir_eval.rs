@@ -315,7 +315,7 @@ async fn main() -> Result<()> {
     let engine = SearchEngine::open_with(dir.path(), embedder.clone(), config).await?;
     let started = Instant::now();
     for (items, vectors) in items.chunks(1000).zip(doc_vectors.chunks(1000)) {
-        engine.upsert_with_vectors(items, vectors)?;
+        engine.upsert_with_vectors(items, vectors).await?;
     }
     engine.flush()?;
     println!(

@@ -13,6 +13,11 @@
 //! on both sides. Both backends rank with the same `EngineConfig` (100 candidates per list).
 //! Writes go in batches of 5 000 items (one transaction each on PostgreSQL, with the GIN and
 //! HNSW indexes maintained as rows arrive). Queries run one at a time from one client.
+//!
+//! Besides latency it reports how close the two backends' answers are (mean top-10 overlap
+//! and top-1 agreement per mode) and the HNSW recall@10 of each backend's raw neighbour
+//! search (`nearest`) against an exact scan. `NAV_PG_BENCH_KEEP=1` keeps the PostgreSQL
+//! schema afterwards (to look at plans by hand).
 
 use async_trait::async_trait;
 use navigator_core::{Embedder, ItemType, SearchMode, SearchPage, SearchRequest};
@@ -72,6 +77,29 @@ fn top(page: &SearchPage) -> Option<&str> {
     page.results.first().map(|r| r.item_id.as_str())
 }
 
+/// How many of `a`'s hits `b` also has.
+fn overlap(a: &SearchPage, b: &SearchPage) -> usize {
+    a.results
+        .iter()
+        .filter(|x| b.results.iter().any(|y| y.item_id == x.item_id))
+        .count()
+}
+
+/// The ids of the exact 10 nearest items to `q` (vectors are unit length: cosine = dot).
+fn exact_top10(c: &navigator_eval::synthetic::Corpus, q: &[f32]) -> Vec<String> {
+    let mut scored: Vec<(f32, usize)> = c
+        .vectors
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.iter().zip(q).map(|(a, b)| a * b).sum::<f32>(), i))
+        .collect();
+    scored.select_nth_unstable_by(10, |a, b| b.0.total_cmp(&a.0));
+    scored[..10]
+        .iter()
+        .map(|(_, i)| c.items[*i].id.clone())
+        .collect()
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n: usize = std::env::var("NAV_PG_BENCH_ITEMS")
@@ -93,7 +121,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let engine = SearchEngine::open_with(dir.path(), Arc::new(Precomputed), config.clone()).await?;
     let t = Instant::now();
     for (items, vectors) in c.items.chunks(BATCH).zip(c.vectors.chunks(BATCH)) {
-        engine.upsert_with_vectors(items, vectors)?;
+        engine.upsert_with_vectors(items, vectors).await?;
     }
     engine.flush()?;
     let embedded_write = t.elapsed();
@@ -110,6 +138,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         pg.upsert_with_vectors(items, vectors).await?;
         eprint!(".");
     }
+    pg.store().analyze().await?;
     let pg_write = t.elapsed();
     eprintln!("\npostgres: wrote {n} in {:.1} s", pg_write.as_secs_f64());
 
@@ -121,6 +150,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| backend | mode | p50 ms | p99 ms |");
     println!("|---|---|---|---|");
     let mut agree = [0usize; 3];
+    let mut shared = [0usize; 3];
+    let mut returned = [0usize; 3];
     for (m, (name, mode)) in modes.iter().enumerate() {
         let (mut emb, mut pgt) = (Vec::new(), Vec::new());
         // One warm-up pass each, then the timed pass.
@@ -138,6 +169,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     emb.push(ta);
                     pgt.push(tb);
                     agree[m] += usize::from(top(&a) == top(&b));
+                    shared[m] += overlap(&a, &b);
+                    returned[m] += a.results.len();
                 }
             }
         }
@@ -163,6 +196,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         agree[1] * 100 / QUERIES,
         agree[2] * 100 / QUERIES
     );
-    pg.store().drop_schema().await?;
+    println!(
+        "top-10 overlap with the embedded engine: keyword {:.1}%, semantic {:.1}%, hybrid {:.1}%",
+        shared[0] as f64 * 100.0 / returned[0].max(1) as f64,
+        shared[1] as f64 * 100.0 / returned[1].max(1) as f64,
+        shared[2] as f64 * 100.0 / returned[2].max(1) as f64
+    );
+
+    // Raw neighbour search against an exact scan, on both backends.
+    let (mut found_emb, mut found_pg) = (0, 0);
+    for (_, q) in c.queries.iter().take(100) {
+        let exact = exact_top10(&c, q);
+        let hit = |ids: Vec<String>| ids.iter().filter(|id| exact.contains(id)).count();
+        found_emb += hit(engine.nearest(q, 10)?.into_iter().map(|h| h.0).collect());
+        found_pg += hit(pg.nearest(q, 10).await?.into_iter().map(|h| h.0).collect());
+    }
+    let total = 10 * c.queries.len().min(100);
+    println!(
+        "HNSW recall@10 vs exact over {} queries: embedded {:.3}, postgres {:.3}",
+        c.queries.len().min(100),
+        found_emb as f64 / total as f64,
+        found_pg as f64 / total as f64
+    );
+    if std::env::var_os("NAV_PG_BENCH_KEEP").is_none() {
+        pg.store().drop_schema().await?;
+    }
     Ok(())
 }

@@ -1,10 +1,16 @@
 //! [`SearchEngine`]: the embedded hybrid engine. The store is the source of truth; the keyword
 //! and vector indexes are derived from it and repaired on open.
 //!
-//! Layout of an engine directory:
-//! `store.redb` (items, vectors, keys, change log), `keyword/` (tantivy),
-//! `vectors.usearch` (HNSW graph over 8-bit codes), `vectors.f32` (the exact vectors the
-//! graph's candidates are re-ranked with).
+//! Layout of an engine directory: `store.redb` — or, over another [`Store`]
+//! ([`SearchEngine::with_store`]), `index.redb` — holding the engine's bookkeeping (each item's
+//! key and vector, a copy of the items, the change log the indexes replay), `keyword/`
+//! (tantivy), `vectors.usearch` (HNSW graph over 8-bit codes), `vectors.f32` (the exact
+//! vectors the graph's candidates are re-ranked with).
+//!
+//! Over another store, every write goes to that store first and then, under the engine's
+//! write lock, to the bookkeeping and the indexes; opening compares the store with the
+//! bookkeeping item by item and logs every difference as a change, so whatever a crash
+//! interrupted, or the store's other writers did, is replayed into the indexes.
 
 mod helper;
 mod query;
@@ -18,7 +24,7 @@ use crate::keyword::KeywordIndex;
 use crate::store::RedbStore;
 use crate::vector::VectorIndex;
 use crate::{Error, Result};
-use navigator_core::Embedder;
+use navigator_core::{Embedder, Store};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -95,7 +101,12 @@ pub struct SearchEngine {
 
 /// The engine's state, shared by its handles; the last handle dropped saves the vectors.
 pub struct Shared {
+    /// The engine's bookkeeping; the source of truth itself unless `source` is set.
     store: RedbStore,
+    /// The source of truth when it is not `store` ([`SearchEngine::with_store`]).
+    source: Option<Arc<dyn Store>>,
+    /// Orders writes to `source` and to the bookkeeping the same way (held across awaits).
+    write_order: tokio::sync::Mutex<()>,
     keyword: Arc<KeywordIndex>,
     vectors: Arc<VectorIndex>,
     /// The second retrieval thread of hybrid searches (`parallel_retrieval`).
@@ -159,25 +170,70 @@ impl SearchEngine {
         embedder: Arc<dyn Embedder>,
         config: EngineConfig,
     ) -> Result<Self> {
-        let dir = dir.as_ref().to_path_buf();
+        Self::open_over(dir.as_ref(), None, embedder, config).await
+    }
+
+    /// Opens (or creates) the engine's indexes in `dir` over any [`Store`] as the source of
+    /// truth: items written through the engine go to `store` first; items others wrote to
+    /// `store` meanwhile are indexed when the engine opens.
+    ///
+    /// ```no_run
+    /// # async fn demo(embedder: std::sync::Arc<dyn navigator_core::Embedder>) -> navigator_search::Result<()> {
+    /// use navigator_core::MemoryStore;
+    /// use navigator_search::{EngineConfig, SearchEngine};
+    /// use std::sync::Arc;
+    /// let store = Arc::new(MemoryStore::new());
+    /// let engine = SearchEngine::with_store("./kb-index", store, embedder, EngineConfig::default()).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn with_store(
+        dir: impl AsRef<Path>,
+        store: Arc<dyn Store>,
+        embedder: Arc<dyn Embedder>,
+        config: EngineConfig,
+    ) -> Result<Self> {
+        Self::open_over(dir.as_ref(), Some(store), embedder, config).await
+    }
+
+    async fn open_over(
+        dir: &Path,
+        source: Option<Arc<dyn Store>>,
+        embedder: Arc<dyn Embedder>,
+        config: EngineConfig,
+    ) -> Result<Self> {
+        let dir = dir.to_path_buf();
+        let file = if source.is_some() {
+            "index.redb"
+        } else {
+            "store.redb"
+        };
+        let store_dir = dir.clone();
+        let store = run_blocking(move || {
+            std::fs::create_dir_all(&store_dir).map_err(|source| Error::Io {
+                path: store_dir.clone(),
+                source,
+            })?;
+            RedbStore::open(store_dir.join(file))
+        })
+        .await?;
+        if let Some(source) = &source {
+            repair::reconcile(&store, source.as_ref()).await?;
+        }
         let (engine, keyword_fresh, vectors_fresh) =
-            run_blocking(move || Self::open_files(dir, embedder, config)).await?;
+            run_blocking(move || Self::open_files(dir, store, source, embedder, config)).await?;
         engine.repair(keyword_fresh, vectors_fresh).await?;
         Ok(engine)
     }
 
-    /// The blocking part of opening: the store, both indexes and the catalog; whether each
-    /// index was created fresh.
+    /// The blocking part of opening: both indexes and the catalog; whether each index was
+    /// created fresh.
     fn open_files(
         dir: PathBuf,
+        store: RedbStore,
+        source: Option<Arc<dyn Store>>,
         embedder: Arc<dyn Embedder>,
         config: EngineConfig,
     ) -> Result<(Self, bool, bool)> {
-        std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
-            path: dir.clone(),
-            source,
-        })?;
-        let store = RedbStore::open(dir.join("store.redb"))?;
         let (keyword, keyword_fresh) = KeywordIndex::open(&dir.join("keyword"))?;
         let (vectors, vectors_fresh) =
             VectorIndex::open(&dir.join("vectors.usearch"), embedder.dimensions())?;
@@ -192,6 +248,8 @@ impl SearchEngine {
             .flatten();
         let shared = Shared {
             store,
+            source,
+            write_order: tokio::sync::Mutex::new(()),
             keyword: Arc::new(keyword),
             vectors: Arc::new(vectors),
             helper,
@@ -222,9 +280,16 @@ impl SearchEngine {
         &self.dir
     }
 
-    /// The store the engine is derived from.
+    /// The engine's own store: the source of truth of an engine opened with
+    /// [`open`](Self::open), the bookkeeping (a copy of the items, their vectors and keys)
+    /// of one opened [`with_store`](Self::with_store).
     pub fn store(&self) -> &RedbStore {
         &self.store
+    }
+
+    /// The store given to [`with_store`](Self::with_store), if any.
+    pub fn source(&self) -> Option<&Arc<dyn Store>> {
+        self.source.as_ref()
     }
 
     /// The configuration.

@@ -9,12 +9,59 @@
 //! store and index work runs on tokio's blocking pool.
 
 use super::{SearchEngine, VECTOR_SEQ};
+use crate::store::RedbStore;
 use crate::{Error, Result};
-use navigator_core::Item;
-use std::collections::BTreeSet;
+use navigator_core::{Item, ItemScan, Store};
+use std::collections::{BTreeSet, HashSet};
 
 /// Items per keyword commit while rebuilding.
 const REBUILD_BATCH: usize = 2_000;
+/// Items per page when comparing a source store with the engine's copy.
+const RECONCILE_PAGE: usize = 2_000;
+
+/// Makes the engine's copy of the items (`own`) equal to `source`'s, logging one change per
+/// difference, so the replay after it brings the indexes to the source's state: items written
+/// to the source but not to the engine (a crash between the two, or another writer of the
+/// source), changed there, or deleted there. A rewritten item keeps its vector while its
+/// embedded text is unchanged.
+pub(super) async fn reconcile(own: &RedbStore, source: &dyn Store) -> Result<()> {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = source
+            .scan_items(&ItemScan {
+                after_id: after.take(),
+                limit: Some(RECONCILE_PAGE),
+                ..ItemScan::default()
+            })
+            .await?;
+        let Some(last) = page.last() else { break };
+        after = Some(last.id.clone());
+        let ids: Vec<&str> = page.iter().map(|i| i.id.as_str()).collect();
+        let copies = own.items_by_ids(&ids)?;
+        let changed: Vec<Item> = page
+            .iter()
+            .zip(copies)
+            .filter(|(item, copy)| copy.as_ref() != Some(*item))
+            .map(|(item, _)| item.clone())
+            .collect();
+        if !changed.is_empty() {
+            own.write_items(&changed, None)?;
+        }
+        seen.extend(page.into_iter().map(|i| i.id));
+    }
+    let mut gone: Vec<String> = Vec::new();
+    own.for_each_item(|_, item| {
+        if !seen.contains(&item.id) {
+            gone.push(item.id);
+        }
+        Ok(())
+    })?;
+    for id in gone {
+        own.remove_item(&id)?;
+    }
+    Ok(())
+}
 
 /// One chunk of the vector replay read from the store: keys with a stored vector of the
 /// right length, live items without one (to embed), and removed keys.

@@ -1,5 +1,6 @@
-//! The write path: validate, embed (outside any lock), commit to the store, then apply to the
-//! vector and keyword indexes and the catalog.
+//! The write path: validate, embed (outside any lock), write to the source store when it is
+//! not the engine's own, commit to the engine's store, then apply to the vector and keyword
+//! indexes and the catalog.
 
 use super::SearchEngine;
 use crate::catalog::ItemMeta;
@@ -26,15 +27,12 @@ impl SearchEngine {
         let texts: Vec<String> = items.iter().map(Item::embedding_text).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let vectors = self.embedder.embed_documents(&refs).await?;
-        // The store commit and index writes block: off the executor.
-        let items = items.to_vec();
-        self.blocking(move |engine| engine.upsert_with_vectors(&items, &vectors))
-            .await
+        self.upsert_with_vectors(items, &vectors).await
     }
 
     /// Inserts or replaces items with precomputed vectors (one per item, in order, from the
     /// engine's embedding model).
-    pub fn upsert_with_vectors(&self, items: &[Item], vectors: &[Vec<f32>]) -> Result<()> {
+    pub async fn upsert_with_vectors(&self, items: &[Item], vectors: &[Vec<f32>]) -> Result<()> {
         if items.len() != vectors.len() {
             return Err(navigator_core::Error::invalid(
                 "vectors",
@@ -47,24 +45,36 @@ impl SearchEngine {
         let items: Vec<Item> = keep.iter().map(|&i| items[i].clone()).collect();
         let vectors: Vec<Vec<f32>> = keep.iter().map(|&i| vectors[i].clone()).collect();
 
+        let _order = self.write_order.lock().await;
+        if let Some(source) = &self.source {
+            source.put_items(&items).await?;
+        }
+        // The store commit and index writes block: off the executor.
+        self.blocking(move |engine| engine.index_items(&items, &vectors))
+            .await
+    }
+
+    /// Commits items to the engine's store, then applies them to both indexes and the
+    /// catalog (blocking).
+    fn index_items(&self, items: &[Item], vectors: &[Vec<f32>]) -> Result<()> {
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
-        let changes = self.store.write_items(&items, Some(&vectors))?;
+        let changes = self.store.write_items(items, Some(vectors))?;
         let seq = changes.last().map_or(0, |c| c.seq);
         let vec_changes: Vec<(u64, Option<&[f32]>)> = changes
             .iter()
-            .zip(&vectors)
+            .zip(vectors)
             .map(|(c, v)| (c.key, Some(v.as_slice())))
             .collect();
         self.vectors.apply(&vec_changes)?;
         let kw_changes: Vec<(u64, Option<&Item>)> = changes
             .iter()
-            .zip(&items)
+            .zip(items)
             .map(|(c, it)| (c.key, Some(it)))
             .collect();
         self.keyword.apply(&kw_changes, seq)?;
         {
             let mut catalog = self.catalog.write().map_err(|e| self.lock_err(e))?;
-            for (c, item) in changes.iter().zip(&items) {
+            for (c, item) in changes.iter().zip(items) {
                 catalog.insert(ItemMeta::new(c.key, item));
             }
         }
@@ -76,7 +86,22 @@ impl SearchEngine {
     }
 
     /// Deletes an item from the store and both indexes; whether it existed.
-    pub fn delete(&self, id: &str) -> Result<bool> {
+    pub async fn delete(&self, id: &str) -> Result<bool> {
+        let _order = self.write_order.lock().await;
+        let existed = match &self.source {
+            Some(source) => source.delete_item(id).await?,
+            None => false,
+        };
+        let id = id.to_string();
+        let removed = self
+            .blocking(move |engine| engine.unindex_item(&id))
+            .await?;
+        Ok(removed || existed)
+    }
+
+    /// Removes an item from the engine's store, both indexes and the catalog (blocking);
+    /// whether it was there.
+    fn unindex_item(&self, id: &str) -> Result<bool> {
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
         let Some(change) = self.store.remove_item(id)? else {
             return Ok(false);
@@ -121,7 +146,10 @@ impl SearchEngine {
 
     /// Counts one interaction with an item (it feeds the access-frequency signal); the new
     /// count. An unknown id is a [`navigator_core::Error::NotFound`].
-    pub fn record_access(&self, id: &str) -> Result<u64> {
+    pub async fn record_access(&self, id: &str) -> Result<u64> {
+        if let Some(source) = &self.source {
+            source.record_access(id).await?;
+        }
         let item = self.store.bump_access(id)?.ok_or_else(|| {
             Error::Core(navigator_core::Error::NotFound {
                 kind: "item",

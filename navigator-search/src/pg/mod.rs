@@ -4,11 +4,14 @@
 //! - [`PgStore`] keeps items, TOC nodes and grips in tables of one PostgreSQL schema, created
 //!   and upgraded by migrations versioned in code ([`MIGRATIONS`]). The items table carries a
 //!   generated `tsvector` (GIN index) and a `vector(N)` embedding (HNSW index, cosine).
-//! - [`PgSearchService`] answers [`SearchRequest`]s with the embedded engine's semantics:
-//!   the same filter, the same candidate pool ([`EngineConfig::candidates`]), the same
-//!   similarity floor, and the very same fusion and calibration
-//!   ([`Calibration`](crate::Calibration)), run in the library on the two ranked lists the
-//!   server returns, so a relevance score means the same on both backends.
+//! - [`PgSearchService`] answers [`SearchRequest`]s through the library's one retrieval core,
+//!   the embedded engine's: the same plan (filter, candidate pool
+//!   [`EngineConfig::candidates`]), the same similarity floor, fusion and calibration
+//!   ([`Calibration`](crate::Calibration)), totals, paging and snippet rules, run in the
+//!   library on the two candidate lists the server returns, so a relevance score means the
+//!   same on both backends. The server does only what its indexes are for: a pgvector HNSW
+//!   scan (`ORDER BY embedding <=> q LIMIT k` with `hnsw.ef_search` the larger of the pool
+//!   and [`PgConfig::ef_search`], iterative scans under filters) and a GIN full-text lookup.
 //! - [`sync_from_engine`] copies an embedded index (items and their stored vectors) into
 //!   PostgreSQL, idempotently.
 //!
@@ -17,7 +20,20 @@
 //! The server ranks keyword matches with `ts_rank` over the generated `tsvector`
 //! (`english` configuration: stemming and stop-word removal), with the weights title 1.0,
 //! tags 0.75, body 0.5 (the embedded engine's 2 : 1.5 : 1) and length normalisation 1
-//! (rank / (1 + ln(length))). Query words are OR-ed, as in the embedded engine. Unlike BM25,
+//! (rank / (1 + ln(length))). Query words are OR-ed, as in the embedded engine.
+//!
+//! `ts_rank` is computed per row and GIN cannot order by it, so ranking every match of a
+//! common word costs a row visit and a `tsvector` decode per match (122 ms p50 at 100k
+//! items). The keyword query therefore ranks a bounded candidate set instead: every item of
+//! each query word matching at most [`PgConfig::keyword_term_limit`] items (rare words: the
+//! ones BM25's inverse document frequency puts first; words the table statistics,
+//! `pg_stats.most_common_elems`, already show to be commoner are not fetched at all), plus
+//! items matching every word and a pool's worth matching any. A common-words-only query
+//! ranks the items that have all its words first. `totalResults` counts matches up to
+//! [`PgConfig::count_limit`] and is a lower bound beyond (as search servers that cap hit
+//! counting do).
+//!
+//! Unlike BM25,
 //! `ts_rank` has no inverse document frequency: a word found in every item weighs as much as
 //! a rare one, so the order of keyword hits can differ. Its values are also tens of times
 //! smaller than BM25's. Fusion's keyword signal, `k = s / (s_best + 2 · terms)`, is not
@@ -30,9 +46,9 @@
 //!
 //! ## Limits
 //!
-//! - PostgreSQL ranks every keyword match (there is no top-k pruning like tantivy's block-max
-//!   WAND), so keyword and hybrid latency grow with how many items a query's words match
-//!   (`docs/benchmarks.md`: 122 ms p50 at 100k items with common words, 4 ms at 5k).
+//! - Keyword candidates are bounded, not exhaustive: an item whose only matching words are
+//!   common can miss the keyword list where the embedded engine (which scores every match)
+//!   would rank it; `totalResults` is capped at [`PgConfig::count_limit`].
 //! - Connections are unencrypted (`NoTls`): use loopback, a private network or a TLS proxy.
 //! - Timestamps are kept to the microsecond; [`sync_from_engine`] copies items and vectors,
 //!   not TOC nodes or grips.
@@ -93,6 +109,16 @@ pub struct PgConfig {
     /// Factor from `ts_rank` to the BM25 scale fusion's keyword signal expects (see the
     /// module docs).
     pub keyword_scale: f64,
+    /// A query word matching at most this many items brings all of them to the keyword
+    /// ranking; commoner words only through items matching every query word or the pool
+    /// (see the module docs). Bounds the per-row ranking work of a keyword search.
+    pub keyword_term_limit: usize,
+    /// The least HNSW search beam (`hnsw.ef_search`) of a vector search; searches use the
+    /// larger of this and their candidate pool.
+    pub ef_search: usize,
+    /// `totalResults` of keyword and hybrid searches counts matches up to this many, and is
+    /// a lower bound beyond (counting every match of a common word visits every row).
+    pub count_limit: usize,
 }
 
 /// The default [`PgConfig::keyword_scale`]: on the sample knowledge base, `ts_rank × 75` gives
@@ -112,6 +138,9 @@ impl PgConfig {
             wait_timeout: Duration::from_secs(30),
             statement_timeout: Duration::from_secs(30),
             keyword_scale: DEFAULT_KEYWORD_SCALE,
+            keyword_term_limit: 100,
+            ef_search: 200,
+            count_limit: 500,
         }
     }
 
@@ -163,6 +192,13 @@ impl PgConfig {
             return Err(
                 navigator_core::Error::invalid("maxConnections", "must be at least 1").into(),
             );
+        }
+        if self.keyword_term_limit == 0 || self.count_limit == 0 {
+            return Err(navigator_core::Error::invalid(
+                "keywordTermLimit",
+                "keyword_term_limit and count_limit must be at least 1",
+            )
+            .into());
         }
         if !(self.keyword_scale.is_finite() && self.keyword_scale > 0.0) {
             return Err(navigator_core::Error::invalid(

@@ -1,17 +1,17 @@
-//! [`PgSearchService`]: the embedded engine's read path on PostgreSQL. The server filters and
-//! retrieves the two ranked lists (full-text and pgvector kNN); fusion, calibration, paging
-//! and snippets run in the library, with the embedded engine's own code where it can be shared.
+//! [`PgSearchService`]: the retrieval core ([`crate::retrieval`]) on PostgreSQL. The server
+//! filters and retrieves the two candidate lists (full-text and pgvector kNN) and the
+//! candidates' rows; the plan, filtering rules, fusion and calibration, totals, paging and
+//! snippets are the core's, the same code the embedded engine runs.
 
 use super::rows::{item_from_row, ITEM_COLUMNS};
 use super::{pg_err, PgStore};
 use crate::catalog::ItemMeta;
-use crate::filter::{checked_query_vector, Filter};
-use crate::fusion::{FusionInput, Scored};
-use crate::snippet;
+use crate::retrieval::{embed_query, Candidates, KeywordCandidates, Plan};
+use crate::snippet::LightSnippets;
 use crate::{EngineConfig, Error, Result};
-use navigator_core::{Embedder, Item, SearchPage, SearchRequest, SearchResult, SearchService};
+use navigator_core::{Embedder, Item, SearchPage, SearchRequest, SearchService};
 use pgvector::Vector;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The filter of a request as SQL over parameters `$1`..`$5` (categories, status, parent,
@@ -107,119 +107,66 @@ impl PgSearchService {
         }
     }
 
+    /// The `k` items whose embeddings are nearest to `query` by cosine similarity, best
+    /// first, as `(item id, cosine)`: the raw pgvector HNSW search (the beam searches use,
+    /// no filters, floor or fusion), for "more like this" and for measuring recall against an
+    /// exact scan.
+    pub async fn nearest(&self, query: &[f32], k: usize) -> Result<Vec<(String, f32)>> {
+        let plan_vector = crate::filter::checked_query_vector(
+            navigator_core::SearchMode::Semantic,
+            Some(query),
+            self.embedder.dimensions(),
+            self.embedder.model_id(),
+        )?;
+        let query = Vector::from(plan_vector.unwrap_or_default().to_vec());
+        let all = crate::filter::Filter::everything();
+        let filter = SqlFilter::new(&all);
+        let ef = k
+            .max(self.config.candidates)
+            .max(self.store.config().ef_search);
+        let mut client = self.store.client().await?;
+        let hits = vector_candidates(&mut client, &query, &filter, k, ef).await?;
+        let keys: Vec<i64> = hits.iter().map(|(k, _)| *k as i64).collect();
+        let err = pg_err("nearest ids");
+        let rows = client
+            .query("SELECT key, id FROM items WHERE key = ANY($1)", &[&keys])
+            .await
+            .map_err(&err)?;
+        let ids: HashMap<u64, String> = rows
+            .iter()
+            .map(|r| (r.get::<_, i64>(0) as u64, r.get::<_, String>(1)))
+            .collect();
+        let mut out: Vec<(String, f32)> = hits
+            .into_iter()
+            .filter_map(|(key, sim)| ids.get(&key).map(|id| (id.clone(), sim)))
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(out)
+    }
+
     /// Runs `request` with an already embedded query (`None` is fine for keyword mode).
     pub async fn search_with_vector(
         &self,
         request: &SearchRequest,
         query_vector: Option<&[f32]>,
     ) -> Result<SearchPage> {
-        request.validate()?;
-        let mode = request.search_mode;
-        let query_vector = checked_query_vector(
-            mode,
-            query_vector,
-            self.store.config().dimensions,
-            self.embedder.model_id(),
-        )?
-        .map(|v| Vector::from(v.to_vec()));
-        let filter = Filter::from_request(request);
-        let wanted = request.offset as usize + request.limit as usize;
-        let pool = self.config.candidates.max(wanted) as i64;
-        let categories: Vec<&str> = filter.categories.iter().map(|c| c.as_str()).collect();
-        let (start, end) = filter
-            .updated
-            .as_ref()
-            .map_or((None, None), |r| (r.start, r.end));
-        let (status, parent) = (filter.status.as_deref(), filter.parent_id.as_deref());
+        let plan = Plan::new(request, query_vector, &*self.embedder, &self.config)?;
+        let filter = SqlFilter::new(&plan.filter);
         let mut client = self.store.client().await?;
-
-        let mut keyword_hits: Vec<(u64, f32)> = Vec::new();
-        let mut keyword_total = None;
-        if mode.uses_keywords() {
-            let err = pg_err("keyword search");
-            // OR of the query's lexemes (the embedded engine's SHOULD clauses); ts_rank with
-            // weights D, C (body), B (tags), A (title) and length normalisation 1.
-            let stmt = client
-                .prepare_cached(&format!(
-                    "SELECT key, ts_rank('{{0.1, 0.5, 0.75, 1.0}}', tsv, q, 1)::real AS rank,
-                            count(*) OVER () AS total
-                     FROM items, (SELECT replace(plainto_tsquery('english', $6)::text, ' & ', ' | ')
-                                             ::tsquery AS q) AS query
-                     WHERE tsv @@ q AND {FILTER}
-                     ORDER BY rank DESC, key LIMIT $7"
-                ))
-                .await
-                .map_err(&err)?;
-            let rows = client
-                .query(
-                    &stmt,
-                    &[
-                        &categories,
-                        &status,
-                        &parent,
-                        &start,
-                        &end,
-                        &request.query,
-                        &pool,
-                    ],
-                )
-                .await
-                .map_err(&err)?;
-            let scale = self.store.config().keyword_scale;
-            keyword_total = Some(
-                rows.first()
-                    .map_or(0, |r| r.get::<_, i64>(2).max(0) as usize),
-            );
-            keyword_hits = rows
-                .iter()
-                .map(|r| {
-                    let rank: f32 = r.get(1);
-                    (r.get::<_, i64>(0) as u64, (f64::from(rank) * scale) as f32)
-                })
-                .collect();
+        let mut candidates = Candidates::default();
+        if plan.mode.uses_keywords() {
+            candidates.keyword = Some(self.keyword_candidates(&client, &plan, &filter).await?);
         }
-
-        let mut vector_hits: Vec<(u64, f32)> = Vec::new();
+        let query_vector = plan.vector.map(|v| Vector::from(v.to_vec()));
         if let Some(q) = &query_vector {
-            let err = pg_err("vector search");
-            let tx = client.transaction().await.map_err(&err)?;
-            // The HNSW scan returns at most ef_search rows; iterative scans keep looking when
-            // filters reject some (order fixed below).
-            tx.execute(
-                "SELECT set_config('hnsw.ef_search', $1, true),
-                        set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-                &[&pool.clamp(40, 1000).to_string()],
-            )
-            .await
-            .map_err(&err)?;
-            let stmt = tx
-                .prepare_cached(&format!(
-                    "SELECT key, (1 - (embedding <=> $6))::real AS sim FROM items
-                     WHERE embedding IS NOT NULL AND {FILTER}
-                     ORDER BY embedding <=> $6 LIMIT $7"
-                ))
-                .await
-                .map_err(&err)?;
-            let rows = tx
-                .query(
-                    &stmt,
-                    &[&categories, &status, &parent, &start, &end, q, &pool],
-                )
-                .await
-                .map_err(&err)?;
-            tx.commit().await.map_err(&err)?;
-            vector_hits = rows
-                .iter()
-                .map(|r| (r.get::<_, i64>(0) as u64, r.get::<_, f32>(1)))
-                .collect();
-            vector_hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            vector_hits.retain(|(_, s)| *s >= self.config.min_similarity);
+            let ef = plan.pool.max(self.store.config().ef_search);
+            candidates.vector = vector_candidates(&mut client, q, &filter, plan.pool, ef).await?;
         }
 
         // Every candidate's row and, when the query is embedded, its exact similarity.
-        let mut keys: Vec<i64> = keyword_hits
-            .iter()
-            .chain(&vector_hits)
+        let keyword_keys = candidates.keyword.iter().flat_map(|k| &k.hits);
+        let mut keys: Vec<i64> = keyword_keys
+            .chain(&candidates.vector)
             .map(|(k, _)| *k as i64)
             .collect();
         keys.sort_unstable();
@@ -241,114 +188,191 @@ impl PgSearchService {
         drop(client);
         let mut items: HashMap<u64, Item> = HashMap::with_capacity(rows.len());
         let mut metas: HashMap<u64, ItemMeta> = HashMap::with_capacity(rows.len());
-        let mut similarity: HashMap<u64, f32> = vector_hits.iter().copied().collect();
         for row in &rows {
             let (key, item) = item_from_row(row)?;
             if let Some(sim) = row.get::<_, Option<f32>>(14) {
-                similarity.entry(key).or_insert(sim);
+                candidates.keyword_similarities.push((key, sim));
             }
             metas.insert(key, ItemMeta::new(key, &item));
             items.insert(key, item);
         }
 
-        let input = FusionInput {
-            mode,
-            query: &request.query,
-            query_terms: query_terms(&request.query).len(),
-            now: self.config.clock.now(),
-        };
-        let fused =
-            self.config
-                .calibration
-                .fuse(&input, &keyword_hits, &vector_hits, &similarity, |k| {
-                    metas.get(&k)
-                });
-        let total = match keyword_total {
-            // Keyword matches beyond the candidate pool still count as matches.
-            Some(k) => {
-                let in_keyword: HashSet<u64> = keyword_hits.iter().map(|(k, _)| *k).collect();
-                let extra = fused
-                    .iter()
-                    .filter(|s| !in_keyword.contains(&s.key))
-                    .count();
-                (k + extra).max(fused.len())
-            }
-            None => fused.len(),
-        };
+        let ranked = plan.rank(&self.config, candidates, |k| metas.get(&k));
+        let page: Vec<Option<Item>> = ranked.page().iter().map(|s| items.remove(&s.key)).collect();
+        let terms = navigator_core::text::terms(&request.query);
+        ranked.into_page(page, &terms, &mut LightSnippets)
+    }
 
-        let terms = query_terms(&request.query);
-        let mut results = Vec::with_capacity(request.limit as usize);
-        for scored in fused
-            .iter()
-            .skip(request.offset as usize)
-            .take(request.limit as usize)
-        {
-            if let Some(item) = items.get(&scored.key) {
-                results.push(result(item, scored, &terms)?);
-            }
-        }
-        Ok(SearchPage {
-            results,
-            total_results: total as u64,
-            embedding_used: mode.uses_embeddings(),
+    /// The keyword source: PostgreSQL full-text, ranked over a bounded candidate set (see
+    /// the module docs of [`crate::pg`]).
+    async fn keyword_candidates(
+        &self,
+        client: &deadpool_postgres::Client,
+        plan: &Plan<'_>,
+        filter: &SqlFilter<'_>,
+    ) -> Result<KeywordCandidates> {
+        let err = pg_err("keyword search");
+        let stmt = client
+            .prepare_cached(
+                &KEYWORD_SQL
+                    .replace("{ANY_WORD}", ANY_WORD)
+                    .replace("{FILTER}", FILTER),
+            )
+            .await
+            .map_err(&err)?;
+        let config = self.store.config();
+        let limits = [
+            plan.pool as i64,
+            config.keyword_term_limit as i64,
+            config.count_limit as i64,
+        ];
+        let rows = client
+            .query(
+                &stmt,
+                &filter.params(&[&plan.request.query, &limits[0], &limits[1], &limits[2]]),
+            )
+            .await
+            .map_err(&err)?;
+        let scale = config.keyword_scale;
+        Ok(KeywordCandidates {
+            total: rows
+                .first()
+                .map_or(0, |r| r.get::<_, i64>(2).max(0) as usize),
+            hits: rows
+                .iter()
+                .map(|r| {
+                    let rank: f32 = r.get(1);
+                    (r.get::<_, i64>(0) as u64, (f64::from(rank) * scale) as f32)
+                })
+                .collect(),
+            terms: navigator_core::text::terms(&plan.request.query).len(),
         })
     }
 }
 
-fn result(item: &Item, scored: &Scored, terms: &[String]) -> Result<SearchResult> {
-    Ok(scored.to_result(item, snippet_for(item, scored, terms))?)
+/// Keyword candidates without ranking every match: `ts_rank` (weights D, C body, B tags,
+/// A title; length normalisation 1) runs only over a bounded set found through the GIN
+/// index — every item of each query lexeme that matches at most `$8` items (the rare,
+/// telling words: what BM25's IDF ranks first; lexemes the table statistics already know to
+/// be commoner are not even fetched), up to `$8` items matching all lexemes, and up to `$7`
+/// (the pool) matching any. Lexemes are OR-ed, as the embedded engine's clauses are. The
+/// total counts matches up to `$9` and is a lower bound beyond.
+const KEYWORD_SQL: &str = "
+WITH lexemes AS (
+    SELECT t.lexeme FROM unnest(to_tsvector('english', $6)) AS t(lexeme)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM pg_stats s,
+             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
+        WHERE s.schemaname = current_schema() AND s.tablename = 'items' AND s.attname = 'tsv'
+          AND e.elem = t.lexeme
+          AND e.freq * (SELECT reltuples FROM pg_class WHERE oid = 'items'::regclass) > $8::bigint)),
+per_lexeme AS (
+    SELECT m.key, m.tsv, count(*) OVER (PARTITION BY l.lexeme) AS n
+    FROM lexemes l CROSS JOIN LATERAL (
+        SELECT key, tsv FROM items
+        WHERE tsv @@ quote_literal(l.lexeme)::tsquery AND {FILTER}
+        LIMIT $8::bigint + 1) m),
+candidates AS (
+    SELECT key, tsv FROM per_lexeme WHERE n <= $8::bigint
+    UNION ALL (SELECT key, tsv FROM items
+               WHERE tsv @@ plainto_tsquery('english', $6) AND {FILTER} LIMIT $8::bigint)
+    UNION ALL (SELECT key, tsv FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER} LIMIT $7)),
+ranked AS (
+    SELECT DISTINCT ON (key) key,
+           ts_rank('{0.1, 0.5, 0.75, 1.0}', tsv, {ANY_WORD}, 1)::real AS rank
+    FROM candidates ORDER BY key)
+SELECT key, rank,
+       (SELECT count(*) FROM (SELECT 1 FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER}
+                              LIMIT $9::bigint) AS c) AS total
+FROM ranked ORDER BY rank DESC, key LIMIT $7::bigint";
+
+/// The query's lexemes OR-ed (`$6` is the query text).
+const ANY_WORD: &str = "replace(plainto_tsquery('english', $6)::text, ' & ', ' | ')::tsquery";
+
+/// A plan's [`Filter`](crate::filter::Filter) as the parameters `$1`..`$5` of [`FILTER`].
+struct SqlFilter<'a> {
+    categories: Vec<&'static str>,
+    status: Option<&'a str>,
+    parent: Option<&'a str>,
+    start: Option<chrono::DateTime<chrono::Utc>>,
+    end: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-/// The embedded engine's snippet rules, with the library's light analyser instead of the
-/// keyword index's: a keyword hit shows the body sentence with the most query terms, else the
-/// lead when the title matched, else the tags; a semantic-only hit shows the best passage.
-fn snippet_for(item: &Item, scored: &Scored, terms: &[String]) -> (String, &'static str) {
-    let shares_a_term = |text: &str| query_terms(text).iter().any(|t| terms.contains(t));
-    if scored.keyword.is_some() {
-        if shares_a_term(&item.body) {
-            if let Some(p) = snippet::best_passage(&item.body, terms, query_terms) {
-                return (p, "body");
-            }
-        }
-        if shares_a_term(&item.title) {
-            return (snippet::lead(item), "title");
-        }
-        if let Some(tags) = snippet::tags(item) {
-            return (tags, "tags");
+impl<'a> SqlFilter<'a> {
+    fn new(filter: &'a crate::filter::Filter) -> Self {
+        let (start, end) = filter
+            .updated
+            .as_ref()
+            .map_or((None, None), |r| (r.start, r.end));
+        Self {
+            categories: filter.categories.iter().map(|c| c.as_str()).collect(),
+            status: filter.status.as_deref(),
+            parent: filter.parent_id.as_deref(),
+            start,
+            end,
         }
     }
-    snippet::best_passage(&item.body, terms, query_terms)
-        .map_or_else(|| (snippet::lead(item), "title"), |p| (p, "body"))
+
+    /// `$1`..`$5`, then `rest` from `$6` on.
+    fn params<'p>(&'p self, rest: &[&'p Param<'p>]) -> Vec<&'p Param<'p>> {
+        let mut params: Vec<&'p Param<'p>> = vec![
+            &self.categories,
+            &self.status,
+            &self.parent,
+            &self.start,
+            &self.end,
+        ];
+        params.extend_from_slice(rest);
+        params
+    }
 }
 
-/// The distinct terms of `text` as the embedded engine counts them (lower-cased alphanumeric
-/// runs of at most 40 bytes), with a plural `s` dropped so that snippets match inflections.
-fn query_terms(text: &str) -> Vec<String> {
-    let mut terms: Vec<String> = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        if word.is_empty() || word.len() > 40 {
-            continue;
-        }
-        let mut w = word.to_lowercase();
-        if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
-            w.pop();
-        }
-        if !terms.contains(&w) {
-            terms.push(w);
-        }
-    }
-    terms
+type Param<'p> = dyn tokio_postgres::types::ToSql + Sync + 'p;
+
+/// The vector source: a pgvector HNSW scan with search beam `ef`, in one transaction (for
+/// its `SET LOCAL`s).
+async fn vector_candidates(
+    client: &mut deadpool_postgres::Client,
+    query: &Vector,
+    filter: &SqlFilter<'_>,
+    pool: usize,
+    ef: usize,
+) -> Result<Vec<(u64, f32)>> {
+    let err = pg_err("vector search");
+    let pool = pool as i64;
+    let tx = client.transaction().await.map_err(&err)?;
+    // The HNSW scan returns at most ef_search rows; iterative scans keep looking when
+    // filters reject some (the core re-sorts what relaxed order returns).
+    tx.execute(
+        "SELECT set_config('hnsw.ef_search', $1, true),
+                set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+        &[&ef.clamp(40, 1000).to_string()],
+    )
+    .await
+    .map_err(&err)?;
+    let stmt = tx
+        .prepare_cached(&format!(
+            "SELECT key, (1 - (embedding <=> $6))::real AS sim FROM items
+             WHERE embedding IS NOT NULL AND {FILTER}
+             ORDER BY embedding <=> $6 LIMIT $7"
+        ))
+        .await
+        .map_err(&err)?;
+    let rows = tx
+        .query(&stmt, &filter.params(&[query, &pool]))
+        .await
+        .map_err(&err)?;
+    tx.commit().await.map_err(&err)?;
+    Ok(rows
+        .iter()
+        .map(|r| (r.get::<_, i64>(0) as u64, r.get::<_, f32>(1)))
+        .collect())
 }
 
 #[async_trait::async_trait]
 impl SearchService for PgSearchService {
     async fn search(&self, request: &SearchRequest) -> navigator_core::Result<SearchPage> {
-        request.validate()?;
-        let vector = if request.search_mode.uses_embeddings() {
-            Some(self.embedder.embed_query(&request.query).await?)
-        } else {
-            None
-        };
+        let vector = embed_query(self.embedder.as_ref(), request).await?;
         Ok(self.search_with_vector(request, vector.as_deref()).await?)
     }
 
@@ -361,20 +385,5 @@ impl SearchService for PgSearchService {
 
     async fn title_words(&self) -> navigator_core::Result<Vec<String>> {
         Ok(self.store.title_words().await?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::query_terms;
-
-    #[test]
-    fn terms_are_distinct_lowercase_words() {
-        assert_eq!(
-            query_terms("Quarterly REPORTS, quarterly report!"),
-            vec!["quarterly", "report"]
-        );
-        assert_eq!(query_terms("  ...  "), Vec::<String>::new());
-        assert_eq!(query_terms("class"), vec!["class"]);
     }
 }

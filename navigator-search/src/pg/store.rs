@@ -6,7 +6,8 @@ use super::rows::{self, item_from_row, ITEM_COLUMNS, WRITE_BATCH};
 use super::{pg_err, pool_err, schema, PgConfig};
 use crate::{Error, Result};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use navigator_core::{Grip, Item, ItemScan, Store, TocLevel, TocNode};
+use navigator_core::store::{AccessCounts, ItemStore, TocStore};
+use navigator_core::{Grip, Item, ItemScan, TocLevel, TocNode};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio_postgres::NoTls;
@@ -19,7 +20,7 @@ type CoreResult<T> = navigator_core::Result<T>;
 ///
 /// ```no_run
 /// # async fn demo() -> navigator_search::Result<()> {
-/// use navigator_core::{Item, ItemType, Store};
+/// use navigator_core::{Item, ItemStore, ItemType};
 /// use navigator_search::pg::{PgConfig, PgStore};
 /// let store = PgStore::connect(PgConfig::new("postgres://user:pw@127.0.0.1/kb")).await?;
 /// store.put_item(&Item::new("task_1", ItemType::Task, "Draft report", chrono::Utc::now())?).await?;
@@ -155,6 +156,17 @@ impl PgStore {
             .collect()
     }
 
+    /// Refreshes the planner statistics of the items table (`ANALYZE`); autovacuum does the
+    /// same in the background. The keyword search reads which words are common from them, so
+    /// run it after a bulk load that is searched right away.
+    pub async fn analyze(&self) -> Result<()> {
+        let client = self.client().await?;
+        client
+            .batch_execute("ANALYZE items")
+            .await
+            .map_err(pg_err("analyze"))
+    }
+
     /// Drops the schema and everything in it. For tests and tear-down; there is no undo.
     pub async fn drop_schema(&self) -> Result<()> {
         let client = self.client().await?;
@@ -214,7 +226,7 @@ fn core(e: Error) -> navigator_core::Error {
 }
 
 #[async_trait::async_trait]
-impl Store for PgStore {
+impl ItemStore for PgStore {
     fn backend(&self) -> &'static str {
         "postgres"
     }
@@ -281,6 +293,20 @@ impl Store for PgStore {
         Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0).max(0) as u64))
     }
 
+    async fn get_items(&self, ids: &[&str]) -> CoreResult<Vec<Option<Item>>> {
+        let sql = format!("SELECT {ITEM_COLUMNS} FROM items WHERE id = ANY($1)");
+        let rows = self.query("get items", &sql, &[&ids]).await.map_err(core)?;
+        let mut found: HashMap<String, Item> = HashMap::with_capacity(rows.len());
+        for row in &rows {
+            let (_, item) = item_from_row(row).map_err(core)?;
+            found.insert(item.id.clone(), item);
+        }
+        Ok(ids.iter().map(|id| found.get(*id).cloned()).collect())
+    }
+}
+
+#[async_trait::async_trait]
+impl AccessCounts for PgStore {
     async fn record_access(&self, id: &str) -> CoreResult<u64> {
         let rows = self
             .query(
@@ -298,7 +324,10 @@ impl Store for PgStore {
             })?;
         Ok(row.get::<_, i64>(0).max(0) as u64)
     }
+}
 
+#[async_trait::async_trait]
+impl TocStore for PgStore {
     async fn get_toc_node(&self, node_id: &str) -> CoreResult<Option<TocNode>> {
         let nodes = self
             .toc_nodes(

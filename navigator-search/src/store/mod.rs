@@ -130,19 +130,26 @@ impl RedbStore {
                     }
                 };
                 let json = serde_json::to_vec(item).map_err(|e| self.err(e))?;
-                item_t
+                let previous = item_t
                     .insert(item.id.as_str(), json.as_slice())
-                    .map_err(|e| self.err(e))?;
+                    .map_err(|e| self.err(e))?
+                    .map(|old| self.decode(&item.id, old.value()))
+                    .transpose()?;
                 match vectors.map(|v| &v[i]) {
                     Some(v) => {
                         vec_t
                             .insert(key, f32s_to_bytes(v).as_slice())
                             .map_err(|e| self.err(e))?;
                     }
-                    // A write without a vector makes any old vector stale; the engine embeds
-                    // items without vectors when it next opens.
+                    // A write without a vector keeps the old one while the embedded text is
+                    // the same, and otherwise makes it stale: the engine embeds items without
+                    // vectors when it next opens.
                     None => {
-                        vec_t.remove(key).map_err(|e| self.err(e))?;
+                        let same_text = previous
+                            .is_some_and(|old| old.embedding_text() == item.embedding_text());
+                        if !same_text {
+                            vec_t.remove(key).map_err(|e| self.err(e))?;
+                        }
                     }
                 }
                 next_seq += 1;
@@ -224,6 +231,18 @@ impl RedbStore {
                 };
                 let id = id.value();
                 let guard = items.get(id).map_err(|e| self.err(e))?;
+                guard.map(|g| self.decode(id, g.value())).transpose()
+            })
+            .collect()
+    }
+
+    /// The items with these ids, in order, read in one transaction.
+    pub(crate) fn items_by_ids(&self, ids: &[&str]) -> Result<Vec<Option<Item>>> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let items = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
+        ids.iter()
+            .map(|id| {
+                let guard = items.get(*id).map_err(|e| self.err(e))?;
                 guard.map(|g| self.decode(id, g.value())).transpose()
             })
             .collect()
@@ -415,7 +434,16 @@ mod tests {
                 Some(&[vec![1.0, 0.0], vec![0.0, 1.0]]),
             )
             .unwrap();
-        let c2 = store.write_items(&[item("a")], None).unwrap();
+        let kept = store.write_items(&[item("b")], None).unwrap();
+        assert_eq!(kept[0].key, c1[1].key);
+        assert_eq!(
+            store.vector(c1[1].key).unwrap(),
+            Some(vec![0.0, 1.0]),
+            "same text, vector kept"
+        );
+        let mut retitled = item("a");
+        retitled.title = "another title".into();
+        let c2 = store.write_items(&[retitled], None).unwrap();
         assert_eq!(c2[0].key, c1[0].key, "an update keeps the item's key");
         assert_eq!(
             store.vector(c1[0].key).unwrap(),
@@ -432,8 +460,8 @@ mod tests {
             .iter()
             .map(|c| c.seq)
             .collect();
-        assert_eq!(seqs, vec![2, 3, 4]);
-        store.prune_changes(3).unwrap();
+        assert_eq!(seqs, vec![2, 3, 4, 5]);
+        store.prune_changes(4).unwrap();
         assert_eq!(store.changes_after(0).unwrap().len(), 1);
         assert_eq!(store.len().unwrap(), 1);
         assert_eq!(store.bump_access("a").unwrap().unwrap().access_count, 1);

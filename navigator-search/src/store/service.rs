@@ -1,7 +1,8 @@
-//! [`navigator_core::Store`] for [`RedbStore`]: items through the change-logged write path,
+//! The [`navigator_core::Store`] roles for [`RedbStore`]: items through the change-logged write path,
 //! TOC nodes and grips as JSON records.
 
 use super::{RedbStore, GRIPS, ITEMS, TOC_NODES};
+use navigator_core::store::{AccessCounts, ItemStore, TocStore};
 use navigator_core::{Grip, Item, ItemScan, TocLevel, TocNode};
 use redb::{ReadableTable, TableDefinition};
 use serde::{de::DeserializeOwned, Serialize};
@@ -66,7 +67,7 @@ impl RedbStore {
 }
 
 #[async_trait::async_trait]
-impl navigator_core::Store for RedbStore {
+impl ItemStore for RedbStore {
     fn backend(&self) -> &'static str {
         "redb"
     }
@@ -89,10 +90,17 @@ impl navigator_core::Store for RedbStore {
         Ok(self.scan(scan)?)
     }
 
+    async fn get_items(&self, ids: &[&str]) -> CoreResult<Vec<Option<Item>>> {
+        Ok(self.items_by_ids(ids)?)
+    }
+
     async fn count_items(&self) -> CoreResult<u64> {
         Ok(self.len()?)
     }
+}
 
+#[async_trait::async_trait]
+impl AccessCounts for RedbStore {
     async fn record_access(&self, id: &str) -> CoreResult<u64> {
         self.bump_access(id)?
             .map(|item| item.access_count)
@@ -101,7 +109,10 @@ impl navigator_core::Store for RedbStore {
                 id: id.to_string(),
             })
     }
+}
 
+#[async_trait::async_trait]
+impl TocStore for RedbStore {
     async fn get_toc_node(&self, node_id: &str) -> CoreResult<Option<TocNode>> {
         Ok(self.get_json(TOC_NODES, "toc node", node_id)?)
     }

@@ -318,7 +318,7 @@ fn rollup(
 mod tests {
     use super::*;
     use chrono::{Duration, TimeZone};
-    use navigator_core::MemoryStore;
+    use navigator_core::{MemoryStore, TocStore};
 
     fn at(y: i32, m: u32, d: u32, h: u32) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(y, m, d, h, 0, 0).unwrap()

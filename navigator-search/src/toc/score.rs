@@ -13,6 +13,9 @@
 //! `rotate` and `rotating` `rotat`. Because the same rules run on query and text,
 //! over-stripping (`status` → `statu`) is harmless: a word still matches itself. It is not a
 //! full stemmer (`decision` stays apart from `decide`); that belongs to the keyword index.
+//! Words and suffix rules are the workspace's one normaliser, [`navigator_core::text`].
+
+use navigator_core::text::{light_stem, words};
 
 /// Query words shorter than this many characters are ignored ("a", "to", "of", "we").
 pub const MIN_TERM_CHARS: usize = 3;
@@ -98,7 +101,7 @@ impl QueryTerms {
             if word.chars().count() < MIN_TERM_CHARS || !keep(&word) {
                 continue;
             }
-            let term = normalised(&word).to_string();
+            let term = light_stem(&word).to_string();
             if !parsed.terms.contains(&term) {
                 parsed.terms.push(term);
                 parsed.words.push(word);
@@ -144,7 +147,7 @@ impl QueryTerms {
         {
             lower.clear();
             lower.extend(raw.chars().flat_map(char::to_lowercase));
-            let word = normalised(&lower);
+            let word = light_stem(&lower);
             for (i, term) in self.terms.iter().enumerate() {
                 if !matched[i] && term == word {
                     matched[i] = true;
@@ -172,31 +175,6 @@ impl QueryTerms {
 /// ```
 pub fn term_overlap_score(query: &str, text: &str) -> f32 {
     QueryTerms::parse(query).score(text)
-}
-
-/// The lower-cased words of `text`: maximal runs of letters and digits.
-pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-}
-
-/// `word` without the suffixes described in the module docs; only ever shortens.
-fn normalised(word: &str) -> &str {
-    let mut w = word;
-    if w.chars().count() >= 4 && w.ends_with('s') && !w.ends_with("ss") {
-        w = &w[..w.len() - 1];
-    }
-    let chars = w.chars().count();
-    if chars >= 6 && w.ends_with("ing") {
-        &w[..w.len() - 3]
-    } else if chars >= 5 && w.ends_with("ed") {
-        &w[..w.len() - 2]
-    } else if chars >= 5 && w.ends_with('e') {
-        &w[..w.len() - 1]
-    } else {
-        w
-    }
 }
 
 #[cfg(test)]

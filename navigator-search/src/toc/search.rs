@@ -217,7 +217,7 @@ fn best(matches: &[SearchMatch]) -> f32 {
 mod tests {
     use super::*;
     use chrono::{DateTime, Duration, TimeZone, Utc};
-    use navigator_core::{MemoryStore, TocBullet, TocLevel};
+    use navigator_core::{MemoryStore, TocBullet, TocLevel, TocStore};
 
     fn at(day: u32) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 1, day, 0, 0, 0).unwrap()

@@ -302,6 +302,12 @@ impl VectorIndex {
     }
 }
 
+impl crate::retrieval::ExactSimilarity for VectorIndex {
+    fn similarities(&self, query: &[f32], keys: &[u64]) -> Result<Vec<(u64, f32)>> {
+        VectorIndex::similarities(self, query, keys)
+    }
+}
+
 /// Where the exact vectors of the graph at `graph_path` are kept.
 fn exact_path(graph_path: &Path) -> PathBuf {
     graph_path.with_extension("f32")

@@ -2,8 +2,6 @@
 //! `scripts/test.sh` starts), a fresh schema per test, and a small deterministic embedder.
 #![allow(dead_code)] // each test binary uses a different subset
 
-use async_trait::async_trait;
-use navigator_core::Embedder;
 use navigator_search::pg::{PgConfig, PgStore};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -53,40 +51,7 @@ pub async fn store(tag: &str, dims: usize) -> Option<PgStore> {
     Some(PgStore::connect(config(&url, tag, dims)).await.unwrap())
 }
 
-/// Hashes words into `DIMS` buckets and normalises: texts sharing words are similar,
-/// deterministic, no model needed.
-pub struct WordHash;
-
-pub const DIMS: usize = 32;
-
-pub fn word_vector(text: &str) -> Vec<f32> {
-    let mut v = vec![0f32; DIMS];
-    for w in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() > 2)
-    {
-        let w = w.to_lowercase();
-        let h = w.bytes().fold(1469598103934665603u64, |h, b| {
-            (h ^ b as u64).wrapping_mul(1099511628211)
-        });
-        v[(h % DIMS as u64) as usize] += 1.0;
-    }
-    if v.iter().all(|x| *x == 0.0) {
-        v[0] = 1.0;
-    }
-    navigator_core::l2_normalize(&mut v);
-    v
-}
-
-#[async_trait]
-impl Embedder for WordHash {
-    fn model_id(&self) -> &str {
-        "word-hash"
-    }
-    fn dimensions(&self) -> usize {
-        DIMS
-    }
-    async fn embed(&self, texts: &[&str]) -> navigator_core::Result<Vec<Vec<f32>>> {
-        Ok(texts.iter().map(|t| word_vector(t)).collect())
-    }
-}
+#[path = "../contract/words.rs"]
+pub mod words;
+#[allow(unused_imports)] // each test binary uses a different subset
+pub use words::{word_vector, WordHash, DIMS};
