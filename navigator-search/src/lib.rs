@@ -64,6 +64,7 @@ mod engine;
 mod error;
 mod filter;
 mod fusion;
+pub mod ingest;
 mod keyword;
 #[cfg(feature = "postgres")]
 pub mod pg;

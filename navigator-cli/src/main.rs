@@ -1,0 +1,55 @@
+//! `navigator`: index a folder of PARA notes (or a JSON-lines export) and search it.
+//!
+//! Every subcommand lives in its own module with an `Args` struct and a `run` function; the
+//! data directory, the engine and the exit codes are shared (`home`, `exit`).
+
+mod exit;
+mod home;
+mod index;
+mod search;
+mod status;
+mod toc;
+
+use clap::{Parser, Subcommand};
+
+/// Navigate a PARA knowledge base from the command line.
+///
+/// Data lives in $NAVIGATOR_HOME when it is set, else in the platform's data directory
+/// (`~/.local/share/navigator` on Linux). Logs go to stderr; set RUST_LOG (`info`, `debug`,
+/// `navigator_search=debug`) for more.
+#[derive(Debug, Parser)]
+#[command(name = "navigator", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Index a folder of notes (or a .jsonl export); again to update it incrementally.
+    Index(index::Args),
+    /// Search the index (hybrid, semantic or keyword).
+    Search(search::Args),
+    /// Show the index as a PARA tree: categories, folders, notes.
+    Toc(toc::Args),
+    /// Show what the index holds: notes, model, last index run.
+    Status(status::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Index(args) => index::run(args),
+        Command::Search(args) => search::run(args),
+        Command::Toc(args) => toc::run(args),
+        Command::Status(args) => status::run(args),
+    };
+    exit::report(result)
+}
