@@ -9,7 +9,7 @@
 
 use crate::exit::{Failure, CONFIG};
 use anyhow::anyhow;
-use navigator_core::{EmbeddingPaths, Embedder, FastEmbedder, ModelConfig};
+use navigator_core::{Embedder, EmbeddingPaths, FastEmbedder, ModelConfig};
 use navigator_search::SearchEngine;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -39,7 +39,9 @@ impl Home {
     /// `$NAVIGATOR_HOME`, checked, else the platform's data directory (created).
     pub fn resolve() -> Result<Self, Failure> {
         let env = std::env::var_os(navigator_core::embed::ENV_HOME);
-        if let Some(dir) = navigator_core::embed::env_home(env).map_err(|e| Failure::new(CONFIG, e))? {
+        if let Some(dir) =
+            navigator_core::embed::env_home(env).map_err(|e| Failure::new(CONFIG, e))?
+        {
             return Ok(Self { dir });
         }
         let dirs = directories::ProjectDirs::from("", "", "navigator").ok_or_else(|| {
@@ -50,7 +52,10 @@ impl Home {
         })?;
         let dir = dirs.data_dir().to_path_buf();
         std::fs::create_dir_all(&dir).map_err(|e| {
-            Failure::new(CONFIG, anyhow!("cannot create the data directory {}: {e}", dir.display()))
+            Failure::new(
+                CONFIG,
+                anyhow!("cannot create the data directory {}: {e}", dir.display()),
+            )
         })?;
         Ok(Self { dir })
     }
@@ -106,7 +111,8 @@ impl Home {
             ort_dylib: Some(paths.ort_dylib),
             ..ModelConfig::minilm()
         };
-        let embedder = FastEmbedder::from_dir(&paths.model_dir, config).map_err(|e| Failure::new(CONFIG, e))?;
+        let embedder = FastEmbedder::from_dir(&paths.model_dir, config)
+            .map_err(|e| Failure::new(CONFIG, e))?;
         Ok(Arc::new(embedder))
     }
 
@@ -122,5 +128,10 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| Failure::new(crate::exit::INDEX, anyhow!("starting the async runtime: {e}")))
+        .map_err(|e| {
+            Failure::new(
+                crate::exit::INDEX,
+                anyhow!("starting the async runtime: {e}"),
+            )
+        })
 }

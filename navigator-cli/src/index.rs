@@ -39,9 +39,8 @@ fn parse_mapping(s: &str) -> Result<(String, Category), String> {
     let (name, cat) = s
         .split_once('=')
         .ok_or_else(|| format!("`{s}`: expected NAME=CATEGORY"))?;
-    let category = Category::parse(&cat.trim().to_lowercase()).ok_or_else(|| {
-        format!("`{cat}` is not a category (project, area, resource, archive)")
-    })?;
+    let category = Category::parse(&cat.trim().to_lowercase())
+        .ok_or_else(|| format!("`{cat}` is not a category (project, area, resource, archive)"))?;
     Ok((name.trim().to_string(), category))
 }
 
@@ -49,7 +48,10 @@ fn parse_mapping(s: &str) -> Result<(String, Category), String> {
 pub fn run(args: Args) -> Outcome {
     let home = Home::resolve()?;
     if !args.path.exists() {
-        return Err(Failure::new(INPUT, anyhow!("{}: no such file or folder", args.path.display())));
+        return Err(Failure::new(
+            INPUT,
+            anyhow!("{}: no such file or folder", args.path.display()),
+        ));
     }
     let mut layout = ParaLayout::default();
     for (name, category) in &args.folders {
@@ -71,7 +73,12 @@ pub fn run(args: Args) -> Outcome {
     })
 }
 
-async fn once(home: &Home, engine: &SearchEngine, args: &Args, options: &IngestOptions) -> Result<IngestReport, Failure> {
+async fn once(
+    home: &Home,
+    engine: &SearchEngine,
+    args: &Args,
+    options: &IngestOptions,
+) -> Result<IngestReport, Failure> {
     let started = Instant::now();
     let bar = progress_bar(args.quiet);
     let on_progress = |p: IngestProgress| match p {
@@ -89,16 +96,27 @@ async fn once(home: &Home, engine: &SearchEngine, args: &Args, options: &IngestO
     };
     bar.finish_and_clear();
     let last = LastIndex {
-        source: args.path.canonicalize().unwrap_or(args.path.clone()).display().to_string(),
+        source: args
+            .path
+            .canonicalize()
+            .unwrap_or(args.path.clone())
+            .display()
+            .to_string(),
         finished_at: chrono::Utc::now(),
         duration_ms: started.elapsed().as_millis() as u64,
         report: serde_json::to_value(&report).map_err(|e| Failure::new(crate::exit::INDEX, e))?,
     };
     if let Err(e) = home.save_last_index(&last) {
-        tracing::warn!("could not save the run record in {}: {e}", home.dir().display());
+        tracing::warn!(
+            "could not save the run record in {}: {e}",
+            home.dir().display()
+        );
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&last).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&last).unwrap_or_default()
+        );
     } else {
         print_report(&report, started.elapsed());
     }
@@ -117,7 +135,12 @@ fn print_report(report: &IngestReport, took: Duration) {
 
 /// Re-indexes after changes settle: events are collected until none arrived for half a
 /// second (an editor's save is several events), then one incremental run.
-async fn watch(home: &Home, engine: &SearchEngine, args: &Args, options: &IngestOptions) -> Result<(), Failure> {
+async fn watch(
+    home: &Home,
+    engine: &SearchEngine,
+    args: &Args,
+    options: &IngestOptions,
+) -> Result<(), Failure> {
     use notify::{RecursiveMode, Watcher};
     let (tx, rx) = std::sync::mpsc::channel();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {

@@ -3,7 +3,9 @@
 use crate::exit::{Failure, Outcome, INPUT, NOTHING_FOUND};
 use crate::home::{runtime, Home};
 use anyhow::anyhow;
-use navigator_core::{Category, DateRange, SearchFilters, SearchMode, SearchRequest, SearchService};
+use navigator_core::{
+    Category, DateRange, SearchFilters, SearchMode, SearchRequest, SearchService,
+};
 use std::process::ExitCode;
 
 /// Search the index. Exit code 1 when nothing matched.
@@ -87,7 +89,10 @@ pub fn run(args: Args) -> Outcome {
     if !home.index_dir().exists() {
         return Err(Failure::new(
             INPUT,
-            anyhow!("no index in {}: run `navigator index <folder>` first", home.dir().display()),
+            anyhow!(
+                "no index in {}: run `navigator index <folder>` first",
+                home.dir().display()
+            ),
         ));
     }
     let page = runtime()?.block_on(async {
@@ -95,10 +100,19 @@ pub fn run(args: Args) -> Outcome {
         engine.search(&request).await.map_err(Failure::from)
     })?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&page.results).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&page.results).unwrap_or_default()
+        );
     } else {
         for r in &page.results {
-            println!("{:.2}  [{}] {}  ({})", r.relevance_score, r.category.label(), r.title, r.item_id);
+            println!(
+                "{:.2}  [{}] {}  ({})",
+                r.relevance_score,
+                r.category.label(),
+                r.title,
+                r.item_id
+            );
             if let Some(s) = &r.snippet {
                 println!("      {}", s.replace('\n', " "));
             }

@@ -26,7 +26,12 @@ pub fn run(args: Args) -> Outcome {
             for c in Category::ALL {
                 counts.insert(c.as_str(), 0);
             }
-            for item in engine.store().scan_items(&ItemScan::default()).await.map_err(crate::exit::Failure::from)? {
+            for item in engine
+                .store()
+                .scan_items(&ItemScan::default())
+                .await
+                .map_err(crate::exit::Failure::from)?
+            {
                 *counts.entry(item.category.as_str()).or_default() += 1;
             }
             let e = engine.embedder();

@@ -48,7 +48,10 @@ pub fn run(args: Args) -> Outcome {
     if !home.index_dir().exists() {
         return Err(Failure::new(
             INPUT,
-            anyhow!("no index in {}: run `navigator index <folder>` first", home.dir().display()),
+            anyhow!(
+                "no index in {}: run `navigator index <folder>` first",
+                home.dir().display()
+            ),
         ));
     }
     let items = runtime()?.block_on(async {
@@ -71,14 +74,27 @@ pub fn run(args: Args) -> Outcome {
         // Folders before notes, then by title.
         list.sort_by_key(|i| (!i.id.ends_with('/'), i.title.to_lowercase()));
     }
-    let build = |roots: Vec<&Item>| -> Vec<Node> { roots.into_iter().map(|i| node(i, &children, args.depth.saturating_sub(1))).collect() };
+    let build = |roots: Vec<&Item>| -> Vec<Node> {
+        roots
+            .into_iter()
+            .map(|i| node(i, &children, args.depth.saturating_sub(1)))
+            .collect()
+    };
     let tree: Vec<(String, Vec<Node>)> = match &args.under {
         Some(id) => {
             let item = items
                 .iter()
                 .find(|i| &i.id == id)
                 .ok_or_else(|| Failure::new(INPUT, anyhow!("no item `{id}` in the index")))?;
-            vec![(item.title.clone(), build(children.get(&Some(item.id.as_str())).cloned().unwrap_or_default()))]
+            vec![(
+                item.title.clone(),
+                build(
+                    children
+                        .get(&Some(item.id.as_str()))
+                        .cloned()
+                        .unwrap_or_default(),
+                ),
+            )]
         }
         None => Category::ALL
             .into_iter()

@@ -29,7 +29,10 @@ music guitar piano concert film series podcast episode interview history science
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn below(&mut self, n: u64) -> u64 {
@@ -48,7 +51,14 @@ fn note_words(rng: &mut Rng) -> usize {
 
 fn note_text(rng: &mut Rng, n: usize, words: &[&str]) -> String {
     let count = note_words(rng);
-    let mut s = format!("---\ntags: [t{}, t{}]\ncreated: 2024-{:02}-{:02}\n---\n# Note {n} {}\n", rng.below(50), rng.below(50), 1 + rng.below(12), 1 + rng.below(28), words[rng.below(words.len() as u64) as usize]);
+    let mut s = format!(
+        "---\ntags: [t{}, t{}]\ncreated: 2024-{:02}-{:02}\n---\n# Note {n} {}\n",
+        rng.below(50),
+        rng.below(50),
+        1 + rng.below(12),
+        1 + rng.below(28),
+        words[rng.below(words.len() as u64) as usize]
+    );
     let mut since_heading = 0;
     for i in 0..count {
         if since_heading > 150 + rng.below(150) as usize {
@@ -67,9 +77,15 @@ fn make_vault(root: &Path, notes: usize) {
     let mut rng = Rng(42);
     let tops = ["1 Projects", "2 Areas", "3 Resources", "4 Archives"];
     for n in 0..notes {
-        let folder = root.join(tops[n % 4]).join(format!("Folder {}", (n / 4) % 50));
+        let folder = root
+            .join(tops[n % 4])
+            .join(format!("Folder {}", (n / 4) % 50));
         std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(folder.join(format!("Note {n}.md")), note_text(&mut rng, n, &words)).unwrap();
+        std::fs::write(
+            folder.join(format!("Note {n}.md")),
+            note_text(&mut rng, n, &words),
+        )
+        .unwrap();
     }
 }
 
@@ -101,12 +117,18 @@ async fn phase(name: &str, peak: &AtomicU64, run: impl std::future::Future<Outpu
 
 #[tokio::main]
 async fn main() {
-    let notes: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let notes: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(10_000);
     let vault = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
     make_vault(vault.path(), notes);
     let bytes: u64 = walk_bytes(vault.path());
-    println!("vault: {notes} notes, {:.1} MiB of markdown", bytes as f64 / 1048576.0);
+    println!(
+        "vault: {notes} notes, {:.1} MiB of markdown",
+        bytes as f64 / 1048576.0
+    );
     let peak = Arc::new(AtomicU64::new(0));
     {
         let peak = peak.clone();
@@ -115,23 +137,42 @@ async fn main() {
             std::thread::sleep(Duration::from_millis(50));
         });
     }
-    let embedder = Arc::new(FastEmbedder::default_model().expect("run scripts/setup-embeddings.sh"));
+    let embedder =
+        Arc::new(FastEmbedder::default_model().expect("run scripts/setup-embeddings.sh"));
     let engine = SearchEngine::open(data.path(), embedder).await.unwrap();
     let opts = IngestOptions::default();
     let v = vault.path();
     println!("| phase | time | rate | embedded | renamed | memory |\n|---|---|---|---|---|---|");
-    phase("first index", &peak, async { index_folder(&engine, v, &opts, |_| {}).await.unwrap() }).await;
-    phase("again, nothing changed", &peak, async { index_folder(&engine, v, &opts, |_| {}).await.unwrap() }).await;
+    phase("first index", &peak, async {
+        index_folder(&engine, v, &opts, |_| {}).await.unwrap()
+    })
+    .await;
+    phase("again, nothing changed", &peak, async {
+        index_folder(&engine, v, &opts, |_| {}).await.unwrap()
+    })
+    .await;
     let edited = v.join("1 Projects/Folder 0/Note 0.md");
     let mut text = std::fs::read_to_string(&edited).unwrap();
     text.push_str("\nOne more sentence about the quarterly budget review.\n");
     std::fs::write(&edited, text).unwrap();
-    phase("one note edited", &peak, async { index_folder(&engine, v, &opts, |_| {}).await.unwrap() }).await;
+    phase("one note edited", &peak, async {
+        index_folder(&engine, v, &opts, |_| {}).await.unwrap()
+    })
+    .await;
     for n in (0..notes).step_by((notes / 100).max(1)).take(100) {
-        let dir = v.join(["1 Projects", "2 Areas", "3 Resources", "4 Archives"][n % 4]).join(format!("Folder {}", (n / 4) % 50));
-        std::fs::rename(dir.join(format!("Note {n}.md")), dir.join(format!("Renamed {n}.md"))).unwrap();
+        let dir = v
+            .join(["1 Projects", "2 Areas", "3 Resources", "4 Archives"][n % 4])
+            .join(format!("Folder {}", (n / 4) % 50));
+        std::fs::rename(
+            dir.join(format!("Note {n}.md")),
+            dir.join(format!("Renamed {n}.md")),
+        )
+        .unwrap();
     }
-    phase("100 notes renamed", &peak, async { index_folder(&engine, v, &opts, |_| {}).await.unwrap() }).await;
+    phase("100 notes renamed", &peak, async {
+        index_folder(&engine, v, &opts, |_| {}).await.unwrap()
+    })
+    .await;
     println!("process peak RSS (VmHWM): {} MiB", rss_kib("VmHWM:") / 1024);
 }
 
@@ -139,7 +180,11 @@ fn walk_bytes(root: &Path) -> u64 {
     let mut total = 0;
     for entry in std::fs::read_dir(root).unwrap().flatten() {
         let meta = entry.metadata().unwrap();
-        total += if meta.is_dir() { walk_bytes(&entry.path()) } else { meta.len() };
+        total += if meta.is_dir() {
+            walk_bytes(&entry.path())
+        } else {
+            meta.len()
+        };
     }
     total
 }

@@ -76,7 +76,9 @@ pub fn env_home(value: Option<std::ffi::OsString>) -> Result<Option<PathBuf>> {
     let problem = match std::fs::metadata(&path) {
         Err(e) => Some(e.to_string()),
         Ok(m) if !m.is_dir() => Some("not a directory".to_string()),
-        Ok(_) => std::fs::read_dir(&path).err().map(|e| format!("not readable: {e}")),
+        Ok(_) => std::fs::read_dir(&path)
+            .err()
+            .map(|e| format!("not readable: {e}")),
     };
     match problem {
         None => Ok(Some(path)),
@@ -99,7 +101,11 @@ pub(crate) fn locate_ort_dylib(explicit: Option<&Path>) -> Result<PathBuf> {
         .into_iter()
         .chain(env_path(ENV_ORT_DYLIB))
         .chain(env_path("ORT_DYLIB_PATH"))
-        .chain(EmbeddingPaths::homes()?.into_iter().map(|h| h.join(ORT_FILE)));
+        .chain(
+            EmbeddingPaths::homes()?
+                .into_iter()
+                .map(|h| h.join(ORT_FILE)),
+        );
     first_existing(candidates, &mut tried, explicit.is_some()).ok_or_else(|| Error::File {
         what: "ONNX Runtime shared library".into(),
         path: tried.first().cloned().unwrap_or_default(),
@@ -177,7 +183,9 @@ mod tests {
     fn a_bad_navigator_home_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("nope");
-        let err = env_home(Some(missing.clone().into())).unwrap_err().to_string();
+        let err = env_home(Some(missing.clone().into()))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(&missing.display().to_string()), "{err}");
         assert!(err.contains("NAVIGATOR_HOME"), "{err}");
         let file = dir.path().join("file");
@@ -186,7 +194,10 @@ mod tests {
         assert!(err.contains("not a directory"), "{err}");
         assert_eq!(env_home(None).unwrap(), None);
         assert_eq!(env_home(Some("".into())).unwrap(), None);
-        assert_eq!(env_home(Some(dir.path().into())).unwrap().as_deref(), Some(dir.path()));
+        assert_eq!(
+            env_home(Some(dir.path().into())).unwrap().as_deref(),
+            Some(dir.path())
+        );
     }
 
     #[test]

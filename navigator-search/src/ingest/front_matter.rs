@@ -228,7 +228,11 @@ pub fn parse_date_str(s: &str) -> Option<DateTime<Utc>> {
     if let Ok(d) = DateTime::parse_from_rfc3339(s) {
         return Some(d.with_timezone(&Utc));
     }
-    for f in ["%Y-%m-%d %H:%M:%S%.f%:z", "%Y-%m-%d %H:%M%:z", "%Y-%m-%dT%H:%M%:z"] {
+    for f in [
+        "%Y-%m-%d %H:%M:%S%.f%:z",
+        "%Y-%m-%d %H:%M%:z",
+        "%Y-%m-%dT%H:%M%:z",
+    ] {
         if let Ok(d) = DateTime::parse_from_str(s, f) {
             return Some(d.with_timezone(&Utc));
         }
@@ -244,7 +248,13 @@ pub fn parse_date_str(s: &str) -> Option<DateTime<Utc>> {
         }
     }
     for f in [
-        "%Y-%m-%d", "%Y/%m/%d", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y",
+        "%Y-%m-%d",
+        "%Y/%m/%d",
+        "%d.%m.%Y",
+        "%B %d, %Y",
+        "%b %d, %Y",
+        "%d %B %Y",
+        "%d %b %Y",
         "%Y%m%d",
     ] {
         if let Ok(d) = NaiveDate::parse_from_str(s, f) {
@@ -260,7 +270,10 @@ mod tests {
 
     #[test]
     fn split_finds_the_block_and_leaves_a_body_without_one_alone() {
-        assert_eq!(split("---\ntitle: A\n---\nbody"), (Some("title: A\n"), "body"));
+        assert_eq!(
+            split("---\ntitle: A\n---\nbody"),
+            (Some("title: A\n"), "body")
+        );
         assert_eq!(split("no front matter"), (None, "no front matter"));
         assert_eq!(split("---\nunterminated"), (None, "---\nunterminated"));
         assert_eq!(split("---\r\na: 1\r\n---\r\nx"), (Some("a: 1\r\n"), "x"));
@@ -307,8 +320,10 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_kept_and_bad_values_are_warned_about() {
-        let fm = parse("title: Plan\nsource: https://x.test\nrating: 4\ncreated: soon\ncategory: nowhere")
-            .unwrap();
+        let fm = parse(
+            "title: Plan\nsource: https://x.test\nrating: 4\ncreated: soon\ncategory: nowhere",
+        )
+        .unwrap();
         assert_eq!(fm.title.as_deref(), Some("Plan"));
         assert_eq!(fm.properties["source"], "https://x.test");
         assert_eq!(fm.properties["rating"], 4);

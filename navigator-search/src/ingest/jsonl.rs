@@ -44,7 +44,11 @@ impl fmt::Display for RowError {
         if self.field.is_empty() {
             write!(f, "line {}: {}", self.line, self.message)
         } else {
-            write!(f, "line {}: field `{}`: {}", self.line, self.field, self.message)
+            write!(
+                f,
+                "line {}: field `{}`: {}",
+                self.line, self.field, self.message
+            )
         }
     }
 }
@@ -52,9 +56,28 @@ impl fmt::Display for RowError {
 impl std::error::Error for RowError {}
 
 const KNOWN: [&str; 22] = [
-    "id", "title", "body", "content", "text", "type", "itemType", "item_type", "category",
-    "parentId", "parent_id", "status", "tags", "createdAt", "created_at", "updatedAt",
-    "updated_at", "archived", "metadata", "accessCount", "access_count", "archivedAt",
+    "id",
+    "title",
+    "body",
+    "content",
+    "text",
+    "type",
+    "itemType",
+    "item_type",
+    "category",
+    "parentId",
+    "parent_id",
+    "status",
+    "tags",
+    "createdAt",
+    "created_at",
+    "updatedAt",
+    "updated_at",
+    "archived",
+    "metadata",
+    "accessCount",
+    "access_count",
+    "archivedAt",
 ];
 
 /// Parses one line (1-based `line`) into an item; `now` stands in for missing dates.
@@ -67,13 +90,25 @@ pub fn parse_row(line: usize, text: &str, now: DateTime<Utc>) -> Result<Item, Ro
     let value: Value =
         serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON: {e}")))?;
     let Value::Object(row) = value else {
-        return Err(err("", format!("expected a JSON object, found {}", short(&value))));
+        return Err(err(
+            "",
+            format!("expected a JSON object, found {}", short(&value)),
+        ));
     };
-    let get = |names: &[&str]| names.iter().find_map(|n| row.get(*n).filter(|v| !v.is_null()));
+    let get = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| row.get(*n).filter(|v| !v.is_null()))
+    };
     let id = match get(&["id"]) {
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
         Some(Value::Number(n)) => n.to_string(),
-        Some(other) => return Err(err("id", format!("expected a non-empty string, found {}", short(other)))),
+        Some(other) => {
+            return Err(err(
+                "id",
+                format!("expected a non-empty string, found {}", short(other)),
+            ))
+        }
         None => return Err(err("id", "missing".into())),
     };
     let title = string(get(&["title"]), "title", &err)?
@@ -81,41 +116,74 @@ pub fn parse_row(line: usize, text: &str, now: DateTime<Utc>) -> Result<Item, Ro
         .ok_or_else(|| err("title", "missing or empty".into()))?;
     let body = string(get(&["body", "content", "text"]), "body", &err)?.unwrap_or_default();
     let wanted = match string(get(&["type", "itemType", "item_type"]), "type", &err)? {
-        Some(t) => Some(parse_item_type(&t).ok_or_else(|| err("type", format!("`{t}` is not an item type")))?),
+        Some(t) => Some(
+            parse_item_type(&t).ok_or_else(|| err("type", format!("`{t}` is not an item type")))?,
+        ),
         None => None,
     };
     let archived = match get(&["archived"]) {
         Some(Value::Bool(b)) => *b,
-        Some(other) => return Err(err("archived", format!("expected true or false, found {}", short(other)))),
+        Some(other) => {
+            return Err(err(
+                "archived",
+                format!("expected true or false, found {}", short(other)),
+            ))
+        }
         None => false,
     };
     let category = match string(get(&["category"]), "category", &err)? {
-        Some(c) => parse_category(&c).ok_or_else(|| err("category", format!("`{c}` is not a PARA category")))?,
+        Some(c) => parse_category(&c)
+            .ok_or_else(|| err("category", format!("`{c}` is not a PARA category")))?,
         None if archived || wanted.is_some_and(ItemType::is_archived) => Category::Archive,
         None => wanted.map_or(Category::Resource, ItemType::default_category),
     };
-    let category = if archived { Category::Archive } else { category };
+    let category = if archived {
+        Category::Archive
+    } else {
+        category
+    };
     let tags = match get(&["tags"]) {
         None => Vec::new(),
-        Some(Value::String(s)) => s.split(',').map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect(),
+        Some(Value::String(s)) => s
+            .split(',')
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect(),
         Some(Value::Array(items)) => items
             .iter()
             .enumerate()
             .map(|(i, t)| match t {
                 Value::String(s) => Ok(s.trim().to_string()),
-                other => Err(err(&format!("tags[{i}]"), format!("expected a string, found {}", short(other)))),
+                other => Err(err(
+                    &format!("tags[{i}]"),
+                    format!("expected a string, found {}", short(other)),
+                )),
             })
             .collect::<Result<_, _>>()?,
-        Some(other) => return Err(err("tags", format!("expected a list or a string, found {}", short(other)))),
+        Some(other) => {
+            return Err(err(
+                "tags",
+                format!("expected a list or a string, found {}", short(other)),
+            ))
+        }
     };
     let created = date(get(&["createdAt", "created_at"]), "createdAt", &err)?.unwrap_or(now);
-    let updated = date(get(&["updatedAt", "updated_at"]), "updatedAt", &err)?.unwrap_or(created.max(now));
+    let updated =
+        date(get(&["updatedAt", "updated_at"]), "updatedAt", &err)?.unwrap_or(created.max(now));
     if updated < created {
-        return Err(err("updatedAt", format!("{updated} is before createdAt {created}")));
+        return Err(err(
+            "updatedAt",
+            format!("{updated} is before createdAt {created}"),
+        ));
     }
     let mut metadata: BTreeMap<String, Value> = match get(&["metadata"]) {
         Some(Value::Object(m)) => m.clone().into_iter().collect(),
-        Some(other) => return Err(err("metadata", format!("expected an object, found {}", short(other)))),
+        Some(other) => {
+            return Err(err(
+                "metadata",
+                format!("expected an object, found {}", short(other)),
+            ))
+        }
         None => BTreeMap::new(),
     };
     let extra: Map<String, Value> = row
@@ -126,10 +194,18 @@ pub fn parse_row(line: usize, text: &str, now: DateTime<Utc>) -> Result<Item, Ro
     if !extra.is_empty() {
         metadata.insert("properties".into(), Value::Object(extra));
     }
-    let access_count = get(&["accessCount", "access_count"]).and_then(Value::as_u64).unwrap_or(0);
+    let access_count = get(&["accessCount", "access_count"])
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
     let item = Item {
         id,
-        item_type: type_in(category, wanted, wanted.filter(|t| !t.is_archived()).unwrap_or(ItemType::Resource)),
+        item_type: type_in(
+            category,
+            wanted,
+            wanted
+                .filter(|t| !t.is_archived())
+                .unwrap_or(ItemType::Resource),
+        ),
         category,
         title: title.trim().to_string(),
         body,
@@ -146,16 +222,27 @@ pub fn parse_row(line: usize, text: &str, now: DateTime<Utc>) -> Result<Item, Ro
     Ok(item)
 }
 
-fn string<E>(v: Option<&Value>, field: &str, err: &impl Fn(&str, String) -> E) -> Result<Option<String>, E> {
+fn string<E>(
+    v: Option<&Value>,
+    field: &str,
+    err: &impl Fn(&str, String) -> E,
+) -> Result<Option<String>, E> {
     match v {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(Value::Number(n)) => Ok(Some(n.to_string())),
-        Some(other) => Err(err(field, format!("expected a string, found {}", short(other)))),
+        Some(other) => Err(err(
+            field,
+            format!("expected a string, found {}", short(other)),
+        )),
     }
 }
 
-fn date<E>(v: Option<&Value>, field: &str, err: &impl Fn(&str, String) -> E) -> Result<Option<DateTime<Utc>>, E> {
+fn date<E>(
+    v: Option<&Value>,
+    field: &str,
+    err: &impl Fn(&str, String) -> E,
+) -> Result<Option<DateTime<Utc>>, E> {
     match v {
         None => Ok(None),
         Some(Value::String(s)) => parse_date_str(s)
@@ -163,11 +250,20 @@ fn date<E>(v: Option<&Value>, field: &str, err: &impl Fn(&str, String) -> E) -> 
             .ok_or_else(|| err(field, format!("`{s}` is not a date in a known format"))),
         Some(Value::Number(n)) => n
             .as_i64()
-            .map(|s| if s.abs() > 100_000_000_000 { s / 1000 } else { s })
+            .map(|s| {
+                if s.abs() > 100_000_000_000 {
+                    s / 1000
+                } else {
+                    s
+                }
+            })
             .and_then(|s| Utc.timestamp_opt(s, 0).single())
             .map(Some)
             .ok_or_else(|| err(field, format!("{n} is not a Unix timestamp"))),
-        Some(other) => Err(err(field, format!("expected a date, found {}", short(other)))),
+        Some(other) => Err(err(
+            field,
+            format!("expected a date, found {}", short(other)),
+        )),
     }
 }
 
@@ -208,8 +304,16 @@ mod tests {
 
     #[test]
     fn archived_rows_get_archived_types() {
-        let item = parse_row(3, r#"{"id":7,"title":"Old","type":"project","archived":true}"#, now()).unwrap();
-        assert_eq!((item.id.as_str(), item.item_type), ("7", ItemType::ArchivedProject));
+        let item = parse_row(
+            3,
+            r#"{"id":7,"title":"Old","type":"project","archived":true}"#,
+            now(),
+        )
+        .unwrap();
+        assert_eq!(
+            (item.id.as_str(), item.item_type),
+            ("7", ItemType::ArchivedProject)
+        );
     }
 
     #[test]
@@ -221,8 +325,14 @@ mod tests {
             (r#"{"id":"a"}"#, "title"),
             (r#"{"id":"a","title":"x","type":"spaceship"}"#, "type"),
             (r#"{"id":"a","title":"x","tags":["ok",3]}"#, "tags[1]"),
-            (r#"{"id":"a","title":"x","createdAt":"someday"}"#, "createdAt"),
-            (r#"{"id":"a","title":"x","createdAt":"2025-02-01","updatedAt":"2025-01-01"}"#, "updatedAt"),
+            (
+                r#"{"id":"a","title":"x","createdAt":"someday"}"#,
+                "createdAt",
+            ),
+            (
+                r#"{"id":"a","title":"x","createdAt":"2025-02-01","updatedAt":"2025-01-01"}"#,
+                "updatedAt",
+            ),
             (r#"{"id":"a","title":"x","category":"inbox"}"#, "category"),
         ];
         for (text, field) in cases {

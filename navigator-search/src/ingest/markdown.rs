@@ -159,14 +159,20 @@ mod tests {
 
     #[test]
     fn wiki_links_become_their_text_and_are_collected() {
-        let p = parse("See [[Budget 2025]] and [[Vendors#Shortlist|the shortlist]], again [[Budget 2025]].");
+        let p = parse(
+            "See [[Budget 2025]] and [[Vendors#Shortlist|the shortlist]], again [[Budget 2025]].",
+        );
         assert_eq!(p.links, ["Budget 2025", "Vendors"]);
-        assert_eq!(p.text, "See Budget 2025 and the shortlist, again Budget 2025.");
+        assert_eq!(
+            p.text,
+            "See Budget 2025 and the shortlist, again Budget 2025."
+        );
     }
 
     #[test]
     fn inline_tags_outside_code_and_headings() {
-        let p = parse("# Title #notatag\nWork on #rust and #search/hybrid, not C# or #1.\n\n`#code`");
+        let p =
+            parse("# Title #notatag\nWork on #rust and #search/hybrid, not C# or #1.\n\n`#code`");
         assert_eq!(p.tags, ["rust", "search/hybrid"]);
     }
 }

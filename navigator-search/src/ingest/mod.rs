@@ -154,7 +154,10 @@ fn read_note<P: FnMut(IngestProgress)>(
 ) -> Result<Option<navigator_core::Item>> {
     let rel = file.rel.as_str();
     if file.size > options.max_file_bytes {
-        let msg = format!("{} bytes, over the {} byte limit", file.size, options.max_file_bytes);
+        let msg = format!(
+            "{} bytes, over the {} byte limit",
+            file.size, options.max_file_bytes
+        );
         sync.report.skip(rel, SkipReason::TooLarge, msg);
         return Ok(None);
     }
@@ -166,7 +169,8 @@ fn read_note<P: FnMut(IngestProgress)>(
         }
     };
     if bytes[..bytes.len().min(8192)].contains(&0) {
-        sync.report.skip(rel, SkipReason::Binary, "a NUL byte in the first 8 KiB");
+        sync.report
+            .skip(rel, SkipReason::Binary, "a NUL byte in the first 8 KiB");
         return Ok(None);
     }
     let hash = note::hash(&[b"note", fingerprint.as_bytes(), &bytes]);
@@ -223,14 +227,21 @@ pub async fn import_jsonl(
                 Some(first) => report.skip(
                     &format!("{name}:{line}"),
                     SkipReason::InvalidRow,
-                    format!("line {line}: field `id`: `{}` is already on line {first}", item.id),
+                    format!(
+                        "line {line}: field `id`: `{}` is already on line {first}",
+                        item.id
+                    ),
                 ),
                 None => {
                     first_line.insert(item.id.clone(), line);
                     valid.insert(line, item.id);
                 }
             },
-            Err(e) => report.skip(&format!("{name}:{line}"), SkipReason::InvalidRow, e.to_string()),
+            Err(e) => report.skip(
+                &format!("{name}:{line}"),
+                SkipReason::InvalidRow,
+                e.to_string(),
+            ),
         }
     })?;
     progress(IngestProgress::Walked { notes: valid.len() });

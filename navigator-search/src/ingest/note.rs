@@ -85,7 +85,12 @@ pub(crate) fn set_text_hash(item: &mut Item) {
 }
 
 /// Ingest metadata shared by notes, folders and rows.
-pub(crate) fn bookkeeping(source: &str, vault: &str, path: &str, content_hash: &str) -> BTreeMap<String, Value> {
+pub(crate) fn bookkeeping(
+    source: &str,
+    vault: &str,
+    path: &str,
+    content_hash: &str,
+) -> BTreeMap<String, Value> {
     BTreeMap::from([
         ("source".into(), json!(source)),
         ("vault".into(), json!(vault)),
@@ -95,7 +100,11 @@ pub(crate) fn bookkeeping(source: &str, vault: &str, path: &str, content_hash: &
 }
 
 /// The item type `wanted` (or `fallback`) as it must be in `category`.
-pub(crate) fn type_in(category: Category, wanted: Option<ItemType>, fallback: ItemType) -> ItemType {
+pub(crate) fn type_in(
+    category: Category,
+    wanted: Option<ItemType>,
+    fallback: ItemType,
+) -> ItemType {
     let t = wanted.unwrap_or(fallback);
     if category == Category::Archive {
         if t.is_archived() {
@@ -123,8 +132,8 @@ pub(crate) fn note_item(
     let (fm, body) = if is_markdown {
         match front_matter::split(text) {
             (Some(block), body) => {
-                let fm = front_matter::parse(block)
-                    .map_err(|e| (SkipReason::InvalidFrontMatter, e))?;
+                let fm =
+                    front_matter::parse(block).map_err(|e| (SkipReason::InvalidFrontMatter, e))?;
                 (fm, body)
             }
             (None, body) => (FrontMatter::default(), body),
@@ -157,7 +166,9 @@ pub(crate) fn note_item(
         fm.category.unwrap_or(place.category)
     };
     let item_type = type_in(category, fm.item_type, ItemType::Resource);
-    let created = fm.created.unwrap_or(modified.min(fm.updated.unwrap_or(modified)));
+    let created = fm
+        .created
+        .unwrap_or(modified.min(fm.updated.unwrap_or(modified)));
     let updated = fm.updated.unwrap_or(modified).max(created);
     let mut metadata = meta;
     if !parsed.links.is_empty() {
@@ -269,12 +280,18 @@ mod tests {
         let l = ParaLayout::default();
         assert!(folder_item("Projects", &l, at(), BTreeMap::new()).is_none());
         let p = folder_item("Projects/Phoenix", &l, at(), BTreeMap::new()).unwrap();
-        assert_eq!((p.id.as_str(), p.item_type, p.parent_id), ("Projects/Phoenix/", ItemType::Project, None));
+        assert_eq!(
+            (p.id.as_str(), p.item_type, p.parent_id),
+            ("Projects/Phoenix/", ItemType::Project, None)
+        );
         let sub = folder_item("Projects/Phoenix/Meetings", &l, at(), BTreeMap::new()).unwrap();
         assert_eq!(sub.item_type, ItemType::Resource);
         assert_eq!(sub.parent_id.as_deref(), Some("Projects/Phoenix/"));
         let old = folder_item("4 Archives/Apollo", &l, at(), BTreeMap::new()).unwrap();
-        assert_eq!((old.item_type, old.category), (ItemType::ArchivedProject, Category::Archive));
+        assert_eq!(
+            (old.item_type, old.category),
+            (ItemType::ArchivedProject, Category::Archive)
+        );
         assert!(old.archived_at.is_some());
     }
 
@@ -282,7 +299,8 @@ mod tests {
     fn a_note_takes_front_matter_over_folders_and_file_names() {
         let l = ParaLayout::default();
         let text = "---\ntitle: Budget\ntags: [money]\ncreated: 2024-03-01\nowner: ana\n---\n# Heading\nSee [[Vendors]]. #q3\n";
-        let (item, warnings) = note_item("Projects/Phoenix/b.md", text, &l, at(), BTreeMap::new()).unwrap();
+        let (item, warnings) =
+            note_item("Projects/Phoenix/b.md", text, &l, at(), BTreeMap::new()).unwrap();
         assert!(warnings.is_empty());
         assert_eq!(item.title, "Budget");
         assert_eq!(item.tags, ["money", "q3"]);
@@ -291,9 +309,23 @@ mod tests {
         assert_eq!(item.updated_at, at());
         assert_eq!(item.metadata["links"], json!(["Vendors"]));
         assert_eq!(item.metadata["properties"]["owner"], "ana");
-        let (untitled, _) = note_item("Resources/Plain idea.md", "just text", &l, at(), BTreeMap::new()).unwrap();
+        let (untitled, _) = note_item(
+            "Resources/Plain idea.md",
+            "just text",
+            &l,
+            at(),
+            BTreeMap::new(),
+        )
+        .unwrap();
         assert_eq!(untitled.title, "Plain idea");
-        let (h1, _) = note_item("Resources/x.md", "# From heading\nbody", &l, at(), BTreeMap::new()).unwrap();
+        let (h1, _) = note_item(
+            "Resources/x.md",
+            "# From heading\nbody",
+            &l,
+            at(),
+            BTreeMap::new(),
+        )
+        .unwrap();
         assert_eq!(h1.title, "From heading");
     }
 
@@ -301,12 +333,36 @@ mod tests {
     fn archive_folder_and_overrides() {
         let l = ParaLayout::default();
         let (a, _) = note_item("Archives/Apollo/x.md", "x", &l, at(), BTreeMap::new()).unwrap();
-        assert_eq!((a.category, a.item_type), (Category::Archive, ItemType::ArchivedResource));
-        let (t, _) = note_item("Archives/y.md", "---\ntype: task\n---\nx", &l, at(), BTreeMap::new()).unwrap();
+        assert_eq!(
+            (a.category, a.item_type),
+            (Category::Archive, ItemType::ArchivedResource)
+        );
+        let (t, _) = note_item(
+            "Archives/y.md",
+            "---\ntype: task\n---\nx",
+            &l,
+            at(),
+            BTreeMap::new(),
+        )
+        .unwrap();
         assert_eq!(t.item_type, ItemType::ArchivedTask);
-        let (o, _) = note_item("Projects/z.md", "---\ncategory: area\n---\nx", &l, at(), BTreeMap::new()).unwrap();
+        let (o, _) = note_item(
+            "Projects/z.md",
+            "---\ncategory: area\n---\nx",
+            &l,
+            at(),
+            BTreeMap::new(),
+        )
+        .unwrap();
         assert_eq!(o.category, Category::Area);
-        let err = note_item("Projects/bad.md", "---\ntitle: [oops\n---\nx", &l, at(), BTreeMap::new()).unwrap_err();
+        let err = note_item(
+            "Projects/bad.md",
+            "---\ntitle: [oops\n---\nx",
+            &l,
+            at(),
+            BTreeMap::new(),
+        )
+        .unwrap_err();
         assert_eq!(err.0, SkipReason::InvalidFrontMatter);
     }
 }

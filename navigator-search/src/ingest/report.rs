@@ -96,8 +96,7 @@ impl IngestReport {
 
     /// Whether the run changed the index.
     pub fn changed(&self) -> bool {
-        self.added + self.updated + self.updated_without_embedding + self.renamed + self.deleted
-            > 0
+        self.added + self.updated + self.updated_without_embedding + self.renamed + self.deleted > 0
     }
 
     pub(crate) fn skip(&mut self, path: &str, reason: SkipReason, message: impl Into<String>) {
@@ -125,10 +124,7 @@ impl fmt::Display for IngestReport {
         )?;
         let by_reason = self.skipped_by_reason();
         if !by_reason.is_empty() {
-            let parts: Vec<String> = by_reason
-                .iter()
-                .map(|(r, n)| format!("{n} {r}"))
-                .collect();
+            let parts: Vec<String> = by_reason.iter().map(|(r, n)| format!("{n} {r}")).collect();
             write!(f, "; skipped {}", parts.join(", "))?;
         }
         Ok(())

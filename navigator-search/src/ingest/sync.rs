@@ -42,7 +42,12 @@ pub(crate) struct Sync<'a, P: FnMut(IngestProgress)> {
 
 impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
     /// Loads what the engine holds from the source `vault`.
-    pub(crate) fn begin(engine: &'a SearchEngine, vault: &str, batch: usize, progress: P) -> Result<Self> {
+    pub(crate) fn begin(
+        engine: &'a SearchEngine,
+        vault: &str,
+        batch: usize,
+        progress: P,
+    ) -> Result<Self> {
         let mut known = HashMap::new();
         let mut by_text = HashMap::new();
         engine.store().for_each_item(|_, item| {
@@ -51,7 +56,9 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
                     content: content_hash(&item).unwrap_or_default().to_string(),
                     text: text_hash(&item).unwrap_or_default().to_string(),
                 };
-                by_text.entry(k.text.clone()).or_insert_with(|| item.id.clone());
+                by_text
+                    .entry(k.text.clone())
+                    .or_insert_with(|| item.id.clone());
                 known.insert(item.id, k);
             }
             Ok(())
@@ -79,7 +86,9 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
 
     /// Whether the engine holds `id` with this content hash (nothing to do).
     pub(crate) fn unchanged(&self, id: &str, content_hash: &str) -> bool {
-        self.known.get(id).is_some_and(|k| k.content == content_hash)
+        self.known
+            .get(id)
+            .is_some_and(|k| k.content == content_hash)
     }
 
     /// Whether the engine holds `id` from this source.
@@ -91,7 +100,9 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
     /// embeds the same text.
     pub(crate) async fn put(&mut self, item: Item) -> Result<()> {
         self.keep(&item.id);
-        let text = super::note::text_hash(&item).unwrap_or_default().to_string();
+        let text = super::note::text_hash(&item)
+            .unwrap_or_default()
+            .to_string();
         let previous = self.known.remove(&item.id);
         let existed = previous.is_some();
         if let Some(old) = previous {
@@ -116,7 +127,8 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
                 } else {
                     self.report.added += 1;
                 }
-                self.engine.upsert_with_vectors(std::slice::from_ref(&item), &[v])?;
+                self.engine
+                    .upsert_with_vectors(std::slice::from_ref(&item), &[v])?;
                 self.written += 1;
             }
             _ => {
