@@ -72,15 +72,17 @@ pub fn run(args: Args) -> Outcome {
     if !args.categories.is_empty() {
         request = request.categories(args.categories.iter().copied());
     }
-    let mut filters = SearchFilters::default();
-    if args.since.is_some() || args.until.is_some() {
-        filters.date_range = Some(DateRange {
+    // The filters grow with the contract (tags, say): fields not set here keep their default.
+    #[allow(clippy::needless_update)]
+    let filters = SearchFilters {
+        date_range: (args.since.is_some() || args.until.is_some()).then_some(DateRange {
             start: args.since,
             end: args.until,
-        });
-    }
-    filters.status = args.status.clone();
-    filters.parent_id = args.parent.clone();
+        }),
+        status: args.status.clone(),
+        parent_id: args.parent.clone(),
+        ..SearchFilters::default()
+    };
     if !filters.is_empty() {
         request = request.filters(filters);
     }

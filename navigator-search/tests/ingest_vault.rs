@@ -348,8 +348,10 @@ async fn parent_filter_and_navigation_work_on_a_vault() {
     );
     let engine = engine(data.path()).await;
     index(&engine, v).await;
-    let mut filters = SearchFilters::default();
-    filters.parent_id = Some("Projects/Kitchen/".into());
+    let filters = SearchFilters {
+        parent_id: Some("Projects/Kitchen/".into()),
+        ..SearchFilters::default()
+    };
     let req = SearchRequest::new("budget").unwrap().filters(filters);
     let ids: Vec<String> = engine
         .search(&req)

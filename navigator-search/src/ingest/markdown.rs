@@ -123,8 +123,7 @@ fn line_break(text: &mut String) {
 /// `C#` are not tags).
 fn collect_tags(text: &str, tags: &mut Vec<String>) {
     let mut prev: Option<char> = None;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
+    for (i, c) in text.char_indices() {
         let at_word_start = prev.is_none_or(char::is_whitespace);
         prev = Some(c);
         if c != '#' || !at_word_start {
