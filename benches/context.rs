@@ -5,7 +5,7 @@
 //! does not exist to skip it).
 //!
 //! ```text
-//! cargo bench --bench context -- --warm-up-time 1 --measurement-time 5
+//! cargo bench -p navigator-eval --bench context -- --warm-up-time 1 --measurement-time 5
 //! ```
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};

@@ -1,10 +1,10 @@
 //! FastEmbedder throughput against a raw `ort` session on the same model, tokenizer and batch
 //! sizes: what navigator's embedding layer costs on top of ONNX Runtime.
 //!
-//! Run: `cargo bench --bench embedding` (needs `bash scripts/setup-embeddings.sh` first).
+//! Run: `cargo bench -p navigator-eval --bench embedding` (needs `bash scripts/setup-embeddings.sh` first).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use navigator::core::{EmbeddingPaths, FastEmbedder, ModelConfig};
+use navigator_core::{EmbeddingPaths, FastEmbedder, ModelConfig};
 use ort::session::Session;
 use ort::value::Tensor;
 use std::path::Path;
@@ -51,7 +51,7 @@ impl RawOrt {
                 ..TruncationParams::default()
             }))
             .unwrap();
-        let environment = navigator::core::embed::ort_environment(ort_dylib).unwrap();
+        let environment = navigator_core::embed::ort_environment(ort_dylib).unwrap();
         let session = Session::builder(&environment)
             .unwrap()
             .commit_from_file(model_dir.join("model.onnx"))
@@ -92,7 +92,7 @@ impl RawOrt {
                     }
                 }
                 v.iter_mut().for_each(|a| *a /= n.max(1.0));
-                navigator::core::l2_normalize(&mut v);
+                navigator_core::l2_normalize(&mut v);
                 v
             })
             .collect()
@@ -110,7 +110,7 @@ fn bench(c: &mut Criterion) {
     let check: Vec<&str> = check.iter().map(String::as_str).collect();
     let (a, b) = (ours.embed_blocking(&check).unwrap(), raw.embed(&check));
     for (x, y) in a.iter().zip(&b) {
-        assert!(navigator::core::cosine(x, y) > 0.9999);
+        assert!(navigator_core::cosine(x, y) > 0.9999);
     }
 
     let mut group = c.benchmark_group("embedding");

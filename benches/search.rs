@@ -4,8 +4,8 @@
 //! start with.
 //!
 //! ```text
-//! cargo bench --bench search            # everything (several minutes: builds 100k indexes)
-//! NAV_BENCH_SIZES=10000 cargo bench --bench search
+//! cargo bench -p navigator-eval --bench search            # everything (several minutes: builds 100k indexes)
+//! NAV_BENCH_SIZES=10000 cargo bench -p navigator-eval --bench search
 //! ```
 //!
 //! The data is synthetic but shaped like a knowledge base: 64 topics, Zipf-distributed words
@@ -21,10 +21,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[path = "../navigator-search/examples/support/synthetic.rs"]
-mod synthetic;
-
-use synthetic::{corpus, Corpus, DIMS, QUERIES};
+use navigator_eval::synthetic::{corpus, Corpus, DIMS, QUERIES};
 
 /// The item-type mix of the benchmark's knowledge base.
 const TYPES: [ItemType; 12] = [

@@ -2,12 +2,12 @@
 //! with five bullets and keywords, read from a `MemoryStore`), and a full `navigate`
 //! drill-down over the bundled sample memory.
 //!
-//! Run: `cargo bench --bench toc`.
+//! Run: `cargo bench -p navigator-eval --bench toc`.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use navigator::core::{MemoryStore, Store, TocBullet, TocLevel, TocNode};
-use navigator::search::toc::{navigate, search_children, NavigateOptions, TocBuilder};
+use navigator_core::{MemoryStore, Store, TocBullet, TocLevel, TocNode};
+use navigator_search::toc::{navigate, search_children, NavigateOptions, TocBuilder};
 use std::hint::black_box;
 
 const CHILDREN: usize = 10_000;

@@ -11,10 +11,10 @@
 //! | [`search`] | `navigator-search` | PARA hybrid search and the table-of-contents search |
 //! | [`context`] | `navigator-context` | LLM context building from a repository map |
 //! | [`workflow`] | `navigator-workflow` | the workflow "GPS": DAG definitions, task tree, sync tracking |
+//! | [`butler`] | `navigator-butler` | the Butler: the orchestrator agent over the Navigator and specialist sub-agents |
 #![deny(missing_docs)]
 
-pub mod butler;
-
+pub use navigator_butler as butler;
 pub use navigator_context as context;
 pub use navigator_core as core;
 pub use navigator_search as search;

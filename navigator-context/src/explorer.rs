@@ -234,7 +234,7 @@ impl<'a> Explorer<'a> {
                 apply(&mut plan, changes, policy.name(), step)?;
                 plan = fit(self.map, plan, &values)?.plan;
             }
-            log.push(step, &decision.action);
+            log.push(decision.action.log_entry(step));
             let after = render(self.map, &plan)?;
             let report = TurnReport {
                 step,

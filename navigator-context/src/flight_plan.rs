@@ -179,8 +179,7 @@ impl FlightPlan {
         for (i, rule) in self.rules.iter().enumerate() {
             let field = format!("rules[{i}].path");
             check_rule_path(&rule.path).map_err(|m| Error::plan(line_of(i), &field, m))?;
-            crate::verbosity::compile_glob(&rule.path)
-                .map_err(|m| Error::plan(line_of(i), &field, m))?;
+            compile_glob(&rule.path).map_err(|m| Error::plan(line_of(i), &field, m))?;
         }
         Ok(())
     }
@@ -215,6 +214,28 @@ pub(crate) fn check_rule_path(path: &str) -> Result<(), String> {
         return Err(format!("`{path}` leaves the repository root through `..`"));
     }
     Ok(())
+}
+
+/// The characters that make a rule path a glob pattern rather than a literal path.
+pub(crate) const META: &[char] = &['*', '?', '[', ']', '{', '}'];
+
+/// Expands a rule path into the glob it stands for: `dir/` → `dir/**`, a literal `x` → `{x,x/**}`.
+fn expand(path: &str) -> String {
+    if let Some(dir) = path.strip_suffix('/') {
+        format!("{dir}/**")
+    } else if !path.contains(META) {
+        format!("{{{path},{path}/**}}")
+    } else {
+        path.to_string()
+    }
+}
+
+/// Compiles a rule path (after [`expand`]) into a glob; `/` is never matched by `*`.
+pub(crate) fn compile_glob(path: &str) -> Result<globset::Glob, String> {
+    globset::GlobBuilder::new(&expand(path))
+        .literal_separator(true)
+        .build()
+        .map_err(|e| format!("bad glob `{path}`: {}", e.kind()))
 }
 
 /// The 1-based line of the `i`-th `path:` entry under `rules:` (block-style YAML).

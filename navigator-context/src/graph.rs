@@ -1,8 +1,7 @@
 //! The reference graph: file A points at file B when A mentions a name B defines at top level.
 //! A personalised PageRank seeded with the text scores spreads relevance along those edges.
 
-use crate::relevance::{body, symbol_names};
-use crate::scan::RepoMap;
+use crate::scan::{body, symbol_names, RepoMap};
 use std::collections::{HashMap, HashSet};
 
 /// Names defined in more files than this are too generic (`new`, `run`) to be evidence.

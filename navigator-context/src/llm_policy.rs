@@ -98,7 +98,7 @@ fn check(action: &Action) -> std::result::Result<(), String> {
                 ));
             }
             crate::flight_plan::check_rule_path(&c.path)?;
-            crate::verbosity::compile_glob(&c.path)?;
+            crate::flight_plan::compile_glob(&c.path)?;
         }
     }
     Ok(())

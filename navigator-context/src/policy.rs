@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::flight_plan::{FlightPlan, Level, Rule};
 use crate::relevance::Scored;
 use crate::render::Rendered;
-use crate::report::DecisionLog;
+use crate::report::{DecisionLog, LogEntry};
 use crate::scan::RepoMap;
 use async_trait::async_trait;
 use navigator_core::Usage;
@@ -66,6 +66,16 @@ impl Action {
                 changes.iter().map(|c| c.path.clone()).collect()
             }
             Action::FinalizeContext { .. } => Vec::new(),
+        }
+    }
+
+    /// The decision log's record of this action at turn `step`.
+    pub(crate) fn log_entry(&self, step: usize) -> LogEntry {
+        LogEntry {
+            step,
+            action: self.name().to_string(),
+            targets: self.targets(),
+            reasoning: self.reasoning().to_string(),
         }
     }
 }
@@ -137,7 +147,7 @@ pub(crate) fn apply(
         let level = Level::try_from(i64::from(c.level))
             .map_err(|m| err(format!("path `{}`: {m}", c.path)))?;
         crate::flight_plan::check_rule_path(&c.path).map_err(&err)?;
-        crate::verbosity::compile_glob(&c.path).map_err(err)?;
+        crate::flight_plan::compile_glob(&c.path).map_err(err)?;
         let rule = Rule {
             path: c.path.clone(),
             level,

@@ -8,7 +8,7 @@
 //! in bodies, where common words drown them. Why the graph: the file that defines what the
 //! best matches call is often the one to change, though it may never say the goal's words.
 
-use crate::scan::{FileEntry, RepoMap};
+use crate::scan::{body, symbol_names, FileEntry, RepoMap};
 use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::{HashMap, HashSet};
 
@@ -31,8 +31,6 @@ const AUXILIARY_PENALTY: f64 = 0.6;
 /// Files with no grammar (manifests, scripts, prose) match a goal by path alone and are
 /// seldom where code changes; they still rank, lower.
 const NON_CODE_PENALTY: f64 = 0.6;
-/// Bodies beyond this many bytes add little signal and cost time.
-const BODY_BYTES: usize = 64 * 1024;
 
 const STOPWORDS: &[&str] = &[
     "the", "and", "for", "with", "from", "into", "that", "this", "add", "use", "new", "fix",
@@ -436,27 +434,12 @@ fn lift_module_roots(files: &[FileEntry], scores: &mut [f64], share: f64) -> Vec
     lifted
 }
 
-pub(crate) fn symbol_names(f: &FileEntry) -> impl Iterator<Item = &str> {
-    f.outline()
-        .into_iter()
-        .flat_map(|o| o.symbols.iter().map(|s| s.name.as_str()))
-}
-
 fn doc_terms(f: &FileEntry) -> Vec<String> {
     f.outline()
         .into_iter()
         .flat_map(|o| o.symbols.iter().filter_map(|s| s.doc.as_deref()))
         .flat_map(terms)
         .collect()
-}
-
-pub(crate) fn body(f: &FileEntry) -> &str {
-    let text = f.text().unwrap_or("");
-    let mut end = text.len().min(BODY_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! What the explorer remembers and shows: the append-only decision log, turn reports, the
 //! [`Approver`] of interactive mode, and the per-turn prompt built from state, not history.
 
-use crate::policy::Action;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -25,13 +24,8 @@ pub struct DecisionLog {
 }
 
 impl DecisionLog {
-    pub(crate) fn push(&mut self, step: usize, action: &Action) {
-        self.entries.push(LogEntry {
-            step,
-            action: action.name().to_string(),
-            targets: action.targets(),
-            reasoning: action.reasoning().to_string(),
-        });
+    pub(crate) fn push(&mut self, entry: LogEntry) {
+        self.entries.push(entry);
     }
 
     /// Entries, oldest first.

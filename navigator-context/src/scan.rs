@@ -296,6 +296,27 @@ fn load(
     })
 }
 
+/// Bodies beyond this many bytes add little signal and cost time (ranking and the reference
+/// graph read the same prefix).
+const BODY_BYTES: usize = 64 * 1024;
+
+/// The names of the symbols `f` defines (parsing its outline on first use).
+pub(crate) fn symbol_names(f: &FileEntry) -> impl Iterator<Item = &str> {
+    f.outline()
+        .into_iter()
+        .flat_map(|o| o.symbols.iter().map(|s| s.name.as_str()))
+}
+
+/// The first [`BODY_BYTES`] of `f`'s text (cut at a character boundary); empty when unreadable.
+pub(crate) fn body(f: &FileEntry) -> &str {
+    let text = f.text().unwrap_or("");
+    let mut end = text.len().min(BODY_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

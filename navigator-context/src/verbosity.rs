@@ -1,10 +1,8 @@
 //! Resolving a file's verbosity from the Flight Plan's glob rules: the most specific rule wins.
 
 use crate::error::{Error, Result};
-use crate::flight_plan::{Level, Rule};
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-
-const META: &[char] = &['*', '?', '[', ']', '{', '}'];
+use crate::flight_plan::{compile_glob, Level, Rule, META};
+use globset::{GlobSet, GlobSetBuilder};
 
 /// The rule that won a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,24 +21,6 @@ pub(crate) struct RuleSet {
     set: GlobSet,
     /// (literal segments, literal chars) per rule.
     weight: Vec<(usize, usize)>,
-}
-
-/// Expands a rule path into the glob it stands for: `dir/` → `dir/**`, a literal `x` → `{x,x/**}`.
-fn expand(path: &str) -> String {
-    if let Some(dir) = path.strip_suffix('/') {
-        format!("{dir}/**")
-    } else if !path.contains(META) {
-        format!("{{{path},{path}/**}}")
-    } else {
-        path.to_string()
-    }
-}
-
-pub(crate) fn compile_glob(path: &str) -> Result<globset::Glob, String> {
-    GlobBuilder::new(&expand(path))
-        .literal_separator(true)
-        .build()
-        .map_err(|e| format!("bad glob `{path}`: {}", e.kind()))
 }
 
 /// The directory a collapsing rule folds files into (`""` for the repository root).

@@ -1,5 +1,7 @@
 //! The one error type of `navigator-core`; every trait in the crate returns it.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Result alias used across navigator-core and by implementors of its traits.
@@ -88,7 +90,7 @@ pub enum Error {
         /// The provider ("anthropic", "openai", "scripted", ...).
         provider: String,
         /// What kind of failure it was.
-        kind: crate::llm::LlmErrorKind,
+        kind: LlmErrorKind,
         /// The HTTP status, when the provider answered.
         status: Option<u16>,
         /// How long the provider asked to wait (`retry-after`), when it said.
@@ -144,9 +146,9 @@ pub enum Error {
         /// The agent's name.
         agent: String,
         /// Its state.
-        from: crate::agent::AgentState,
+        from: crate::agent_state::AgentState,
         /// The state it was asked to enter.
-        to: crate::agent::AgentState,
+        to: crate::agent_state::AgentState,
     },
 }
 
@@ -166,5 +168,49 @@ impl Error {
             Self::Parse { path, .. } => Some(path),
             _ => None,
         }
+    }
+}
+
+/// Why a provider call failed, for callers that react differently (back off, fix the key, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LlmErrorKind {
+    /// No answer within the configured timeout.
+    Timeout,
+    /// HTTP 429: too many requests or tokens.
+    RateLimited,
+    /// HTTP 5xx (or Anthropic's 529 overloaded).
+    Server,
+    /// HTTP 401/403: missing, wrong or unauthorised API key.
+    Auth,
+    /// Another HTTP 4xx: the request itself was wrong; retrying will not help.
+    BadRequest,
+    /// The connection could not be made or broke.
+    Connection,
+    /// The provider answered with a body that is not what its API documents.
+    MalformedResponse,
+}
+
+impl LlmErrorKind {
+    /// Whether the same request may succeed if sent again later.
+    pub fn is_retryable(self) -> bool {
+        matches!(
+            self,
+            Self::Timeout | Self::RateLimited | Self::Server | Self::Connection
+        )
+    }
+}
+
+impl std::fmt::Display for LlmErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Timeout => "timeout",
+            Self::RateLimited => "rate limited",
+            Self::Server => "server error",
+            Self::Auth => "authentication failed",
+            Self::BadRequest => "bad request",
+            Self::Connection => "connection failed",
+            Self::MalformedResponse => "malformed response",
+        })
     }
 }

@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod agent;
+mod agent_state;
 pub mod embed;
 mod embedder;
 mod error;

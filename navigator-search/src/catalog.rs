@@ -202,6 +202,27 @@ impl Catalog {
     }
 }
 
+/// The catalog applies a [`Filter`] to its records; the predicate lives here, beside the
+/// record, so the filter (built from a request alone) needs nothing from the catalog.
+impl Filter {
+    /// Whether the item `m` describes passes every condition.
+    pub(crate) fn matches(&self, m: &ItemMeta) -> bool {
+        self.categories.contains(&m.category)
+            && self
+                .status
+                .as_ref()
+                .is_none_or(|s| m.status.as_deref() == Some(s.as_str()))
+            && self
+                .parent_id
+                .as_ref()
+                .is_none_or(|p| m.parent_id.as_deref() == Some(p.as_str()))
+            && self
+                .updated
+                .as_ref()
+                .is_none_or(|r| r.contains(m.updated_at))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,8 +1,8 @@
 //! [`Filter`]: the narrowing part of a request (scope, archive, status, parent, date range) in
 //! one place, applied the same way to the keyword index (as query clauses) and to the vector
-//! index and catalog (as a predicate).
+//! index and catalog (as a predicate: `Filter::matches`, which lives in `catalog.rs` beside the
+//! record it reads, so the catalog depends on the filter and not the other way round).
 
-use crate::catalog::ItemMeta;
 use navigator_core::{Category, DateRange, SearchMode, SearchRequest};
 
 /// The conditions an item must meet to be returned for a request.
@@ -38,22 +38,6 @@ impl Filter {
     /// Whether the filter restricts nothing but the categories.
     pub(crate) fn is_category_only(&self) -> bool {
         self.status.is_none() && self.parent_id.is_none() && self.updated.is_none()
-    }
-
-    pub(crate) fn matches(&self, m: &ItemMeta) -> bool {
-        self.categories.contains(&m.category)
-            && self
-                .status
-                .as_ref()
-                .is_none_or(|s| m.status.as_deref() == Some(s.as_str()))
-            && self
-                .parent_id
-                .as_ref()
-                .is_none_or(|p| m.parent_id.as_deref() == Some(p.as_str()))
-            && self
-                .updated
-                .as_ref()
-                .is_none_or(|r| r.contains(m.updated_at))
     }
 }
 

@@ -49,6 +49,12 @@
 //! [`EngineConfig::min_similarity`] are not results, which is what lets a nonsense query come
 //! back empty. All constants live in [`Calibration`].
 //!
+//! ## Features
+//!
+//! `engine` (default) is everything above: the embedded engine, [`RedbStore`] and the
+//! Navigator agent, with tantivy, usearch and redb. Without it (`default-features = false`)
+//! the crate is the index-free [`toc`] search alone, which needs none of them.
+//!
 //! ## PostgreSQL
 //!
 //! With the feature `postgres`, [`pg`] offers the same [`Store`](navigator_core::Store) and
@@ -57,26 +63,41 @@
 //! [`pg`]).
 #![deny(missing_docs)]
 
+#[cfg(feature = "engine")]
 mod agent;
+#[cfg(feature = "engine")]
 mod catalog;
 mod clock;
+#[cfg(feature = "engine")]
 mod engine;
 mod error;
+#[cfg(feature = "engine")]
 mod filter;
+#[cfg(feature = "engine")]
 mod fusion;
+#[cfg(feature = "engine")]
 pub mod ingest;
+#[cfg(feature = "engine")]
 mod keyword;
 #[cfg(feature = "postgres")]
 pub mod pg;
+#[cfg(feature = "engine")]
 mod snippet;
+#[cfg(feature = "engine")]
 mod store;
 pub mod toc;
+#[cfg(feature = "engine")]
 mod vector;
 
+#[cfg(feature = "engine")]
 pub use agent::{NavigatorAgent, QueryUnderstanding, UnderstoodQuery, NAVIGATOR_TEMPLATE};
 pub use clock::{Clock, FixedClock, SystemClock};
+#[cfg(feature = "engine")]
 pub use engine::{EngineConfig, Progress, SearchEngine};
 pub use error::{Error, Result};
+#[cfg(feature = "engine")]
 pub use fusion::{Calibration, RRF_K};
+#[cfg(feature = "engine")]
 pub use snippet::MAX_SNIPPET_CHARS;
+#[cfg(feature = "engine")]
 pub use store::RedbStore;

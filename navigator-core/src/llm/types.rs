@@ -1,5 +1,6 @@
 //! The [`Llm`] trait and the messages, usage and failure kinds it speaks in.
 
+pub use crate::error::LlmErrorKind;
 use crate::Result;
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -261,47 +262,3 @@ macro_rules! forward_llm {
 use std::sync::Arc;
 forward_llm!(Arc);
 forward_llm!(Box);
-
-/// Why a provider call failed, for callers that react differently (back off, fix the key, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LlmErrorKind {
-    /// No answer within the configured timeout.
-    Timeout,
-    /// HTTP 429: too many requests or tokens.
-    RateLimited,
-    /// HTTP 5xx (or Anthropic's 529 overloaded).
-    Server,
-    /// HTTP 401/403: missing, wrong or unauthorised API key.
-    Auth,
-    /// Another HTTP 4xx: the request itself was wrong; retrying will not help.
-    BadRequest,
-    /// The connection could not be made or broke.
-    Connection,
-    /// The provider answered with a body that is not what its API documents.
-    MalformedResponse,
-}
-
-impl LlmErrorKind {
-    /// Whether the same request may succeed if sent again later.
-    pub fn is_retryable(self) -> bool {
-        matches!(
-            self,
-            Self::Timeout | Self::RateLimited | Self::Server | Self::Connection
-        )
-    }
-}
-
-impl std::fmt::Display for LlmErrorKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Timeout => "timeout",
-            Self::RateLimited => "rate limited",
-            Self::Server => "server error",
-            Self::Auth => "authentication failed",
-            Self::BadRequest => "bad request",
-            Self::Connection => "connection failed",
-            Self::MalformedResponse => "malformed response",
-        })
-    }
-}

@@ -383,7 +383,7 @@ fn f32s_to_bytes(v: &[f32]) -> Vec<u8> {
 }
 
 fn bytes_to_f32s(b: &[u8]) -> Option<Vec<f32>> {
-    (b.len() % 4 == 0).then(|| {
+    b.len().is_multiple_of(4).then(|| {
         b.chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()

@@ -1,28 +1,5 @@
 //! The agent loop: from a natural question to bullets with grips, by drilling down the time
-//! hierarchy.
-//!
-//! 1. **Parse** the time hint ([`parse_time_hint`]) against the injected `now`; the remaining
-//!    words minus [`QUESTION_WORDS`](super::QUESTION_WORDS) are the search terms.
-//! 2. **Start** at the hint's node, or — when memory has no node for that period — at the
-//!    nearest enclosing one that exists, still restricted to the hint's span; with no hint,
-//!    at the year level.
-//! 3. **Drill down** a level at a time: rank the children of the current nodes
-//!    (average match score, see [`search_children`](super::search_children())) and keep the
-//!    best `beam_width` whose score reaches `threshold`.
-//! 4. At the **segments**, return their matching bullets with grip ids; [`expand_grips`]
-//!    turns grip ids into the quoted evidence.
-//!
-//! It degrades instead of failing silently, and every step is recorded in
-//! [`Navigation::path`]:
-//! - no child reaches the threshold → the best children are kept anyway
-//!   ([`StepOutcome::BelowThreshold`]);
-//! - nothing matches under the start node → the search **widens** to the enclosing period,
-//!   then the year, then all of memory, dropping the time restriction ([`Fallback::Widened`]);
-//! - the chosen nodes have no matching child (they matched by title or keyword only) →
-//!   navigation stops there and returns those nodes' own bullets ([`Fallback::StoppedEarly`]);
-//! - a query with a time hint but no subject ("what happened last week") lists the period's
-//!   bullets ([`Fallback::Listed`]); one with neither is empty with
-//!   [`EmptyReason::NoSearchTerms`].
+//! hierarchy ([`navigate`], which documents the loop and its fallbacks).
 
 use super::calendar;
 use super::field::{match_node, SearchField};
@@ -237,7 +214,30 @@ pub struct Finding {
 }
 
 /// Answers `query` by drilling down the hierarchy in `store`; `now` anchors relative time
-/// hints. See the [module docs](self) for the loop and its fallbacks.
+/// hints.
+///
+/// 1. **Parse** the time hint ([`parse_time_hint`]) against the injected `now`; the remaining
+///    words minus [`QUESTION_WORDS`](super::QUESTION_WORDS) are the search terms.
+/// 2. **Start** at the hint's node, or — when memory has no node for that period — at the
+///    nearest enclosing one that exists, still restricted to the hint's span; with no hint,
+///    at the year level.
+/// 3. **Drill down** a level at a time: rank the children of the current nodes
+///    (average match score, see [`search_children`](super::search_children())) and keep the
+///    best `beam_width` whose score reaches `threshold`.
+/// 4. At the **segments**, return their matching bullets with grip ids; [`expand_grips`]
+///    turns grip ids into the quoted evidence.
+///
+/// It degrades instead of failing silently, and every step is recorded in
+/// [`Navigation::path`]:
+/// - no child reaches the threshold → the best children are kept anyway
+///   ([`StepOutcome::BelowThreshold`]);
+/// - nothing matches under the start node → the search **widens** to the enclosing period,
+///   then the year, then all of memory, dropping the time restriction ([`Fallback::Widened`]);
+/// - the chosen nodes have no matching child (they matched by title or keyword only) →
+///   navigation stops there and returns those nodes' own bullets ([`Fallback::StoppedEarly`]);
+/// - a query with a time hint but no subject ("what happened last week") lists the period's
+///   bullets ([`Fallback::Listed`]); one with neither is empty with
+///   [`EmptyReason::NoSearchTerms`].
 ///
 /// Errors: invalid `options` ([`Error::Toc`]); store failures ([`Error::Core`]).
 pub async fn navigate(

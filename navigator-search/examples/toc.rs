@@ -6,10 +6,10 @@
 //! the `TocBuilder`, then runs one command, mirroring a memory daemon's CLI:
 //!
 //! ```text
-//! cargo run --example toc -- search --parent toc:year:2026 --query "JWT authentication" --limit 5
-//! cargo run --example toc -- navigate "what did we decide about JWT last month" --expand
-//! cargo run --example toc -- children --parent toc:month:2025-12
-//! cargo run --example toc -- expand grip:2026-01-14-jwt-decision:1.1
+//! cargo run -p navigator-search --example toc -- search --parent toc:year:2026 --query "JWT authentication" --limit 5
+//! cargo run -p navigator-search --example toc -- navigate "what did we decide about JWT last month" --expand
+//! cargo run -p navigator-search --example toc -- children --parent toc:month:2025-12
+//! cargo run -p navigator-search --example toc -- expand grip:2026-01-14-jwt-decision:1.1
 //! ```
 //!
 //! Relative time hints ("last month") are resolved against `--now`, which defaults to
@@ -19,14 +19,14 @@
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
-use navigator::core::{MemoryStore, Store};
-use navigator::search::toc::{
+use navigator_core::{MemoryStore, Store};
+use navigator_search::toc::{
     expand_grips, navigate, search_children, NavigateOptions, Navigation, SearchField, StepOutcome,
     TocBuilder,
 };
 use std::path::PathBuf;
 
-const SAMPLE_MEMORY: &str = include_str!("../navigator-search/data/toc/sample_memory.json");
+const SAMPLE_MEMORY: &str = include_str!("../data/toc/sample_memory.json");
 
 #[derive(Parser)]
 #[command(about = "Index-free table-of-contents search over an agent's memory")]

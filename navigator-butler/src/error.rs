@@ -31,7 +31,7 @@ pub enum ButlerError {
         /// The tool.
         tool: String,
         /// Its permission level.
-        permission: super::Permission,
+        permission: super::permission::Permission,
         /// Why it was not run.
         reason: String,
     },

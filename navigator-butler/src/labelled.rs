@@ -36,11 +36,11 @@ pub enum Split {
 /// A labelled set.
 ///
 /// ```
-/// use navigator::butler::{LabelledSet, Split};
+/// use navigator_butler::{LabelledSet, Split};
 /// let set = LabelledSet::bundled()?;
 /// assert_eq!(set.len(), 200);
 /// assert_eq!(set.split(Split::Evaluation).len(), 64);
-/// # Ok::<(), navigator::butler::ButlerError>(())
+/// # Ok::<(), navigator_butler::ButlerError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabelledSet {

@@ -3,8 +3,8 @@
 //!
 //! ```text
 //! eval "$(bash scripts/postgres.sh start)"
-//! cargo run --release -p navigator-search --features postgres --example pg_bench            # 100k items
-//! NAV_PG_BENCH_ITEMS=10000 cargo run --release -p navigator-search --features postgres --example pg_bench
+//! cargo run --release -p navigator-eval --bin pg_bench            # 100k items
+//! NAV_PG_BENCH_ITEMS=10000 cargo run --release -p navigator-eval --bin pg_bench
 //! ```
 //!
 //! The data is synthetic and shaped like `benches/search.rs`'s: 64 topics, Zipf-distributed
@@ -21,10 +21,7 @@ use navigator_search::{EngineConfig, FixedClock, SearchEngine};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[path = "support/synthetic.rs"]
-mod synthetic;
-
-use synthetic::{corpus, DIMS, QUERIES};
+use navigator_eval::synthetic::{corpus, DIMS, QUERIES};
 
 const BATCH: usize = 5_000;
 

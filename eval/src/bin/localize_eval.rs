@@ -4,10 +4,10 @@
 //! # build a task set from a repository's history (subject = goal, changed non-test source
 //! # files that existed before the commit = gold; formatting-only, docs-only and sprawling
 //! # commits left out; split dev/test by the parity of the commit hash):
-//! cargo run --release --example localize_eval -- --from-git . HEAD > all.jsonl
+//! cargo run --release -p navigator-eval --bin localize_eval -- --from-git . HEAD > all.jsonl
 //! # evaluate at a 10k-token budget, offline policy, against plain BM25 whole-file packing
 //! # (`--split dev` while tuning; `heldout` once, at the end):
-//! cargo run --release --example localize_eval -- examples/data/localize/navigator_history.jsonl --tokens 10000
+//! cargo run --release -p navigator-eval --bin localize_eval -- examples/data/localize/navigator_history.jsonl --tokens 10000
 //! ```
 //! The committed set holds every task of the history up to 40f31ab. Its `split` is the
 //! evaluation protocol, not the builder's parity: `dev` for the 36 tasks whose results had

@@ -2,34 +2,13 @@
 //! arguments, permission), rendered into its prompt, and a gate that never runs a write or
 //! destructive tool without an approval callback saying yes.
 
+pub use super::permission::Permission;
 use super::{ButlerError, Result};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// What a tool may do to the user's data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Permission {
-    /// Only reads; runs without asking.
-    Read,
-    /// Creates or changes data; needs approval.
-    Write,
-    /// Deletes or sends irreversibly; needs approval.
-    Destructive,
-}
-
-impl std::fmt::Display for Permission {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Read => "read",
-            Self::Write => "write",
-            Self::Destructive => "destructive",
-        })
-    }
-}
 
 /// What a tool is, for the prompt and the gate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,7 +48,7 @@ pub type Approver = Arc<dyn Fn(&ApprovalRequest<'_>) -> bool + Send + Sync>;
 /// Tools by name.
 ///
 /// ```
-/// use navigator::butler::{Permission, ToolCatalog, ToolSpec};
+/// use navigator_butler::{Permission, ToolCatalog, ToolSpec};
 /// let catalog = ToolCatalog::new().with_spec(ToolSpec {
 ///     name: "calendar.list".into(), description: "lists events".into(),
 ///     schema: serde_json::json!({"type": "object"}), permission: Permission::Read });

@@ -2,7 +2,7 @@
 //! hybrid search through the real engine (tantivy + usearch + fusion).
 //!
 //! ```text
-//! cargo run --example beir_eval -- ../shared/eval/scifact --split train
+//! cargo run --release -p navigator-eval --bin beir_eval -- ../shared/eval/scifact --split train
 //! ```
 //!
 //! Reads `corpus.jsonl`, `queries.jsonl` and `qrels/<split>.tsv`. Corpus and query vectors are

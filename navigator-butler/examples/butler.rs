@@ -3,24 +3,24 @@
 //! template-driven specialists for the inbox, calendar, drafting and preferences.
 //!
 //! ```sh
-//! cargo run --example butler                                  # scripted demo, no key needed
-//! ANTHROPIC_API_KEY=... cargo run --example butler -- --llm anthropic
-//! OPENAI_API_KEY=... cargo run --example butler -- --llm openai --model gpt-4o-mini
+//! cargo run -p navigator-butler --example butler                                  # scripted demo, no key needed
+//! ANTHROPIC_API_KEY=... cargo run -p navigator-butler --example butler -- --llm anthropic
+//! OPENAI_API_KEY=... cargo run -p navigator-butler --example butler -- --llm openai --model gpt-4o-mini
 //! ```
 //!
 //! The demo replays `examples/data/butler/demo_cassette.json` for every LLM call; searches
 //! and the pre-router are real either way. Each answer says which path decided the intent.
 
 use clap::{Parser, ValueEnum};
-use navigator::butler::{
+use navigator_butler::{
     Butler, ButlerResponse, LabelledSet, LlmAgent, NavigatorSubAgent, Orchestrator, Permission,
     PreRouter, Split, ToolCatalog, ToolSpec,
 };
-use navigator::core::{
+use navigator_core::{
     AnthropicClient, AnthropicConfig, Embedder, FastEmbedder, Item, JsonMode, Llm, OpenAiClient,
     OpenAiConfig, Replay, ScriptedLlm,
 };
-use navigator::search::{EngineConfig, FixedClock, NavigatorAgent, SearchEngine};
+use navigator_search::{EngineConfig, FixedClock, NavigatorAgent, SearchEngine};
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
@@ -64,7 +64,7 @@ async fn main() -> anyhow::Result<()> {
         Provider::Scripted => {
             let path = concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/examples/data/butler/demo_cassette.json"
+                "/../examples/data/butler/demo_cassette.json"
             );
             (
                 Arc::new(ScriptedLlm::from_file(path)?.replay(Replay::ByMatch)),
@@ -94,9 +94,9 @@ async fn main() -> anyhow::Result<()> {
     let clock = Arc::new(FixedClock("2026-11-21T09:00:00Z".parse()?));
     let embedder: Arc<dyn Embedder> = Arc::new(FastEmbedder::default_model()?);
     let dir = tempfile::tempdir()?;
-    let items: Vec<Item> = navigator::core::from_json(&std::fs::read_to_string(concat!(
+    let items: Vec<Item> = navigator_core::from_json(&std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/examples/data/para_kb.json"
+        "/../examples/data/para_kb.json"
     ))?)?;
     let config = EngineConfig {
         clock: clock.clone(),

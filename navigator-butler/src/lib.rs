@@ -19,6 +19,7 @@
 //!   ([`default_templates`]); the static part of `butler` is sent as a cached block.
 //!
 //! Why the pre-router only decides delegations: see [`router`](PreRouter).
+#![deny(missing_docs)]
 
 mod agent;
 mod error;
@@ -28,6 +29,7 @@ mod labelled;
 mod llm_agent;
 mod navigator;
 mod orchestrator;
+mod permission;
 mod prompt;
 mod router;
 mod tools;

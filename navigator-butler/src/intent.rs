@@ -101,7 +101,7 @@ pub struct DelegationContext {
 /// The classification of one message.
 ///
 /// ```
-/// use navigator::butler::{Intent, IntentClassification};
+/// use navigator_butler::{Intent, IntentClassification};
 /// let c: IntentClassification = serde_json::from_str(r#"{"intent":"delegate_schedule",
 ///   "confidence":0.92,"reasoning":"wants a meeting",
 ///   "delegationContext":{"relevantEntities":["John"],"timeConstraints":"this week"}}"#)?;

@@ -13,15 +13,15 @@ use std::sync::Arc;
 /// `preference_learner`; [`route`](Self::route) changes that.
 ///
 /// ```
-/// use navigator::butler::{Intent, LlmAgent, Orchestrator};
-/// use navigator::core::ScriptedLlm;
+/// use navigator_butler::{Intent, LlmAgent, Orchestrator};
+/// use navigator_core::ScriptedLlm;
 /// use std::sync::Arc;
 /// let llm = Arc::new(ScriptedLlm::from_texts("m", ["Booked: review with John, Thursday 10:00."]));
 /// let orchestrator = Orchestrator::new()
 ///     .register(Arc::new(LlmAgent::scheduler(llm)));
 /// assert_eq!(orchestrator.agent_for(Intent::DelegateSchedule)?, "scheduler");
 /// assert!(orchestrator.agent_for(Intent::DelegateTriage).is_err()); // none registered
-/// # Ok::<(), navigator::butler::ButlerError>(())
+/// # Ok::<(), navigator_butler::ButlerError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Orchestrator {

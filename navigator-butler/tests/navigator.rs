@@ -2,12 +2,12 @@
 //! engine (redb + tantivy + usearch) with the real MiniLM embedder, and the embedding
 //! pre-router calibrated on the bundled labelled set.
 
-use navigator::butler::{
+use navigator_butler::{
     Butler, DecidedBy, Intent, LabelledSet, LlmAgent, NavigatorSubAgent, Orchestrator, PreRouter,
     Split,
 };
-use navigator::core::{Embedder, FastEmbedder, Item, NavigatorResponse, ScriptedLlm};
-use navigator::search::{EngineConfig, FixedClock, NavigatorAgent, SearchEngine};
+use navigator_core::{Embedder, FastEmbedder, Item, NavigatorResponse, ScriptedLlm};
+use navigator_search::{EngineConfig, FixedClock, NavigatorAgent, SearchEngine};
 use std::sync::{Arc, OnceLock};
 
 fn clock() -> Arc<FixedClock> {
@@ -31,10 +31,10 @@ fn navigator() -> NavigatorSubAgent {
         .get_or_init(|| {
             std::thread::spawn(|| {
                 tokio::runtime::Runtime::new().unwrap().block_on(async {
-                    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/para_kb.json");
+                    let path =
+                        concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data/para_kb.json");
                     let items: Vec<Item> =
-                        navigator::core::from_json(&std::fs::read_to_string(path).unwrap())
-                            .unwrap();
+                        navigator_core::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
                     let dir = tempfile::tempdir().unwrap();
                     let config = EngineConfig {
                         clock: clock(),

@@ -18,8 +18,8 @@ const HISTORY_TURNS: usize = 6;
 /// changed), answering in plain text through an [`Llm`].
 ///
 /// ```
-/// use navigator::butler::LlmAgent;
-/// use navigator::core::{Agent, AgentContext, AgentTask, ScriptedLlm};
+/// use navigator_butler::LlmAgent;
+/// use navigator_core::{Agent, AgentContext, AgentTask, ScriptedLlm};
 /// use std::sync::Arc;
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let llm = Arc::new(ScriptedLlm::from_texts("m", ["Three emails need a reply today."]));
@@ -27,7 +27,7 @@ const HISTORY_TURNS: usize = 6;
 /// let out = triage.handle(AgentTask::new("what's urgent in my inbox?"), &AgentContext::new("s", "u")).await?;
 /// assert_eq!(out.response, "Three emails need a reply today.");
 /// assert!(llm.requests()[0].system_text().contains("inbox"));
-/// # Ok::<(), navigator::core::Error>(()) }).unwrap();
+/// # Ok::<(), navigator_core::Error>(()) }).unwrap();
 /// ```
 #[derive(Clone)]
 pub struct LlmAgent {

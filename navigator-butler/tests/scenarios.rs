@@ -2,19 +2,16 @@
 //! (`tests/fixtures/butler/*.json`): classification, delegation with context, degradation,
 //! history, multi-step aggregation, lifecycle, prompt and tools.
 
-use navigator::butler::{
+use navigator_butler::{
     Butler, ButlerError, DecidedBy, Intent, LlmAgent, Orchestrator, Permission, ToolCatalog,
     ToolSpec,
 };
-use navigator::core::{AgentState, Fault, Interaction, Llm, ScriptedLlm};
-use navigator::search::FixedClock;
+use navigator_core::{AgentState, Fault, Interaction, Llm, ScriptedLlm};
+use navigator_search::FixedClock;
 use std::sync::Arc;
 
 fn cassette(name: &str) -> Arc<ScriptedLlm> {
-    let path = format!(
-        "{}/tests/fixtures/butler/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     Arc::new(ScriptedLlm::from_file(path).unwrap())
 }
 
@@ -272,10 +269,7 @@ async fn failed_synthesis_still_returns_every_result_in_order() {
 
 /// The first recorded answer of a cassette.
 fn first_answer(name: &str) -> String {
-    let path = format!(
-        "{}/tests/fixtures/butler/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     let c: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     c["interactions"][0]["text"].as_str().unwrap().to_string()

@@ -22,9 +22,9 @@ const DYNAMIC_MARKER: &str = "<!-- dynamic";
 /// core's templates plus the Butler's embedded defaults.
 ///
 /// ```
-/// let set = navigator::butler::default_templates();
+/// let set = navigator_butler::default_templates();
 /// assert!(set.get("butler")?.variables().contains("tool_catalog"));
-/// # Ok::<(), navigator::core::Error>(())
+/// # Ok::<(), navigator_core::Error>(())
 /// ```
 pub fn default_templates() -> TemplateSet {
     TemplateSet::new()

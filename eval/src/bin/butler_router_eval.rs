@@ -3,14 +3,14 @@
 //! (leave-one-out), figures reported on the 64 held-out utterances.
 //!
 //! ```sh
-//! cargo run --release --example butler_router_eval            # target precision 0.95
-//! cargo run --release --example butler_router_eval -- 0.9     # another target
+//! cargo run --release -p navigator-eval --bin butler_router_eval            # target precision 0.95
+//! cargo run --release -p navigator-eval --bin butler_router_eval -- 0.9     # another target
 //! ```
 //!
 //! Needs the local MiniLM model (`scripts/setup-embeddings.sh`).
 
-use navigator::butler::{LabelledSet, PreRouter, Split};
-use navigator::core::{Embedder, FastEmbedder};
+use navigator_butler::{LabelledSet, PreRouter, Split};
+use navigator_core::{Embedder, FastEmbedder};
 use std::sync::Arc;
 
 #[tokio::main]

@@ -1,5 +1,5 @@
 //! The synthetic knowledge base both search benchmarks run on (`benches/search.rs` at the
-//! workspace root and `examples/pg_bench.rs`): 64 topics, Zipf-distributed words with
+//! workspace root and `src/bin/pg_bench.rs`): 64 topics, Zipf-distributed words with
 //! topic-specific vocabulary, 384-d unit vectors clustered by topic (MiniLM's width), and
 //! queries of 2–3 words taken from an item with a vector near that item's. Deterministic: the
 //! same data on every run.

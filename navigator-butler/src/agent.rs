@@ -35,8 +35,8 @@ const FALLBACK_QUESTION: &str =
 /// The main orchestrator agent.
 ///
 /// ```
-/// use navigator::butler::{Butler, DecidedBy, Intent};
-/// use navigator::core::ScriptedLlm;
+/// use navigator_butler::{Butler, DecidedBy, Intent};
+/// use navigator_core::ScriptedLlm;
 /// use std::sync::Arc;
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let llm = Arc::new(ScriptedLlm::from_texts("m", [r#"{"classification":{"intent":"direct_answer",
@@ -45,7 +45,7 @@ const FALLBACK_QUESTION: &str =
 /// let r = butler.handle_message("s1", "Hi!").await?;
 /// assert_eq!((r.classification.intent, r.decided_by), (Intent::DirectAnswer, DecidedBy::Llm));
 /// assert_eq!(r.response.as_deref(), Some("Hello! How can I help?"));
-/// # Ok::<(), navigator::butler::ButlerError>(()) }).unwrap();
+/// # Ok::<(), navigator_butler::ButlerError>(()) }).unwrap();
 /// ```
 pub struct Butler {
     llm: Arc<dyn Llm>,
