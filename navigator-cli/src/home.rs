@@ -74,6 +74,20 @@ impl Home {
         self.dir.join("last-index.json")
     }
 
+    /// An error (exit code 4) when nothing was indexed yet.
+    pub fn require_index(&self) -> Result<(), Failure> {
+        if self.index_dir().exists() {
+            return Ok(());
+        }
+        Err(Failure::new(
+            crate::exit::INPUT,
+            anyhow!(
+                "no index in {}: run `navigator index <folder>` first",
+                self.dir.display()
+            ),
+        ))
+    }
+
     /// The record of the last `index` run, if any.
     pub fn last_index(&self) -> Option<LastIndex> {
         let text = std::fs::read_to_string(self.last_index_path()).ok()?;
@@ -121,6 +135,13 @@ impl Home {
         let embedder = self.embedder()?;
         Ok(SearchEngine::open(self.index_dir(), embedder).await?)
     }
+}
+
+/// A category as typed on the command line (`project`, `Projects`, `AREA`).
+pub fn parse_category(s: &str) -> Result<navigator_core::Category, String> {
+    let lower = s.trim().to_lowercase();
+    navigator_core::Category::parse(lower.trim_end_matches('s'))
+        .ok_or_else(|| format!("`{s}` is not a category (project, area, resource, archive)"))
 }
 
 /// A multi-threaded runtime for one command (embedding runs on its blocking threads).

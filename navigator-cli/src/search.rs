@@ -2,7 +2,6 @@
 
 use crate::exit::{Failure, Outcome, INPUT, NOTHING_FOUND};
 use crate::home::{runtime, Home};
-use anyhow::anyhow;
 use navigator_core::{
     Category, DateRange, SearchFilters, SearchMode, SearchRequest, SearchService,
 };
@@ -17,7 +16,7 @@ pub struct Args {
     #[arg(long, short, default_value = "hybrid", value_parser = parse_mode)]
     pub mode: SearchMode,
     /// Only this category (project, area, resource, archive); repeatable.
-    #[arg(long = "category", short = 'c', value_parser = parse_category)]
+    #[arg(long = "category", short = 'c', value_parser = crate::home::parse_category)]
     pub categories: Vec<Category>,
     /// Only items with this status.
     #[arg(long)]
@@ -48,12 +47,6 @@ pub struct Args {
 fn parse_mode(s: &str) -> Result<SearchMode, String> {
     serde_json::from_value(serde_json::Value::String(s.to_lowercase()))
         .map_err(|_| format!("`{s}` is not a mode (hybrid, semantic, keyword)"))
-}
-
-fn parse_category(s: &str) -> Result<Category, String> {
-    let lower = s.trim().to_lowercase();
-    Category::parse(lower.trim_end_matches('s'))
-        .ok_or_else(|| format!("`{s}` is not a category (project, area, resource, archive)"))
 }
 
 fn parse_date(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
@@ -88,15 +81,7 @@ pub fn run(args: Args) -> Outcome {
     }
     request.validate().map_err(|e| Failure::new(INPUT, e))?;
     let home = Home::resolve()?;
-    if !home.index_dir().exists() {
-        return Err(Failure::new(
-            INPUT,
-            anyhow!(
-                "no index in {}: run `navigator index <folder>` first",
-                home.dir().display()
-            ),
-        ));
-    }
+    home.require_index()?;
     let page = runtime()?.block_on(async {
         let engine = home.engine().await?;
         engine.search(&request).await.map_err(Failure::from)

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only this category; repeatable.
-    #[arg(long = "category", short = 'c', value_parser = parse_category)]
+    #[arg(long = "category", short = 'c', value_parser = crate::home::parse_category)]
     pub categories: Vec<Category>,
     /// Start at this item (a folder id such as `Projects/Phoenix/`).
     #[arg(long)]
@@ -23,12 +23,6 @@ pub struct Args {
     /// Print the tree as JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-fn parse_category(s: &str) -> Result<Category, String> {
-    let lower = s.trim().to_lowercase();
-    Category::parse(lower.trim_end_matches('s'))
-        .ok_or_else(|| format!("`{s}` is not a category (project, area, resource, archive)"))
 }
 
 /// One node of the printed tree.
@@ -45,15 +39,7 @@ struct Node {
 /// Runs the command.
 pub fn run(args: Args) -> Outcome {
     let home = Home::resolve()?;
-    if !home.index_dir().exists() {
-        return Err(Failure::new(
-            INPUT,
-            anyhow!(
-                "no index in {}: run `navigator index <folder>` first",
-                home.dir().display()
-            ),
-        ));
-    }
+    home.require_index()?;
     let items = runtime()?.block_on(async {
         let engine = home.engine().await?;
         engine

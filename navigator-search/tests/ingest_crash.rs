@@ -13,10 +13,8 @@ use common::{config, embedder};
 use navigator_core::{SearchMode, SearchRequest, SearchService};
 use navigator_search::ingest::{index_folder, IngestOptions, IngestProgress};
 use navigator_search::SearchEngine;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 const NOTES: usize = 160;
@@ -65,13 +63,6 @@ async fn ingest_crash_writer() {
     .await
     .unwrap();
     writeln!(out, "DONE").unwrap();
-}
-
-fn next(state: &mut u64) -> u64 {
-    *state = state
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    *state >> 33
 }
 
 async fn check_consistent(engine: &SearchEngine, at_least: usize, run: u64) {
@@ -132,46 +123,16 @@ async fn kill_9_during_vault_indexing_loses_nothing() {
     let mut rng = 0xfeed_u64;
     let mut stored_before = 0;
     for run in 0..RUNS {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--ignored",
-                "--exact",
-                "ingest_crash_writer",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("NAV_CRASH_DIR", dir.path().join("index"))
-            .env("NAV_CRASH_VAULT", vault.path())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel::<String>();
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut lines: Vec<String> = Vec::new();
-        while !lines.iter().any(|l| l.ends_with("READY")) {
-            let l = rx
-                .recv_timeout(Duration::from_secs(120))
-                .unwrap_or_else(|e| {
-                    panic!(
-                        "run {run}: the writer did not start ({e}): {}",
-                        std::fs::read_to_string(&log).unwrap_or_default()
-                    )
-                });
-            lines.push(l);
-        }
-        std::thread::sleep(Duration::from_millis(next(&mut rng) % 1200));
-        child.kill().unwrap(); // SIGKILL: no destructor, no flush
-        child.wait().unwrap();
-        reader.join().unwrap();
-        lines.extend(rx.try_iter());
+        let (writer, mut lines) = common::Writer::start(
+            "ingest_crash_writer",
+            &[
+                ("NAV_CRASH_DIR", dir.path().join("index").as_os_str()),
+                ("NAV_CRASH_VAULT", vault.path().as_os_str()),
+            ],
+            &log,
+        );
+        std::thread::sleep(Duration::from_millis(common::next_random(&mut rng) % 1200));
+        lines.extend(writer.kill());
         let acked = lines
             .iter()
             .filter_map(|l| l.strip_prefix("ACK "))

@@ -34,6 +34,8 @@ pub(crate) struct Sync<'a, P: FnMut(IngestProgress)> {
     seen: HashSet<String>,
     renamed_from: HashSet<String>,
     to_embed: Vec<Item>,
+    /// Items written with a stored vector, pending (one store and index commit per batch).
+    to_reuse: (Vec<Item>, Vec<Vec<f32>>),
     batch: usize,
     written: usize,
     pub(crate) report: IngestReport,
@@ -70,6 +72,7 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
             seen: HashSet::new(),
             renamed_from: HashSet::new(),
             to_embed: Vec::new(),
+            to_reuse: (Vec::new(), Vec::new()),
             batch: batch.max(1),
             written: 0,
             report: IngestReport::default(),
@@ -127,9 +130,11 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
                 } else {
                     self.report.added += 1;
                 }
-                self.engine
-                    .upsert_with_vectors(std::slice::from_ref(&item), &[v])?;
-                self.written += 1;
+                self.to_reuse.0.push(item);
+                self.to_reuse.1.push(v);
+                if self.to_reuse.0.len() >= self.batch {
+                    self.flush_reused()?;
+                }
             }
             _ => {
                 if existed {
@@ -146,8 +151,19 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
         Ok(())
     }
 
+    /// Writes the pending items that reuse stored vectors.
+    fn flush_reused(&mut self) -> Result<()> {
+        let (items, vectors) = std::mem::take(&mut self.to_reuse);
+        if !items.is_empty() {
+            self.engine.upsert_with_vectors(&items, &vectors)?;
+            self.written += items.len();
+        }
+        Ok(())
+    }
+
     /// Embeds and writes the pending items.
     async fn flush(&mut self) -> Result<()> {
+        self.flush_reused()?;
         if self.to_embed.is_empty() {
             return Ok(());
         }
