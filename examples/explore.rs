@@ -12,34 +12,13 @@
 
 use anyhow::{bail, Context};
 use navigator_context::{
-    Approver, Budgets, Explorer, HeuristicPolicy, LlmPolicy, Policy, RepoMap, TurnReport, Verdict,
+    Budgets, Explorer, HeuristicPolicy, LlmPolicy, Policy, RepoMap, TerminalApprover,
 };
 use navigator_core::{
     AnthropicClient, AnthropicConfig, Llm, OpenAiClient, OpenAiConfig, PricingTable,
 };
-use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// Asks in the terminal after each turn.
-struct Terminal;
-
-impl Approver for Terminal {
-    fn review(&mut self, report: &TurnReport) -> Verdict {
-        eprintln!("\n{}", report.summary());
-        eprint!("[Enter] approve, [d] decline, or type feedback: ");
-        let _ = std::io::stderr().flush();
-        let mut line = String::new();
-        if std::io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
-            return Verdict::Decline;
-        }
-        match line.trim() {
-            "" | "a" | "y" => Verdict::Approve,
-            "d" | "n" | "q" => Verdict::Decline,
-            text => Verdict::Feedback(text.to_string()),
-        }
-    }
-}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -86,7 +65,7 @@ async fn main() -> anyhow::Result<()> {
     let mut explorer = Explorer::new(&map, budgets);
     explorer = match mode.as_str() {
         "autonomous" => explorer,
-        "interactive" => explorer.interactive(Terminal),
+        "interactive" => explorer.interactive(TerminalApprover),
         other => bail!("--mode must be autonomous or interactive, not {other}"),
     };
     let result = explorer.explore(&goal, policy.as_mut()).await?;

@@ -3,7 +3,7 @@
 //! | code | meaning |
 //! |---|---|
 //! | 0 | success |
-//! | 1 | a search found nothing |
+//! | 1 | a search found nothing; `context` failed |
 //! | 2 | bad command line (clap's own code) |
 //! | 3 | configuration: the data directory, the runtime or the model |
 //! | 4 | the input: a folder or file that cannot be read |
@@ -25,6 +25,8 @@ pub type Outcome = Result<ExitCode, Failure>;
 
 /// Exit code 1: the command worked and found nothing.
 pub const NOTHING_FOUND: u8 = 1;
+/// Exit code 1 for a failed `context` run.
+pub const CONTEXT: u8 = 1;
 /// Exit code 3.
 pub const CONFIG: u8 = 3;
 /// Exit code 4.

@@ -1,8 +1,10 @@
-//! `navigator`: index a folder of PARA notes (or a JSON-lines export) and search it.
+//! `navigator`: the command line over the navigator crates — index a folder of PARA notes (or
+//! a JSON-lines export) and search it; build LLM context from a repository.
 //!
 //! Every subcommand lives in its own module with an `Args` struct and a `run` function; the
 //! data directory, the engine and the exit codes are shared (`home`, `exit`).
 
+mod context;
 mod exit;
 mod home;
 mod index;
@@ -12,7 +14,7 @@ mod toc;
 
 use clap::{Parser, Subcommand};
 
-/// Navigate a PARA knowledge base from the command line.
+/// Navigate a codebase, a knowledge base and a work queue.
 ///
 /// Data lives in $NAVIGATOR_HOME when it is set, else in the platform's data directory
 /// (`~/.local/share/navigator` on Linux). Logs go to stderr; set RUST_LOG (`info`, `debug`,
@@ -34,6 +36,9 @@ enum Command {
     Toc(toc::Args),
     /// Show what the index holds: notes, model, last index run.
     Status(status::Args),
+    /// Build the best context window for a coding goal from a repository, within token and
+    /// USD budgets; or an overview without a goal; or replay a Flight Plan.
+    Context(context::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -50,6 +55,10 @@ fn main() -> std::process::ExitCode {
         Command::Search(args) => search::run(args),
         Command::Toc(args) => toc::run(args),
         Command::Status(args) => status::run(args),
+        Command::Context(args) => home::runtime().and_then(|rt| {
+            rt.block_on(context::run(args))
+                .map_err(|e| exit::Failure::new(exit::CONTEXT, e))
+        }),
     };
     exit::report(result)
 }

@@ -59,6 +59,27 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// The repository changed since a Flight Plan was pinned; replay with refit to fit the
+    /// plan to the new contents.
+    #[error("the repository changed since the flight plan was made ({summary}); replay with refit to fit it again")]
+    PlanDrift {
+        /// Every difference, in one line.
+        summary: String,
+        /// Files shown with content whose content changed.
+        changed: Vec<String>,
+        /// Pinned files that are gone.
+        deleted: Vec<String>,
+        /// Files the plan now shows that it did not.
+        added: Vec<String>,
+    },
+    /// A context would exceed its token budget.
+    #[error("the context takes {tokens} tokens, over its budget of {budget}")]
+    OverBudget {
+        /// Tokens of the rendered context.
+        tokens: usize,
+        /// The plan's budget.
+        budget: usize,
+    },
     /// A navigator-core component (LLM client, embedder) failed.
     #[error(transparent)]
     Core(#[from] navigator_core::Error),

@@ -180,7 +180,7 @@ impl<'a> Explorer<'a> {
         let mut ranking = rank(self.map, goal);
         let mut values: HashMap<String, f64> =
             ranking.iter().map(|s| (s.path.clone(), s.score)).collect();
-        let mut plan = satellite(self.map, goal, b.tokens, self.tokenizer)?;
+        let mut plan = coarse_satellite(self.map, goal, b.tokens, self.tokenizer)?;
         let mut log = DecisionLog::default();
         let mut turns = Vec::new();
         let mut feedback: Option<String> = None;
@@ -269,7 +269,10 @@ impl<'a> Explorer<'a> {
             }
             turns.push(report);
         }
-        let fitted = fit(self.map, plan, &values)?;
+        let mut fitted = fit(self.map, plan, &values)?;
+        fitted.plan = rank_order(self.map, fitted.plan, &values);
+        fitted.rendered = render(self.map, &fitted.plan)?;
+        fitted.plan = crate::replay::pin(self.map, fitted.plan)?;
         let best_effort = best_effort_note(&fitted, &ranking);
         let reasoning = summary(
             goal,
@@ -295,8 +298,9 @@ impl<'a> Explorer<'a> {
     }
 }
 
-/// The satellite view of `map`: top-level signatures of every file if that fits `tokens`,
-/// else every path, else one line per top-level directory with its file count.
+/// The goal-less overview of `map` within `tokens`, breadth first: folders as counted lines,
+/// opened shallowest first while the budget allows (their files as paths); once every path is
+/// listed, top-level outlines, shallowest files first, until the budget is spent.
 ///
 /// ```no_run
 /// use navigator_context::{render, satellite, RepoMap, Tokenizer};
@@ -306,6 +310,21 @@ impl<'a> Explorer<'a> {
 /// # Ok::<(), navigator_context::Error>(())
 /// ```
 pub fn satellite(
+    map: &RepoMap,
+    goal: &str,
+    tokens: usize,
+    tokenizer: Tokenizer,
+) -> Result<FlightPlan> {
+    let mut plan = FlightPlan::new(goal, tokens);
+    plan.tokenizer = tokenizer;
+    plan.validate()?;
+    crate::overview::overview(map, goal, tokens, plan)
+}
+
+/// The explorer's first map: top-level signatures of every file if that fits `tokens`, else
+/// every path, else one line per top-level directory with its file count. One rule, so the
+/// policy's first zoom replaces it whole.
+fn coarse_satellite(
     map: &RepoMap,
     goal: &str,
     tokens: usize,
@@ -338,6 +357,25 @@ pub fn satellite(
         }
     }
     Ok(plan)
+}
+
+/// `plan` with its exact-file rules last and most relevant first, so the context shows the
+/// files in rank order; other rules keep their order (it breaks ties between equal globs).
+fn rank_order(map: &RepoMap, mut plan: FlightPlan, values: &HashMap<String, f64>) -> FlightPlan {
+    let (mut files, globs): (Vec<Rule>, Vec<Rule>) = plan
+        .rules
+        .into_iter()
+        .partition(|r| map.file(&r.path).is_some());
+    let value = |r: &Rule| values.get(&r.path).copied().unwrap_or(0.0);
+    files.sort_by(|a, b| {
+        value(b)
+            .total_cmp(&value(a))
+            .then(b.level.cmp(&a.level))
+            .then(a.path.cmp(&b.path))
+    });
+    plan.rules = globs;
+    plan.rules.extend(files);
+    plan
 }
 
 /// What the policy is shown of a plan: the same map with full source folded to signatures.

@@ -24,6 +24,7 @@
 use crate::error::{Error, Result};
 use crate::tokens::Tokenizer;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Files above this size are shown as a path only unless a rule names them exactly.
@@ -126,9 +127,31 @@ pub struct FlightPlan {
     /// Size above which files show as a path only unless a rule names them exactly.
     #[serde(default = "default_huge", skip_serializing_if = "is_default_huge")]
     pub huge_file_bytes: u64,
-    /// Verbosity rules; files no rule matches are hidden.
+    /// Verbosity rules; files no rule matches are hidden. Files named by exact-path rules are
+    /// rendered first, in the order of their rules (an explored plan lists them most relevant
+    /// first), the rest in path order.
     #[serde(default)]
     pub rules: Vec<Rule>,
+    /// What the context was made from, so a replay can tell the repository changed
+    /// ([`pin`](crate::pin), [`replay`](crate::replay)); plans written by hand have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<Pins>,
+}
+
+/// The content a Flight Plan's context was rendered from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pins {
+    /// The git commit checked out when the plan was pinned, when the root is a git work tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// Every file the context shows on its own line: the first 16 hex digits of the SHA-256
+    /// of its content when it is shown with content (level 2 and up), empty for a path.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+    /// Collapsed directory lines and their file counts.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dirs: BTreeMap<String, usize>,
 }
 
 fn default_huge() -> u64 {
@@ -148,6 +171,7 @@ impl FlightPlan {
             tokenizer: Tokenizer::default(),
             huge_file_bytes: DEFAULT_HUGE_FILE_BYTES,
             rules: Vec::new(),
+            pinned: None,
         }
     }
 

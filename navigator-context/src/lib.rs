@@ -5,34 +5,43 @@
 //! that regenerates the exact same context.
 #![deny(missing_docs)]
 
+mod bm25;
 mod cache;
 mod error;
 mod explorer;
 mod flight_plan;
+mod goal;
 mod graph;
 mod heuristic;
 mod lang;
 mod llm_policy;
+mod mentions;
 mod outline;
+mod overview;
 mod pack;
 mod policy;
 mod relevance;
 mod render;
+mod replay;
 mod report;
 mod scan;
 mod tokens;
 mod verbosity;
 
+pub use bm25::terms;
 pub use error::{Error, Result};
 pub use explorer::{satellite, Budgets, Exploration, Explorer, StopReason};
-pub use flight_plan::{FlightPlan, Level, Rule, DEFAULT_HUGE_FILE_BYTES};
+pub use flight_plan::{FlightPlan, Level, Pins, Rule, DEFAULT_HUGE_FILE_BYTES};
+pub use goal::{Frame, Goal};
 pub use heuristic::HeuristicPolicy;
 pub use lang::Lang;
 pub use llm_policy::LlmPolicy;
 pub use outline::{outline, Outline, Symbol};
+pub use pack::{fit, Fitted};
 pub use policy::{Action, Decision, Policy, RuleChange, TurnInput};
-pub use relevance::{rank, terms, Scored};
-pub use render::{render, Rendered};
-pub use report::{Approver, DecisionLog, LogEntry, TurnReport, Verdict};
-pub use scan::{Content, FileEntry, RepoMap, ScanOptions};
+pub use relevance::{rank, Scored};
+pub use render::{render, Rendered, Shown};
+pub use replay::{drift, pin, replay, Drift, Replayed};
+pub use report::{Approver, DecisionLog, LogEntry, TerminalApprover, TurnReport, Verdict};
+pub use scan::{default_cache_dir, Content, FileEntry, RepoMap, ScanOptions, CACHE_DIR_ENV};
 pub use tokens::Tokenizer;

@@ -16,9 +16,14 @@ use std::collections::HashMap;
 /// Full source is given to at most this many files ...
 const MAX_FULL: usize = 6;
 /// ... each scoring at least this share of the best file ...
-const FULL_SCORE: f64 = 0.5;
-/// ... together taking at most this share of the budget (the rest keeps the map wide).
+const FULL_SCORE: f64 = 0.35;
+/// ... together taking at most this share of the budget (the rest keeps the map wide) ...
 const FULL_SHARE: f64 = 0.7;
+/// ... except a clear first file (the next one scoring at most [`CLEAR_GAP`] of it), which may
+/// take this share on its own: the file a task is about is worth more whole than its
+/// neighbours' outlines.
+const CLEAR_SHARE: f64 = 0.85;
+const CLEAR_GAP: f64 = 0.8;
 /// Files below this score get no outline.
 const OUTLINE_SCORE: f64 = 0.05;
 /// Files at or above this score get docs and nested signatures.
@@ -68,14 +73,14 @@ impl<'a> Costs<'a> {
     }
 
     /// Tokens file `i` costs when asked for at `level` (after caps), and the level it gets.
-    fn cost(&mut self, i: usize, level: Level) -> (usize, Level) {
+    pub(crate) fn cost(&mut self, i: usize, level: Level) -> (usize, Level) {
         let file = &self.map.files()[i];
         let level = effective_level(file, level, true, self.plan.huge_file_bytes);
         let tok = self.plan.tokenizer;
         let c = *self
             .memo
             .entry((i, level))
-            .or_insert_with(|| tok.count(&file_block(file, level)));
+            .or_insert_with(|| file_block(file, level, tok).1);
         (c, level)
     }
 }
@@ -100,14 +105,20 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         .filter_map(|s| costs.index(&s.path).map(|i| (i, s.score)))
         .collect();
     let mut full_used = 0;
-    for &(i, score) in ranked.iter().take(MAX_FULL) {
+    let clear = ranked.get(1).is_none_or(|&(_, s)| s <= CLEAR_GAP);
+    for (k, &(i, score)) in ranked.iter().take(MAX_FULL).enumerate() {
         if score < FULL_SCORE {
             break;
         }
+        let share = if k == 0 && clear {
+            CLEAR_SHARE
+        } else {
+            FULL_SHARE
+        };
         let (c, level) = costs.cost(i, Level::Full);
         if level == Level::Full
             && c <= remaining
-            && full_used + c <= (budget as f64 * FULL_SHARE) as usize
+            && full_used + c <= (budget as f64 * share) as usize
         {
             full_used += c;
             remaining -= c;
@@ -230,8 +241,11 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
 }
 
 /// The outcome of [`fit`].
-pub(crate) struct Fitted {
+#[derive(Debug, Clone)]
+pub struct Fitted {
+    /// The plan after lowering.
     pub plan: FlightPlan,
+    /// Its context.
     pub rendered: Rendered,
     /// Files lowered to fit, with the level they ended at.
     pub degraded: Vec<(String, Level)>,
@@ -240,13 +254,20 @@ pub(crate) struct Fitted {
     pub fits: bool,
 }
 
-/// Renders `plan`, lowering the least valuable files (by `values`, default 0) one level at a
-/// time until the context fits the budget.
-pub(crate) fn fit(
-    map: &RepoMap,
-    plan: FlightPlan,
-    values: &HashMap<String, f64>,
-) -> Result<Fitted> {
+/// Renders `plan`, lowering the least valuable files (by `values`, keyed by path, default 0)
+/// one level at a time until the context fits the budget. Every plan the explorer makes passes
+/// through it, whatever its policy said; replays with refit too.
+///
+/// ```no_run
+/// use navigator_context::{fit, FlightPlan, Level, RepoMap, Rule};
+/// let map = RepoMap::open(".")?;
+/// let mut plan = FlightPlan::new("overview", 2_000);
+/// plan.rules = vec![Rule::new("**", Level::Full)];
+/// let fitted = fit(&map, plan, &Default::default())?;
+/// assert!(!fitted.fits || fitted.rendered.tokens <= 2_000);
+/// # Ok::<(), navigator_context::Error>(())
+/// ```
+pub fn fit(map: &RepoMap, plan: FlightPlan, values: &HashMap<String, f64>) -> Result<Fitted> {
     let mut plan = plan;
     let mut degraded: Vec<(String, Level)> = Vec::new();
     loop {

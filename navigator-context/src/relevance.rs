@@ -8,8 +8,9 @@
 //! in bodies, where common words drown them. Why the graph: the file that defines what the
 //! best matches call is often the one to change, though it may never say the goal's words.
 
+use crate::bm25::{terms, Field, Stems, STOPWORDS};
+use crate::goal::Goal;
 use crate::scan::{body, symbol_names, FileEntry, RepoMap};
-use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::{HashMap, HashSet};
 
 /// Weights of the normalised field scores; body is what plain BM25 ranks on.
@@ -31,13 +32,15 @@ const AUXILIARY_PENALTY: f64 = 0.6;
 /// Files with no grammar (manifests, scripts, prose) match a goal by path alone and are
 /// seldom where code changes; they still rank, lower.
 const NON_CODE_PENALTY: f64 = 0.6;
-
-const STOPWORDS: &[&str] = &[
-    "the", "and", "for", "with", "from", "into", "that", "this", "add", "use", "new", "fix",
-    "make", "when", "not", "all", "are", "can", "its", "our", "out", "per", "via", "of", "to",
-    "in", "on", "an", "a", "is", "it", "be", "as", "at", "by", "or", "we", "so", "up", "do", "if",
-    "no",
-];
+/// Weight of evidence from the goal's clues naming a file (paths, frames, module paths,
+/// definitions of identifiers it spells).
+const W_MENTION: f64 = 1.5;
+/// A goal of more words than this (or of several lines) is a report, not a subject line.
+const LONG_WORDS: usize = 30;
+/// Weight of a long goal's prose terms (its title and code clues weigh 1).
+const W_PROSE: f64 = 0.5;
+/// How much a term repeated in a long goal gains per natural log of its count.
+const W_REPEAT: f64 = 0.3;
 
 /// One ranked file.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,148 +51,6 @@ pub struct Scored {
     pub score: f64,
     /// Why it ranked: the goal terms it matched, by field, and graph neighbours.
     pub reasons: Vec<String>,
-}
-
-/// Splits text into lowercase terms: identifiers are split at `_`, `-`, `.`, `/` and
-/// camelCase humps, stop words dropped, plurals folded.
-///
-/// ```
-/// use navigator_context::terms;
-/// assert_eq!(terms("AuthMiddleware::parse_tokens"), vec!["auth", "middleware", "parse", "token"]);
-/// ```
-pub fn terms(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        let chars: Vec<char> = word.chars().collect();
-        let mut start = 0;
-        for i in 1..=chars.len() {
-            let boundary = i == chars.len()
-                || (chars[i].is_uppercase() && chars[i - 1].is_lowercase())
-                || (chars[i].is_uppercase()
-                    && i + 1 < chars.len()
-                    && chars[i + 1].is_lowercase()
-                    && chars[i - 1].is_uppercase())
-                || (chars[i].is_ascii_digit() != chars[i - 1].is_ascii_digit());
-            if boundary {
-                let t: String = chars[start..i].iter().collect::<String>().to_lowercase();
-                start = i;
-                if t.len() < 2
-                    || t.chars().all(|c| c.is_ascii_digit())
-                    || STOPWORDS.contains(&t.as_str())
-                {
-                    continue;
-                }
-                out.push(fold(t));
-            }
-        }
-    }
-    out
-}
-
-fn fold(t: String) -> String {
-    if t.len() > 4 && t.ends_with("ies") {
-        format!("{}y", &t[..t.len() - 3])
-    } else if t.len() > 3 && t.ends_with('s') && !t.ends_with("ss") && !t.ends_with("us") {
-        t[..t.len() - 1].to_string()
-    } else {
-        t
-    }
-}
-
-/// Reduces terms to their English stems (Snowball), memoised per distinct term: "scoring",
-/// "scores" and `score` meet, so a goal's verbs find the files named by their nouns.
-struct Stems {
-    stemmer: Stemmer,
-    memo: HashMap<String, String>,
-}
-
-impl Stems {
-    fn new() -> Self {
-        Stems {
-            stemmer: Stemmer::create(Algorithm::English),
-            memo: HashMap::new(),
-        }
-    }
-
-    fn of(&mut self, term: String) -> String {
-        match self.memo.get(&term) {
-            Some(s) => s.clone(),
-            None => {
-                let s = self.stemmer.stem(&term).into_owned();
-                self.memo.insert(term, s.clone());
-                s
-            }
-        }
-    }
-
-    /// Frequencies of the stems of `terms`, and how many terms there were. Counting the
-    /// terms first stems each distinct term once per document, not once per occurrence.
-    fn counts(&mut self, terms: Vec<String>) -> (HashMap<String, u32>, usize) {
-        let n = terms.len();
-        let mut raw: HashMap<String, u32> = HashMap::new();
-        for t in terms {
-            *raw.entry(t).or_insert(0) += 1;
-        }
-        let mut tf: HashMap<String, u32> = HashMap::with_capacity(raw.len());
-        for (t, c) in raw {
-            *tf.entry(self.of(t)).or_insert(0) += c;
-        }
-        (tf, n)
-    }
-}
-
-/// Term frequencies of one field of every file, with BM25 statistics.
-struct Field {
-    docs: Vec<HashMap<String, u32>>,
-    lens: Vec<f64>,
-    avg: f64,
-    df: HashMap<String, u32>,
-}
-
-impl Field {
-    /// A field from each document's term frequencies and term count.
-    fn new(docs: Vec<(HashMap<String, u32>, usize)>) -> Field {
-        let mut df: HashMap<String, u32> = HashMap::new();
-        let lens: Vec<f64> = docs.iter().map(|(_, n)| *n as f64).collect();
-        let docs: Vec<HashMap<String, u32>> = docs
-            .into_iter()
-            .map(|(tf, _)| {
-                for t in tf.keys() {
-                    *df.entry(t.clone()).or_insert(0) += 1;
-                }
-                tf
-            })
-            .collect();
-        let avg = (lens.iter().sum::<f64>() / lens.len().max(1) as f64).max(1.0);
-        Field {
-            docs,
-            lens,
-            avg,
-            df,
-        }
-    }
-
-    /// BM25 (k1 = 1.2, b = 0.75) of every document, and the query terms each matched.
-    fn scores(&self, query: &[String]) -> Vec<(f64, Vec<String>)> {
-        let n = self.docs.len() as f64;
-        self.docs
-            .iter()
-            .zip(&self.lens)
-            .map(|(tf, len)| {
-                let mut s = 0.0;
-                let mut hit = Vec::new();
-                for q in query {
-                    let Some(&f) = tf.get(q) else { continue };
-                    let df = f64::from(self.df[q]);
-                    let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                    let f = f64::from(f);
-                    s += idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * len / self.avg));
-                    hit.push(q.clone());
-                }
-                (s, hit)
-            })
-            .collect()
-    }
 }
 
 fn normalise(v: &mut [f64]) {
@@ -224,14 +85,12 @@ pub(crate) fn is_auxiliary(path: &str) -> bool {
 /// are left out. Ties break by path, so the ranking is deterministic.
 pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let mut stems = Stems::new();
-    let query: Vec<String> = {
-        let mut seen = HashSet::new();
-        terms(goal)
-            .into_iter()
-            .map(|t| stems.of(t))
-            .filter(|t| seen.insert(t.clone()))
-            .collect()
-    };
+    let parsed = Goal::parse(goal);
+    let query = weighted_query(goal, &parsed, &mut stems);
+    // Scope words and prefixes are commit-subject habits: a long report gets them from its
+    // title only, or its prose would name half the directories.
+    let title = goal.lines().find(|l| !l.trim().is_empty()).unwrap_or(goal);
+    let scope_text = if is_long(goal) { title } else { goal };
     let files = map.files();
     if query.is_empty() || files.is_empty() {
         return Vec::new();
@@ -254,7 +113,7 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     ];
     let mut text = vec![0.0; files.len()];
     let mut reasons: Vec<Vec<String>> = vec![Vec::new(); files.len()];
-    let mut scope = scope_scores(files, goal);
+    let mut scope = scope_scores(files, scope_text);
     normalise(&mut scope);
     for (i, x) in scope.iter().enumerate() {
         if *x > 0.0 {
@@ -273,7 +132,15 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
             }
         }
     }
-    let prefix = scope_prefix(goal);
+    let mut named = crate::mentions::mentions(files, &parsed);
+    normalise(&mut named.score);
+    for (i, x) in named.score.iter().enumerate() {
+        if *x > 0.0 {
+            text[i] += W_MENTION * x;
+            reasons[i].append(&mut named.reasons[i]);
+        }
+    }
+    let prefix = scope_prefix(scope_text);
     for (i, f) in files.iter().enumerate() {
         if is_auxiliary(&f.path) {
             text[i] *= AUXILIARY_PENALTY;
@@ -320,6 +187,55 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let top = scored.first().map(|s| s.score).unwrap_or(1.0);
     scored.iter_mut().for_each(|s| s.score /= top);
     scored
+}
+
+/// Whether a goal is a report rather than a subject line: several lines or many words.
+fn is_long(goal: &str) -> bool {
+    goal.trim().lines().count() > 1 || goal.split_whitespace().count() > LONG_WORDS
+}
+
+/// The query: stems of the goal's terms with weights. A subject line weighs every term alike.
+/// A long goal keeps full weight for its title and its code clues (identifiers, qualified
+/// names, paths, error lines) and gives the rest of its prose [`W_PROSE`]; a term said
+/// several times weighs a little more.
+fn weighted_query(goal: &str, parsed: &Goal, stems: &mut Stems) -> Vec<(String, f64)> {
+    let mut weights: HashMap<String, f64> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut add = |text: &str, w: f64, weights: &mut HashMap<String, f64>| {
+        for t in terms(text) {
+            let s = stems.of(t);
+            match weights.get_mut(&s) {
+                Some(x) => *x = x.max(w),
+                None => {
+                    order.push(s.clone());
+                    weights.insert(s, w);
+                }
+            }
+        }
+    };
+    if !is_long(goal) {
+        add(goal, 1.0, &mut weights);
+    } else {
+        let title = goal.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        add(title, 1.0, &mut weights);
+        add(&parsed.clue_text(), 1.0, &mut weights);
+        add(&parsed.prose, W_PROSE, &mut weights);
+        let mut counts: HashMap<String, u32> = HashMap::new();
+        for t in terms(goal) {
+            *counts.entry(stems.of(t)).or_default() += 1;
+        }
+        for (t, w) in weights.iter_mut() {
+            let c = f64::from(counts.get(t).copied().unwrap_or(1).max(1));
+            *w *= 1.0 + W_REPEAT * c.ln();
+        }
+    }
+    order
+        .into_iter()
+        .map(|t| {
+            let w = weights[&t];
+            (t, w)
+        })
+        .collect()
 }
 
 /// Whole words of the goal (`navigator-search`, `toc`, `butler`) that name a directory of the

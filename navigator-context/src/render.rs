@@ -1,12 +1,16 @@
 //! Rendering a context window from a repository map and a Flight Plan.
 //!
-//! The output is a pure function of (plan, file contents): files in path order, collapsed
-//! directories merged into that order, no timestamps, no absolute paths, no counts of anything
-//! outside the plan's reach. That is what makes a Flight Plan a reproducible recipe.
+//! The output is a pure function of (plan, file contents), which is what makes a Flight Plan a
+//! reproducible recipe: first the files shown with content, each under a header with its path,
+//! level and tokens, those named by exact-path rules in the order of their rules (an explored
+//! plan lists them most relevant first), then the others in path order; then, under "Other
+//! files", path-only lines and collapsed directory counts in path order. No timestamps, no
+//! absolute paths, no counts of anything outside the plan's reach.
 
 use crate::error::Result;
 use crate::flight_plan::{FlightPlan, Level};
 use crate::scan::{Content, FileEntry, RepoMap};
+use crate::tokens::Tokenizer;
 use crate::verbosity::{collapse_dir, RuleSet};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -22,6 +26,22 @@ pub struct Rendered {
     pub levels: Vec<(String, Level)>,
     /// Indices (into `levels`) of files shown only as part of a collapsed directory line.
     pub(crate) collapsed: Vec<usize>,
+    /// Collapsed directory lines and the files each counts, in path order.
+    pub collapsed_dirs: Vec<(String, usize)>,
+    /// Files shown with content (level 2 and up), in the order of the context, with the
+    /// tokens of their block (header included).
+    pub shown: Vec<Shown>,
+}
+
+/// One file shown with content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    /// Repository-relative path.
+    pub path: String,
+    /// The level it was shown at.
+    pub level: Level,
+    /// Tokens of its block, header included.
+    pub tokens: usize,
 }
 
 impl Rendered {
@@ -53,8 +73,19 @@ pub(crate) fn effective_level(
     }
 }
 
-/// The text one file contributes at `level` (empty for `Hidden`).
-pub(crate) fn file_block(file: &FileEntry, level: Level) -> String {
+/// What a level shows, for file headers.
+fn level_name(level: Level) -> &'static str {
+    match level {
+        Level::Hidden => "hidden",
+        Level::Path => "path",
+        Level::TopLevel => "top-level outline",
+        Level::Signatures => "signatures and docs",
+        Level::Full => "full source",
+    }
+}
+
+/// The body one file contributes at `level` (empty for `Hidden`, its path line for `Path`).
+fn file_body(file: &FileEntry, level: Level) -> String {
     let mut out = String::new();
     match level {
         Level::Hidden => {}
@@ -62,7 +93,6 @@ pub(crate) fn file_block(file: &FileEntry, level: Level) -> String {
             let _ = writeln!(out, "{}", file.path);
         }
         Level::TopLevel | Level::Signatures => {
-            let _ = writeln!(out, "{}", file.path);
             for s in file
                 .outline()
                 .map(|o| o.symbols.as_slice())
@@ -87,7 +117,7 @@ pub(crate) fn file_block(file: &FileEntry, level: Level) -> String {
                 fence.push('`');
             }
             let lang = file.lang.map(|l| l.name()).unwrap_or("");
-            let _ = writeln!(out, "{} (full)\n{fence}{lang}", file.path);
+            let _ = writeln!(out, "{fence}{lang}");
             out.push_str(text);
             if !text.ends_with('\n') {
                 out.push('\n');
@@ -96,6 +126,26 @@ pub(crate) fn file_block(file: &FileEntry, level: Level) -> String {
         }
     }
     out
+}
+
+/// The block one file contributes at `level`, and its tokens (memoised per file, tokenizer
+/// and level). Content levels start with a header naming path, level and the body's tokens.
+pub(crate) fn file_block(file: &FileEntry, level: Level, tokenizer: Tokenizer) -> (String, usize) {
+    let body = file_body(file, level);
+    if level <= Level::Path {
+        let tokens = file.block_tokens(tokenizer, level, || body.clone());
+        return (body, tokens);
+    }
+    let body_tokens = file.body_tokens(tokenizer, level, || body.clone());
+    let block = format!(
+        "## {} (level {}: {}, {} tokens)\n{body}",
+        file.path,
+        level as u8,
+        level_name(level),
+        body_tokens
+    );
+    let tokens = file.block_tokens(tokenizer, level, || block.clone());
+    (block, tokens)
 }
 
 /// Whether the tokenizer's pre-split cuts in front of `block` whatever came before it, so
@@ -130,8 +180,10 @@ pub(crate) fn header(plan: &FlightPlan) -> String {
 pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
     plan.validate()?;
     let rules = RuleSet::compile(&plan.rules)?;
-    // Sorted by key: file paths and collapsed directory names share one order.
-    let mut blocks: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    // Content blocks keyed by (rule position for exact rules, else past them; path); path
+    // lines and collapsed directory names share one path order.
+    let mut content: BTreeMap<(usize, String), (String, usize, Level)> = BTreeMap::new();
+    let mut paths: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let mut collapsed: BTreeMap<String, usize> = BTreeMap::new();
     let mut levels = Vec::with_capacity(map.files().len());
     let mut collapsed_files = Vec::new();
@@ -156,24 +208,45 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         }
         let level = effective_level(file, res.level, res.exact, plan.huge_file_bytes);
         levels.push((file.path.clone(), level));
-        if level > Level::Hidden {
-            let block = file_block(file, level);
-            let tokens = file.block_tokens(plan.tokenizer, level, || block.clone());
-            blocks.insert(file.path.clone(), (block, tokens));
+        if level == Level::Hidden {
+            continue;
+        }
+        let (block, tokens) = file_block(file, level, plan.tokenizer);
+        if level == Level::Path {
+            paths.insert(file.path.clone(), (block, tokens));
+        } else {
+            let order = if res.exact { res.rule } else { usize::MAX };
+            content.insert((order, file.path.clone()), (block, tokens, level));
         }
     }
-    for (dir, n) in collapsed {
-        let noun = if n == 1 { "file" } else { "files" };
+    let collapsed_dirs: Vec<(String, usize)> = collapsed.into_iter().collect();
+    for (dir, n) in &collapsed_dirs {
+        let noun = if *n == 1 { "file" } else { "files" };
         let line = format!("{dir} ({n} {noun})\n");
         let tokens = plan.tokenizer.count(&line);
         // Directory keys end in `/`, file paths never do: the entry is always new.
-        blocks.insert(dir, (line, tokens));
+        paths.insert(dir.clone(), (line, tokens));
     }
     let head = header(plan);
     let mut tokens = plan.tokenizer.count(&head);
     let mut additive = true;
     let mut text = head;
-    for (block, n) in blocks.values() {
+    let mut shown = Vec::with_capacity(content.len());
+    for ((_, path), (block, n, level)) in content {
+        additive &= splits_cleanly(&block);
+        text.push_str(&block);
+        tokens += n;
+        shown.push(Shown {
+            path,
+            level,
+            tokens: n,
+        });
+    }
+    if !shown.is_empty() && !paths.is_empty() {
+        text.push_str(OTHER_FILES);
+        tokens += plan.tokenizer.count(OTHER_FILES);
+    }
+    for (block, n) in paths.values() {
         additive &= splits_cleanly(block);
         text.push_str(block);
         tokens += n;
@@ -186,15 +259,19 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         tokens,
         levels,
         collapsed: collapsed_files,
+        collapsed_dirs,
+        shown,
     })
 }
+
+/// Heads the path-only part of a context that also shows files with content.
+const OTHER_FILES: &str = "## Other files\n";
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::flight_plan::Rule;
     use crate::scan::ScanOptions;
-    use crate::tokens::Tokenizer;
 
     #[test]
     fn summed_block_tokens_equal_counting_the_whole_text() {

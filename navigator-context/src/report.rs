@@ -117,6 +117,30 @@ pub trait Approver: Send {
     fn review(&mut self, report: &TurnReport) -> Verdict;
 }
 
+/// Interactive mode on a terminal: each turn report goes to stderr, the answer comes from a
+/// line of stdin (Enter approves, `d` declines, anything else is feedback; end of input
+/// declines).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TerminalApprover;
+
+impl Approver for TerminalApprover {
+    fn review(&mut self, report: &TurnReport) -> Verdict {
+        use std::io::{BufRead, Write as _};
+        eprintln!("\n{}", report.summary());
+        eprint!("[Enter] approve, [d] decline, or type feedback: ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        if std::io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
+            return Verdict::Decline;
+        }
+        match line.trim() {
+            "" | "a" | "y" => Verdict::Approve,
+            "d" | "n" | "q" => Verdict::Decline,
+            text => Verdict::Feedback(text.to_string()),
+        }
+    }
+}
+
 /// Builds one turn's prompt from state only: the goal, the current map, the decision log and
 /// the latest feedback — never earlier maps.
 pub(crate) fn build_prompt(

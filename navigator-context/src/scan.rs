@@ -19,7 +19,8 @@ use std::sync::{Arc, OnceLock};
 /// Options for [`RepoMap::open_with`].
 #[derive(Debug, Clone)]
 pub struct ScanOptions {
-    /// Directory of the outline cache; `None` disables it. Default: `<root>/.navigator-cache`.
+    /// Directory of the outline cache; `None` disables it. Default:
+    /// [`default_cache_dir`], in the platform's cache directory, never inside the repository.
     pub cache_dir: Option<PathBuf>,
     /// Files larger than this are listed but never read (path only).
     pub max_read_bytes: u64,
@@ -29,15 +30,59 @@ pub struct ScanOptions {
 }
 
 impl ScanOptions {
-    /// The defaults for a repository root: cache in `<root>/.navigator-cache`, 16 MiB read cap,
-    /// 1 MiB outline cap.
+    /// The defaults for a repository root: outline cache at [`default_cache_dir`], 16 MiB read
+    /// cap, 1 MiB outline cap.
     pub fn for_root(root: &Path) -> Self {
         ScanOptions {
-            cache_dir: Some(root.join(".navigator-cache")),
+            cache_dir: default_cache_dir(root),
             max_read_bytes: 16 * 1024 * 1024,
             max_outline_bytes: 1024 * 1024,
         }
     }
+}
+
+/// Environment variable that moves the outline cache's base directory.
+pub const CACHE_DIR_ENV: &str = "NAVIGATOR_CACHE_DIR";
+
+/// Where the outlines of the repository at `root` are cached: under `$NAVIGATOR_CACHE_DIR`
+/// when set, else the platform's cache directory (`~/.cache` on Linux, `~/Library/Caches` on
+/// macOS, `%LOCALAPPDATA%` on Windows) in `navigator/outlines/`, one folder per repository
+/// named after it and a hash of its canonical path. `None` when the platform has no cache
+/// directory (the map then parses without caching). Never inside the repository: a cache
+/// there would show up in the user's tree and in `git status`.
+///
+/// ```no_run
+/// // e.g. ~/.cache/navigator/outlines/myproject-3f2a9c0d1e4b5a6c
+/// println!("{:?}", navigator_context::default_cache_dir(std::path::Path::new(".")));
+/// ```
+pub fn default_cache_dir(root: &Path) -> Option<PathBuf> {
+    let base = std::env::var_os(CACHE_DIR_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::cache_dir().map(|d| d.join("navigator").join("outlines")))?;
+    Some(cache_dir_in(&base, root))
+}
+
+/// The cache folder of the repository at `root` under `base`: `<name>-<16 hex of the
+/// canonical path's hash>`, so two checkouts of one project never share or clobber entries
+/// by accident (entries are keyed by content hash, so sharing would be safe, only untidy).
+pub(crate) fn cache_dir_in(base: &Path, root: &Path) -> PathBuf {
+    let canon = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let name: String = canon
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "root".into())
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let hash = content_hash(canon.to_string_lossy().as_bytes());
+    base.join(format!("{name}-{}", &hash[..16]))
 }
 
 /// What a file holds, as far as the map cares.
@@ -57,7 +102,8 @@ pub enum Content {
 /// One file of the repository.
 #[derive(Debug, Clone)]
 pub struct FileEntry {
-    /// Path relative to the root, `/`-separated.
+    /// Path relative to the root, `/`-separated; bytes of a name that are not UTF-8 are
+    /// written `\xNN` and a backslash `\\`, so every file has its own path.
     pub path: String,
     /// Size in bytes.
     pub size: u64,
@@ -71,6 +117,8 @@ pub struct FileEntry {
     outline: OnceLock<Option<Outline>>,
     /// Tokens of this file's block per (tokenizer, level), counted on first use.
     block_tokens: [OnceLock<usize>; 2 * Level::ALL.len()],
+    /// Tokens of the block's body (without its header) per (tokenizer, level).
+    body_tokens: [OnceLock<usize>; 2 * Level::ALL.len()],
 }
 
 impl FileEntry {
@@ -106,13 +154,32 @@ impl FileEntry {
         level: Level,
         block: impl FnOnce() -> String,
     ) -> usize {
-        let t = Tokenizer::ALL
-            .iter()
-            .position(|x| *x == tokenizer)
-            .unwrap_or(0);
-        *self.block_tokens[t * Level::ALL.len() + level as usize]
-            .get_or_init(|| tokenizer.count(&block()))
+        memoised(&self.block_tokens, tokenizer, level, block)
     }
+
+    /// Tokens of `body` (this file's block at `level` without its header), memoised likewise.
+    pub(crate) fn body_tokens(
+        &self,
+        tokenizer: Tokenizer,
+        level: Level,
+        body: impl FnOnce() -> String,
+    ) -> usize {
+        memoised(&self.body_tokens, tokenizer, level, body)
+    }
+}
+
+/// The count in `cells` for (tokenizer, level), counting `text` the first time.
+fn memoised(
+    cells: &[OnceLock<usize>; 2 * Level::ALL.len()],
+    tokenizer: Tokenizer,
+    level: Level,
+    text: impl FnOnce() -> String,
+) -> usize {
+    let t = Tokenizer::ALL
+        .iter()
+        .position(|x| *x == tokenizer)
+        .unwrap_or(0);
+    *cells[t * Level::ALL.len() + level as usize].get_or_init(|| tokenizer.count(&text()))
 }
 
 /// A scanned repository: its files, sorted by path, with outlines.
@@ -233,7 +300,7 @@ fn walk(root: &Path) -> Vec<Walked> {
         };
         let rel = rel
             .components()
-            .map(|c| c.as_os_str().to_string_lossy())
+            .map(|c| path_key(c.as_os_str()))
             .collect::<Vec<_>>()
             .join("/");
         if ft.is_file() {
@@ -259,6 +326,32 @@ fn walk(root: &Path) -> Vec<Walked> {
     out
 }
 
+/// A path component as text, losslessly: bytes that are not UTF-8 are written `\xNN` and a
+/// backslash `\\`, so two different names never share a key. (`to_string_lossy` turned
+/// every invalid byte into U+FFFD and made such files collide.) Valid names without a
+/// backslash, all but a handful in practice, are unchanged.
+fn path_key(name: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(name);
+    #[cfg(not(unix))]
+    let lossy = name.to_string_lossy();
+    #[cfg(not(unix))]
+    let bytes = lossy.as_bytes();
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
 fn load(
     abs: &Path,
     rel: &str,
@@ -278,6 +371,7 @@ fn load(
         outliner,
         outline: OnceLock::new(),
         block_tokens: Default::default(),
+        body_tokens: Default::default(),
     };
     if size > options.max_read_bytes {
         return Ok(entry(Content::TooLarge, None));
@@ -388,19 +482,83 @@ mod tests {
     }
 
     #[test]
-    fn warm_cache_gives_the_same_outlines() {
+    fn warm_cache_gives_the_same_outlines_and_lives_outside_the_tree() {
         let dir = tempfile::tempdir().unwrap();
+        let caches = tempfile::tempdir().unwrap();
         let r = dir.path();
         fs::write(r.join("m.go"), "package m\nfunc A() {}\n").unwrap();
-        let opts = ScanOptions::for_root(r);
+        let opts = ScanOptions {
+            cache_dir: Some(cache_dir_in(caches.path(), r)),
+            ..ScanOptions::for_root(r)
+        };
         let cold = RepoMap::open_with(r, &opts).unwrap();
         // Outlines are parsed on first use, so nothing is cached until someone asks.
-        assert!(!r.join(".navigator-cache").exists());
+        assert!(!opts.cache_dir.as_ref().unwrap().exists());
         cold.outline_all();
-        assert!(r.join(".navigator-cache").is_dir());
+        assert!(opts.cache_dir.as_ref().unwrap().is_dir());
         let warm = RepoMap::open_with(r, &opts).unwrap();
         assert_eq!(cold.files()[0].outline(), warm.files()[0].outline());
-        // The cache directory is hidden, so it never shows up in the map itself.
-        assert_eq!(warm.files().len(), 1);
+        // Nothing was written into the repository.
+        let names: Vec<_> = fs::read_dir(r)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["m.go"]);
+    }
+
+    #[test]
+    fn the_default_cache_is_per_repository_and_outside_it() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let (da, db) = (
+            ScanOptions::for_root(a.path()).cache_dir,
+            ScanOptions::for_root(b.path()).cache_dir,
+        );
+        if std::env::var_os(CACHE_DIR_ENV).is_none() {
+            // The platform's cache directory, under navigator/outlines.
+            let base = dirs::cache_dir()
+                .unwrap()
+                .join("navigator")
+                .join("outlines");
+            assert!(da.as_ref().unwrap().starts_with(&base), "{da:?}");
+        }
+        assert_ne!(da, db);
+        for (root, d) in [(a.path(), &da), (b.path(), &db)] {
+            assert!(!d
+                .as_ref()
+                .unwrap()
+                .starts_with(root.canonicalize().unwrap()));
+        }
+        // The same repository gets the same folder; an override base is honoured.
+        assert_eq!(
+            cache_dir_in(Path::new("/base"), a.path()),
+            cache_dir_in(Path::new("/base"), a.path())
+        );
+        assert!(cache_dir_in(Path::new("/base"), a.path()).starts_with("/base"));
+    }
+
+    /// Defect 10: two file names differing only in bytes that are not UTF-8 became one path
+    /// (both bytes turned into U+FFFD), so one file hid the other.
+    #[cfg(unix)]
+    #[test]
+    fn non_utf8_file_names_do_not_collide_in_the_repository_map() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let (a, b) = (b"caf\xe9.rs".as_slice(), b"caf\xff.rs".as_slice());
+        for (name, body) in [(a, "fn a() {}"), (b, "fn b() {}")] {
+            fs::write(r.join(OsStr::from_bytes(name)), body).unwrap();
+        }
+        fs::write(r.join("back\\x5cslash.rs"), "fn c() {}").unwrap();
+        let map = RepoMap::open(r).unwrap();
+        let paths: Vec<&str> = map.files().iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["back\\\\x5cslash.rs", "caf\\xe9.rs", "caf\\xff.rs"],
+            "{paths:?}"
+        );
+        assert_eq!(map.file("caf\\xe9.rs").unwrap().text(), Some("fn a() {}"));
+        assert_eq!(map.file("caf\\xff.rs").unwrap().text(), Some("fn b() {}"));
     }
 }

@@ -1,4 +1,16 @@
 //! Token counting with a real BPE tokenizer (tiktoken-rs).
+//!
+//! tiktoken pre-splits text with a regex into words, runs of punctuation and runs of spaces,
+//! then merges each piece with BPE in time quadratic in the piece's length. Ordinary text has
+//! short pieces, but one line of 200 KB of dashes is a single piece and took 51 s. So a run
+//! of one character class (letters, whitespace, or other symbols; digits are grouped in
+//! threes by the regex anyway) longer than [`Tokenizer::MAX_RUN`] characters is cut into pieces of
+//! [`Tokenizer::MAX_RUN`] characters, each counted on its own: counting is then linear in the text.
+//!
+//! The count is exact for every text without such a run (all prose and code). Inside a long
+//! run a cut only stops merges across it, so the count there is at most
+//! [`Tokenizer::MAX_RUN_ERROR`] tokens per cut away from the exact one (checked by the tests over runs of
+//! dashes, letters, spaces and CJK).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -19,6 +31,12 @@ impl Tokenizer {
     /// Every supported encoding, for error messages.
     pub const ALL: [Tokenizer; 2] = [Tokenizer::Cl100kBase, Tokenizer::O200kBase];
 
+    /// The longest run of one character class counted in one piece (see the module docs).
+    pub const MAX_RUN: usize = 512;
+
+    /// The most a cut inside a long run moves the count, in tokens (see the module docs).
+    pub const MAX_RUN_ERROR: usize = 2;
+
     /// Counts the tokens of `text` (special-token strings count as plain text).
     ///
     /// ```
@@ -34,7 +52,7 @@ impl Tokenizer {
             Tokenizer::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
             Tokenizer::O200kBase => tiktoken_rs::o200k_base_singleton(),
         };
-        bpe.encode_ordinary(text).len()
+        segments(text).map(|s| bpe.encode_ordinary(s).len()).sum()
     }
 
     /// The encoding's name as written in Flight Plans.
@@ -44,6 +62,50 @@ impl Tokenizer {
             Tokenizer::O200kBase => "o200k_base",
         }
     }
+}
+
+const MAX_RUN: usize = Tokenizer::MAX_RUN;
+
+/// The character classes the pre-split regex keeps together; digits are `None` (never cut).
+fn class(c: char) -> Option<u8> {
+    if c.is_alphabetic() {
+        Some(0)
+    } else if c.is_whitespace() {
+        Some(1)
+    } else if c.is_numeric() {
+        None
+    } else {
+        Some(2)
+    }
+}
+
+/// `text` cut inside every run of one class longer than [`Tokenizer::MAX_RUN`] characters, and nowhere
+/// else; a text without such a run comes back whole.
+fn segments(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut run: (Option<u8>, usize) = (None, 0);
+    let mut chars = text.char_indices();
+    std::iter::from_fn(move || {
+        for (i, c) in chars.by_ref() {
+            let k = class(c);
+            run = if k.is_some() && k == run.0 {
+                (k, run.1 + 1)
+            } else {
+                (k, 1)
+            };
+            if run.1 > MAX_RUN {
+                run.1 = 1;
+                let piece = &text[start..i];
+                start = i;
+                return Some(piece);
+            }
+        }
+        (start < text.len()).then(|| {
+            let piece = &text[start..];
+            start = text.len();
+            piece
+        })
+    })
 }
 
 impl fmt::Display for Tokenizer {
@@ -80,5 +142,73 @@ mod tests {
         );
         let err = "gpt2".parse::<Tokenizer>().unwrap_err().to_string();
         assert!(err.contains("gpt2"), "{err}");
+    }
+
+    fn exact(t: Tokenizer, text: &str) -> usize {
+        let bpe = match t {
+            Tokenizer::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+            Tokenizer::O200kBase => tiktoken_rs::o200k_base_singleton(),
+        };
+        bpe.encode_ordinary(text).len()
+    }
+
+    #[test]
+    fn ordinary_text_is_counted_in_one_piece_exactly() {
+        let text = include_str!("tokens.rs");
+        assert_eq!(segments(text).count(), 1);
+        for t in Tokenizer::ALL {
+            assert_eq!(t.count(text), exact(t, text));
+        }
+    }
+
+    /// Defect 7: a 200 KB line of dashes was one BPE piece, quadratic to merge (51 s). It is
+    /// now counted in pieces of at most `MAX_RUN` characters, and the count stays within the
+    /// documented bound of the exact one.
+    #[test]
+    fn token_count_of_a_200_kb_line_of_dashes_is_linear_and_bounded() {
+        let line = "-".repeat(200 * 1024);
+        let pieces: Vec<&str> = segments(&line).collect();
+        assert!(pieces.iter().all(|p| p.chars().count() <= MAX_RUN));
+        assert_eq!(pieces.concat(), line);
+        let cuts = pieces.len() - 1;
+        // The exact count of the whole line is linear in its length for a run of one
+        // character (the BPE merges the same way all along), so it can be extrapolated
+        // from a run the exact tokenizer handles quickly.
+        for t in Tokenizer::ALL {
+            let per_run = exact(t, &"-".repeat(MAX_RUN));
+            let counted = t.count(&line);
+            assert_eq!(counted, pieces.iter().map(|p| exact(t, p)).sum::<usize>());
+            let lower = per_run * cuts;
+            assert!(
+                counted >= lower && counted <= lower + per_run + Tokenizer::MAX_RUN_ERROR * cuts,
+                "{t}: {counted} tokens for 200 KB of dashes, {per_run} per {MAX_RUN}"
+            );
+        }
+    }
+
+    #[test]
+    fn cuts_inside_long_runs_stay_within_the_documented_error() {
+        let runs = [
+            "-".repeat(3000),
+            "=".repeat(2500),
+            "a".repeat(2000),
+            "ab".repeat(1500),
+            " ".repeat(3000),
+            "\u{4e2d}\u{6587}".repeat(900),
+            format!("x = {}\n", "#".repeat(2600)),
+            "Zz".repeat(1200),
+        ];
+        for run in &runs {
+            let cuts = segments(run).count() - 1;
+            assert!(cuts >= 1, "{} chars were not cut", run.chars().count());
+            for t in Tokenizer::ALL {
+                let (got, want) = (t.count(run), exact(t, run));
+                eprintln!("{t} {} chars: counted {got}, exact {want}", run.len());
+                assert!(
+                    got.abs_diff(want) <= Tokenizer::MAX_RUN_ERROR * cuts,
+                    "{t}: counted {got}, exact {want}, {cuts} cuts"
+                );
+            }
+        }
     }
 }

@@ -48,7 +48,7 @@ pub use json::{from_json, from_value, json_schema};
 #[cfg(feature = "anthropic")]
 pub use llm::{AnthropicClient, AnthropicConfig};
 #[cfg(feature = "http")]
-pub use llm::{ApiKey, HttpOptions, RetryPolicy};
+pub use llm::{ApiKey, HttpOptions, RetryPolicy, SseEvent, SseParser, MAX_EVENT_BYTES};
 pub use llm::{
     Cassette, ChatRequest, ChatResponse, CostTracker, Extracted, Extractor, Fault, Interaction,
     JsonMode, Llm, LlmErrorKind, Matcher, Message, ModelSpend, Pricing, PricingTable, Projection,

@@ -24,6 +24,7 @@ fn fast_retries(max_retries: u32) -> HttpOptions {
             max_delay: Duration::from_millis(5),
             max_retry_after: Duration::from_secs(5),
         },
+        ..HttpOptions::default()
     }
 }
 

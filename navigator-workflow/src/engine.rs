@@ -41,6 +41,8 @@ pub enum Action {
     EnterSubflow,
     /// Left a subflow and continued in the parent workflow.
     ExitSubflow,
+    /// A person handed a `HITL` or `PAUSED` task back (`resume_task`).
+    Resume,
 }
 
 /// The `data` of an `advance_task` response.

@@ -188,6 +188,49 @@ pub enum Error {
         /// The workflow it names.
         workflow: String,
     },
+    /// A workflow enters itself through its subflows, directly or through other workflows:
+    /// a task would descend for ever.
+    #[error("subflow cycle: {}", cycle.join(" -> "))]
+    SubflowCycle {
+        /// The workflows on the cycle, the first repeated at the end.
+        cycle: Vec<String>,
+    },
+    /// Another agent holds a live claim on the task.
+    #[error("task `{task}` is claimed by `{holder}` until {expires_at} ms since the epoch")]
+    TaskClaimed {
+        /// Task id.
+        task: String,
+        /// The agent holding the claim.
+        holder: String,
+        /// When the claim expires, milliseconds since the Unix epoch.
+        expires_at: u64,
+    },
+    /// The agent does not hold a live claim on the task (to renew or release).
+    #[error("task `{task}` is not claimed by `{agent}`")]
+    NotClaimed {
+        /// Task id.
+        task: String,
+        /// The agent that asked.
+        agent: String,
+    },
+    /// A task is not in a status the operation accepts (resume takes `HITL` or `PAUSED`).
+    #[error("task `{task}` is {status}; {reason}")]
+    WrongStatus {
+        /// Task id.
+        task: String,
+        /// Its status.
+        status: TaskStatus,
+        /// What the operation needs.
+        reason: &'static str,
+    },
+    /// The state file could not be read, parsed or written.
+    #[error("state file {path}: {message}")]
+    State {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
     /// A step has no edge for an output. Validation rules this out; reported instead of panicking.
     #[error("workflow `{workflow}`: step `{step}` has no edge for `{output}`")]
     NoRoute {
@@ -246,6 +289,11 @@ impl Error {
             Error::TaskNotActive { .. } => "task_not_active",
             Error::SubflowRecursion { .. } => "subflow_recursion",
             Error::NoRoute { .. } => "no_route",
+            Error::SubflowCycle { .. } => "subflow_cycle",
+            Error::TaskClaimed { .. } => "task_claimed",
+            Error::NotClaimed { .. } => "not_claimed",
+            Error::WrongStatus { .. } => "wrong_status",
+            Error::State { .. } => "state",
             #[cfg(feature = "mcp")]
             Error::Transport { .. } => "transport",
             Error::Snapshot { .. } => "snapshot",

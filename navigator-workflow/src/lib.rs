@@ -47,6 +47,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod claims;
 mod definition;
 pub mod engine;
 mod error;
@@ -61,6 +62,7 @@ mod tree;
 mod validate;
 mod workflow;
 
+pub use claims::{Claim, MAX_LEASE_MS, MIN_LEASE_MS};
 pub use definition::{
     Edge, EndNode, EndResult, Escalation, Node, NodeKind, Stage, StepNode, SubflowNode,
     WorkflowDefinition, FAILED, MAX_RETRIES_EXCEEDED, PASSED,
@@ -70,7 +72,10 @@ pub use error::{Error, Result};
 pub use navigator::{LoadReport, Navigator, TaskProgress};
 pub use plan::ExecutionPlan;
 pub use snapshot::{Snapshot, StoredWorkflow, SNAPSHOT_VERSION};
-pub use sync::{PendingSync, SyncConfirmation, SyncLedger, SyncRecord, SyncReminder, SYNC_MESSAGE};
+pub use sync::{
+    PendingSync, SyncConfirmation, SyncLedger, SyncRecord, SyncReminder, REMINDER_PAGE,
+    SYNC_MESSAGE,
+};
 pub use task::{SubflowFrame, Task, TaskStatus};
 pub use tree::TaskTree;
 pub use workflow::{Workflow, WorkflowSummary};

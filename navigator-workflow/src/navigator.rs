@@ -6,9 +6,10 @@ use std::collections::{BTreeMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::claims::{resumable, Claim, ClaimBook};
 use crate::definition::NodeKind;
 use crate::definition::WorkflowDefinition;
-use crate::engine::{apply, decide, AdvanceOutcome};
+use crate::engine::{apply, decide, Action, AdvanceOutcome};
 use crate::error::{Error, Result};
 use crate::plan::ExecutionPlan;
 use crate::sync::{SyncConfirmation, SyncLedger, SyncRecord, SyncReminder};
@@ -47,6 +48,7 @@ pub struct Navigator {
     workflows: BTreeMap<String, Workflow>,
     tree: TaskTree,
     ledger: SyncLedger,
+    claims: ClaimBook,
 }
 
 /// What `load_task_tree` did.
@@ -95,15 +97,46 @@ impl Navigator {
 
     /// Validates and stores a workflow, replacing one with the same id. Tasks already on the
     /// old definition keep their step; if the step no longer exists `advance` says so.
+    ///
+    /// A workflow that would enter itself through subflows, directly or through workflows
+    /// already loaded, is an [`Error::SubflowCycle`].
     pub fn load_workflow(
         &mut self,
         id: &str,
         definition: WorkflowDefinition,
     ) -> Result<WorkflowSummary> {
         let workflow = Workflow::new(id, definition)?;
+        if let Some(cycle) = self.subflow_path(&workflow.subflows(), id) {
+            let mut full = vec![id.to_string()];
+            full.extend(cycle);
+            return Err(Error::SubflowCycle { cycle: full });
+        }
         let summary = workflow.summary();
         self.workflows.insert(id.to_string(), workflow);
         Ok(summary)
+    }
+
+    /// A path of subflow entries from one of `from` to `target` through the loaded workflows.
+    fn subflow_path(&self, from: &[String], target: &str) -> Option<Vec<String>> {
+        let mut stack: Vec<Vec<String>> = from.iter().map(|w| vec![w.clone()]).collect();
+        let mut seen = HashSet::new();
+        while let Some(path) = stack.pop() {
+            let last = path.last()?;
+            if last == target {
+                return Some(path);
+            }
+            if !seen.insert(last.clone()) {
+                continue;
+            }
+            if let Some(w) = self.workflows.get(last) {
+                for next in w.subflows() {
+                    let mut longer = path.clone();
+                    longer.push(next);
+                    stack.push(longer);
+                }
+            }
+        }
+        None
     }
 
     /// Every loaded workflow, by id.
@@ -213,9 +246,19 @@ impl Navigator {
         Ok(())
     }
 
-    /// The `n` highest-priority pending tasks (priority desc, then createdAt, then id).
+    /// The `n` highest-priority pending tasks (priority desc, then createdAt, then id) that
+    /// no agent holds a live claim on.
     pub fn next_tasks(&self, n: usize) -> Vec<&Task> {
-        self.tree.next(n).collect()
+        let now = now_millis();
+        let free = |t: &&Task| self.claims.live(&t.id, now).is_none();
+        if self.claims.is_empty() {
+            return self.tree.next(n).collect();
+        }
+        self.tree
+            .next(n.saturating_add(self.claims.len()))
+            .filter(free)
+            .take(n)
+            .collect()
     }
 
     /// The task with this id.
@@ -237,13 +280,29 @@ impl Navigator {
 
     /// Reports that the task's current step produced `result` and moves the task along the
     /// selected edge (see [`crate::engine`] for the rules). Records a sync.
+    ///
+    /// A task another agent holds a live claim on cannot be advanced this way: use
+    /// [`advance_as`](Self::advance_as) with the holder's name.
     pub fn advance(
         &mut self,
         task_id: &str,
         result: &str,
         output: Option<Value>,
     ) -> Result<AdvanceOutcome> {
+        self.advance_as(task_id, None, result, output)
+    }
+
+    /// [`advance`](Self::advance) on behalf of `agent`, which must hold the task's claim if
+    /// the task has a live one.
+    pub fn advance_as(
+        &mut self,
+        task_id: &str,
+        agent: Option<&str>,
+        result: &str,
+        output: Option<Value>,
+    ) -> Result<AdvanceOutcome> {
         let task = self.task(task_id)?;
+        self.claims.check(task_id, agent, now_millis())?;
         let transition = decide(&self.workflows, task, result)?;
         let now = now_millis();
         let record_output = output.clone();
@@ -267,9 +326,13 @@ impl Navigator {
             output: record_output,
             created_at: now,
         });
+        let sync_id = record.id.clone();
+        let tree = &self.tree;
+        self.claims
+            .prune(now, |id| tree.get(id).is_some_and(|t| t.status.is_active()));
         Ok(AdvanceOutcome {
             success: true,
-            sync_id: record.id.clone(),
+            sync_id,
             previous_step: transition.previous_step,
             next_step: transition.step,
             workflow: transition.workflow,
@@ -279,6 +342,120 @@ impl Navigator {
             reason: transition.reason,
             task,
         })
+    }
+
+    /// Hands a task that a human took over (`HITL`) or that is `PAUSED` back to the agents:
+    /// it becomes `PENDING` at `step` of its current workflow (a step that is not an end
+    /// node) with that step's failure count cleared, and a sync with action `resume` records
+    /// who resumed it and why (`note`).
+    pub fn resume_task(
+        &mut self,
+        task_id: &str,
+        step: &str,
+        note: Option<Value>,
+    ) -> Result<AdvanceOutcome> {
+        let task = self.task(task_id)?;
+        if !resumable(task.status) {
+            return Err(Error::WrongStatus {
+                task: task_id.to_string(),
+                status: task.status,
+                reason: "only HITL or PAUSED tasks can be resumed",
+            });
+        }
+        let workflow = self.workflow(task.current_workflow())?;
+        match workflow.node(step).map(|n| &n.kind) {
+            None => {
+                return Err(Error::UnknownStep {
+                    workflow: workflow.id().to_string(),
+                    step: step.to_string(),
+                })
+            }
+            Some(NodeKind::End(_)) => {
+                return Err(Error::InvalidArgument {
+                    argument: "step",
+                    reason: format!("`{step}` is an end node; resume at a step that does work"),
+                })
+            }
+            Some(_) => {}
+        }
+        let (workflow_id, previous_step) = (workflow.id().to_string(), task.current_step.clone());
+        let now = now_millis();
+        let key = if task.subflow_stack.is_empty() {
+            step.to_string()
+        } else {
+            format!("{workflow_id}/{step}")
+        };
+        let task = self
+            .tree
+            .update(task_id, |task| {
+                task.current_step = step.to_string();
+                task.status = TaskStatus::Pending;
+                task.step_retries.remove(&key);
+                task.updated_at = now;
+                if note.is_some() {
+                    task.last_output.clone_from(&note);
+                }
+                task.clone()
+            })
+            .ok_or_else(|| Error::UnknownTask {
+                id: task_id.to_string(),
+            })?;
+        let record = self.ledger.record(|id| SyncRecord {
+            id,
+            task_id: task_id.to_string(),
+            action: Action::Resume,
+            workflow: workflow_id.clone(),
+            previous_step: previous_step.clone(),
+            current_step: step.to_string(),
+            status: TaskStatus::Pending,
+            output: note,
+            created_at: now,
+        });
+        Ok(AdvanceOutcome {
+            success: true,
+            sync_id: record.id.clone(),
+            previous_step,
+            next_step: step.to_string(),
+            workflow: workflow_id,
+            action: Action::Resume,
+            retries_used: None,
+            retries_remaining: None,
+            reason: Some("human_resumed"),
+            task,
+        })
+    }
+
+    /// Claims `task_id` for `agent` for `lease_ms` (clamped to
+    /// [`MIN_LEASE_MS`](crate::MIN_LEASE_MS)..=[`MAX_LEASE_MS`](crate::MAX_LEASE_MS));
+    /// claiming a task the agent already holds renews the lease. Fails with
+    /// [`Error::TaskClaimed`] while another agent's lease runs, and with
+    /// [`Error::WrongStatus`] for a task that is not pending or in progress.
+    pub fn claim_task(&mut self, task_id: &str, agent: &str, lease_ms: u64) -> Result<Claim> {
+        let task = self.task(task_id)?;
+        if !task.status.is_active() {
+            return Err(Error::WrongStatus {
+                task: task_id.to_string(),
+                status: task.status,
+                reason: "only PENDING or IN_PROGRESS tasks can be claimed",
+            });
+        }
+        self.claims.take(task_id, agent, lease_ms, now_millis())
+    }
+
+    /// Ends `agent`'s claim on `task_id` (an expired one too). Fails with
+    /// [`Error::NotClaimed`] when the agent holds none.
+    pub fn release_claim(&mut self, task_id: &str, agent: &str) -> Result<Claim> {
+        self.claims.release(task_id, agent)
+    }
+
+    /// The live claim on `task_id`, if any.
+    pub fn claim(&self, task_id: &str) -> Option<&Claim> {
+        self.claims.live(task_id, now_millis())
+    }
+
+    /// Every claim still held.
+    pub fn claims(&self) -> impl Iterator<Item = &Claim> {
+        self.claims.all_live(now_millis())
     }
 
     /// How far the task is through the workflow of its current step.
@@ -348,11 +525,16 @@ impl Navigator {
         (&self.workflows, &self.tree, &self.ledger)
     }
 
-    pub(crate) fn from_parts(workflows: BTreeMap<String, Workflow>, ledger: SyncLedger) -> Self {
+    pub(crate) fn from_parts(
+        workflows: BTreeMap<String, Workflow>,
+        ledger: SyncLedger,
+        claims: ClaimBook,
+    ) -> Self {
         Navigator {
             workflows,
             tree: TaskTree::default(),
             ledger,
+            claims,
         }
     }
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::claims::{Claim, ClaimBook};
 use crate::definition::WorkflowDefinition;
 use crate::error::{Error, Result};
 use crate::navigator::Navigator;
@@ -12,8 +13,8 @@ use crate::sync::{SyncLedger, SyncRecord};
 use crate::task::Task;
 use crate::workflow::Workflow;
 
-/// The current snapshot format.
-pub const SNAPSHOT_VERSION: u32 = 1;
+/// The current snapshot format. Version 2 added `claims`; version 1 snapshots still load.
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 /// Everything a [`Navigator`] holds, in a stable, deterministic JSON shape (workflows and
 /// tasks sorted by id, syncs oldest first).
@@ -39,6 +40,9 @@ pub struct Snapshot {
     pub pending_syncs: Vec<SyncRecord>,
     /// The number the next sync id will carry, so ids are never reused across restarts.
     pub next_sync_id: u64,
+    /// Live claims on tasks (absent in version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<Claim>,
 }
 
 /// A workflow in a snapshot.
@@ -83,12 +87,13 @@ impl Navigator {
             tasks,
             pending_syncs: ledger.pending().cloned().collect(),
             next_sync_id: ledger.next_id(),
+            claims: self.claims().cloned().collect(),
         }
     }
 
     /// Rebuilds a navigator, re-validating every workflow and task.
     pub fn restore(snapshot: Snapshot) -> Result<Navigator> {
-        if snapshot.version != SNAPSHOT_VERSION {
+        if !(1..=SNAPSHOT_VERSION).contains(&snapshot.version) {
             return Err(Error::Snapshot {
                 message: format!(
                     "version {} is not supported (expected {SNAPSHOT_VERSION})",
@@ -107,7 +112,8 @@ impl Navigator {
         }
         let ledger = SyncLedger::resume(snapshot.next_sync_id, snapshot.pending_syncs)
             .map_err(|message| Error::Snapshot { message })?;
-        let mut navigator = Navigator::from_parts(workflows, ledger);
+        let claims = ClaimBook::from_claims(snapshot.claims);
+        let mut navigator = Navigator::from_parts(workflows, ledger, claims);
         navigator.load_tasks(snapshot.tasks, true)?;
         Ok(navigator)
     }

@@ -18,6 +18,11 @@ pub const SYNC_MESSAGE: &str =
 
 const ID_PREFIX: &str = "sync-";
 
+/// How many pending syncs a reminder lists; the rest are counted and paged with
+/// `get_pending_syncs` (an orchestrator that fell behind by 10,000 syncs got 760 KB with
+/// every reply).
+pub const REMINDER_PAGE: usize = 20;
+
 /// One unconfirmed mutation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -53,13 +58,19 @@ pub struct PendingSync {
     pub task_id: String,
 }
 
-/// The `_sync_reminder` attached to mutating responses.
+/// The `_sync_reminder` attached to mutating responses: how many syncs are pending and the
+/// oldest [`REMINDER_PAGE`] of them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SyncReminder {
     /// What to do.
     pub message: &'static str,
-    /// What is pending.
+    /// How many syncs are pending in all.
+    pub count: usize,
+    /// The oldest pending syncs, at most [`REMINDER_PAGE`].
     pub pending: Vec<PendingSync>,
+    /// Whether more are pending than listed (page with `get_pending_syncs`).
+    pub truncated: bool,
 }
 
 /// What a confirmation did.
@@ -168,9 +179,12 @@ impl SyncLedger {
     pub fn reminder(&self) -> Option<SyncReminder> {
         (!self.pending.is_empty()).then(|| SyncReminder {
             message: SYNC_MESSAGE,
+            count: self.pending.len(),
+            truncated: self.pending.len() > REMINDER_PAGE,
             pending: self
                 .pending
                 .values()
+                .take(REMINDER_PAGE)
                 .map(|r| PendingSync {
                     id: r.id.clone(),
                     task_id: r.task_id.clone(),

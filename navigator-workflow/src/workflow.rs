@@ -74,6 +74,15 @@ impl Workflow {
             });
         }
         let (start, routes) = validate(&definition)?;
+        let enters_itself = definition
+            .nodes
+            .values()
+            .any(|n| matches!(&n.kind, NodeKind::Subflow(s) if s.workflow == id));
+        if enters_itself {
+            return Err(Error::SubflowCycle {
+                cycle: vec![id.clone(), id],
+            });
+        }
         Ok(Workflow {
             id,
             definition,
@@ -114,8 +123,8 @@ impl Workflow {
             .or_else(|| routes.fallback.map(|i| &self.definition.edges[i]))
     }
 
-    /// A short description for listings.
-    pub fn summary(&self) -> WorkflowSummary {
+    /// The workflows this one enters through subflow nodes, sorted, without repeats.
+    pub fn subflows(&self) -> Vec<String> {
         let mut subflows: Vec<String> = self
             .definition
             .nodes
@@ -127,6 +136,12 @@ impl Workflow {
             .collect();
         subflows.sort();
         subflows.dedup();
+        subflows
+    }
+
+    /// A short description for listings.
+    pub fn summary(&self) -> WorkflowSummary {
+        let subflows = self.subflows();
         WorkflowSummary {
             id: self.id.clone(),
             name: self.definition.name.clone(),

@@ -362,18 +362,13 @@ fn unknown_and_recursive_subflows_are_errors_that_change_nothing() {
     assert_eq!(nav.task("t").unwrap().current_step, "start");
     assert_eq!(nav.pending_syncs().count(), 0);
 
+    // A workflow entering itself is refused when loaded (tests/subflow_cycles.rs), so the
+    // engine's run-time recursion guard is never reached through the public API.
     let mut selfish = parent();
     selfish["nodes"]["research"]["workflow"] = json!("parent");
-    let mut nav = nav_with(&[("parent", selfish)]);
-    nav.load_tasks(vec![task("t", "parent", 0)], false).unwrap();
-    let err = nav.advance("t", "passed", None).unwrap_err();
-    assert_eq!(
-        err,
-        Error::SubflowRecursion {
-            node: "research".into(),
-            workflow: "parent".into()
-        }
-    );
+    let def = WorkflowDefinition::from_value(selfish).unwrap();
+    let err = Navigator::new().load_workflow("parent", def).unwrap_err();
+    assert_eq!(err.code(), "subflow_cycle");
 }
 
 #[test]

@@ -1,13 +1,11 @@
 //! End to end: spawn the MCP binary and speak newline-delimited JSON-RPC over its stdio.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
+mod mcp_support;
 
+use mcp_support::initialized;
 use serde_json::{json, Value};
 
-const TOOLS: [&str; 12] = [
+const TOOLS: [&str; 15] = [
     "list_workflows",
     "load_workflow",
     "get_execution_plan",
@@ -20,112 +18,13 @@ const TOOLS: [&str; 12] = [
     "get_pending_syncs",
     "confirm_sync",
     "confirm_sync_for_task",
+    "claim_task",
+    "release_task",
+    "resume_task",
 ];
 
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    next_id: u64,
-}
-
-impl Server {
-    fn spawn() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_navigator-workflow-mcp"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn the MCP server");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Server {
-            child,
-            stdin,
-            lines,
-            next_id: 1,
-        }
-    }
-
-    fn send_line(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends a request and returns the response with the same id, skipping notifications.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send_line(
-            &json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string(),
-        );
-        self.response(id)
-    }
-
-    fn response(&mut self, id: u64) -> Value {
-        loop {
-            // A hang guard, not a timing assertion: a missing reply would otherwise block forever.
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(30))
-                .expect("server replied");
-            let message: Value = serde_json::from_str(&line).expect("server writes JSON lines");
-            if message["id"] == json!(id) {
-                return message;
-            }
-        }
-    }
-
-    /// Calls a tool and returns (isError, structuredContent).
-    fn call(&mut self, tool: &str, arguments: Value) -> (bool, Value) {
-        let reply = self.request(
-            "tools/call",
-            json!({ "name": tool, "arguments": arguments }),
-        );
-        let result = &reply["result"];
-        assert!(result.is_object(), "tools/call {tool} returned {reply}");
-        (
-            result["isError"] == json!(true),
-            result["structuredContent"].clone(),
-        )
-    }
-
-    fn ok(&mut self, tool: &str, arguments: Value) -> Value {
-        let (is_error, content) = self.call(tool, arguments);
-        assert!(!is_error, "{tool} failed: {content}");
-        content
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn initialized() -> Server {
-    let mut server = Server::spawn();
-    let init = server.request(
-        "initialize",
-        json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "e2e", "version": "0" } }),
-    );
-    assert_eq!(init["result"]["serverInfo"]["name"], "navigator-workflow");
-    assert!(init["result"]["capabilities"]["tools"].is_object());
-    server.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    server
-}
-
 #[test]
-fn tools_list_has_the_twelve_tools_with_object_schemas() {
+fn tools_list_has_every_tool_with_schemas_and_hints() {
     let mut server = initialized();
     let reply = server.request("tools/list", json!({}));
     let tools = reply["result"]["tools"].as_array().expect("tool list");
@@ -137,6 +36,16 @@ fn tools_list_has_the_twelve_tools_with_object_schemas() {
     for tool in tools {
         assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()));
+        assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);
+        let hints = &tool["annotations"];
+        let read_only = hints["readOnlyHint"].as_bool().expect("readOnlyHint");
+        let name = tool["name"].as_str().unwrap();
+        assert_eq!(
+            read_only,
+            name.starts_with("get_") || name == "list_workflows",
+            "{name}"
+        );
+        assert!(hints["destructiveHint"].is_boolean() && hints["idempotentHint"].is_boolean());
     }
     let advance = tools.iter().find(|t| t["name"] == "advance_task").unwrap();
     assert_eq!(

@@ -208,7 +208,11 @@ proptest! {
             let pending: BTreeSet<String> = nav.pending_syncs().map(|s| s.id.clone()).collect();
             prop_assert_eq!(&pending, &model);
             let reminder = nav.sync_reminder();
-            prop_assert_eq!(reminder.map_or(0, |r| r.pending.len()), model.len());
+            prop_assert_eq!(reminder.as_ref().map_or(0, |r| r.count), model.len());
+            prop_assert_eq!(
+                reminder.map_or(0, |r| r.pending.len()),
+                model.len().min(navigator_workflow::REMINDER_PAGE)
+            );
         }
     }
 

@@ -14,6 +14,10 @@
 //! been looked at before (history up to ed57e7d, then up to ae966ae), `heldout` for the 16
 //! from later commits (7 up to 3921b7a, 9 up to 40f31ab, each batch run once after the
 //! ranking was fixed); `origin` records which build each came from.
+//! Other repositories (`../shared/eval/localize/`: click, starlette, attrs, axum, hyper, clap):
+//! `--protocol commit-digit` holds out the tasks whose commit hash ends in 0, 1 or 2,
+//! `--goal report` uses subject + body as the goal (tasks with 25+ words of body), `--limit N`
+//! stops after N tasks, `--cold` disables the outline cache; the summary ends with the peak RSS.
 //! Tasks are JSON lines `{"repo": "...", "base_commit": "...", "goal": "...", "gold_files":
 //! [...], "split": "dev"|"test"}`; `repo` is relative to the current directory; with
 //! `base_commit` the repository is checked out at that commit (through `git archive`) into a
@@ -44,6 +48,7 @@ struct Task {
     goal: String,
     gold_files: Vec<String>,
     split: String,
+    body: String,
 }
 
 impl Task {
@@ -70,6 +75,7 @@ impl Task {
             goal: text("goal")?,
             gold_files,
             split: opt("split").unwrap_or_else(|| "all".into()),
+            body: opt("body").unwrap_or_default(),
         })
     }
 
@@ -175,6 +181,7 @@ fn from_git(repo: &str, rev: &str) -> anyhow::Result<()> {
             goal: subject.to_string(),
             gold_files: gold,
             split: if last % 2 == 0 { "dev" } else { "test" }.into(),
+            body: String::new(),
         };
         println!("{}", task.to_json());
         kept += 1;
@@ -369,6 +376,18 @@ struct Split {
     saving: Saving,
 }
 
+/// The process's peak resident memory (`VmHWM`), where the platform reports it.
+fn peak_rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l["VmHWM:".len()..].trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -391,6 +410,16 @@ async fn main() -> anyhow::Result<()> {
     let tokens: usize = flag("--tokens")?.map_or(Ok(10_000), |t| t.parse())?;
     let only = flag("--split")?;
     let show: usize = flag("--show")?.map_or(Ok(0), |t| t.parse())?;
+    // At most this many tasks of the selected split (the file's first ones), to iterate fast.
+    let limit: usize = flag("--limit")?.map_or(Ok(usize::MAX), |t| t.parse())?;
+    // `--protocol commit-digit`: a task is held out when its commit hash ends in 0, 1 or 2
+    // (fixed before any result was seen), otherwise dev; the file's own split is ignored.
+    let protocol = flag("--protocol")?.cloned();
+    // `--goal report`: the goal is the commit's whole message (subject, blank line, body),
+    // for tasks whose body has at least 25 words: long, mostly prose goals.
+    let goal_kind = flag("--goal")?.cloned().unwrap_or_else(|| "subject".into());
+    // `--cold`: no outline cache at all, so every task parses every file.
+    let cold = args.iter().any(|a| a == "--cold");
     let text =
         std::fs::read_to_string(tasks_path).with_context(|| format!("reading {tasks_path}"))?;
     let scratch = tempfile::tempdir()?;
@@ -404,14 +433,40 @@ async fn main() -> anyhow::Result<()> {
         .filter(|(_, l)| !l.trim().is_empty())
     {
         let at = format!("{tasks_path}:{}", i + 1);
-        let task = Task::parse(line, &at)?;
+        let mut task = Task::parse(line, &at)?;
+        match protocol.as_deref() {
+            None => {}
+            Some("commit-digit") => {
+                let commit = task.commit.as_deref().unwrap_or("");
+                task.split = if commit.ends_with(['0', '1', '2']) {
+                    "heldout"
+                } else {
+                    "dev"
+                }
+                .into();
+            }
+            Some(other) => bail!("--protocol must be commit-digit, not {other}"),
+        }
+        match goal_kind.as_str() {
+            "subject" => {}
+            "report" => {
+                if task.body.split_whitespace().count() < 25 {
+                    continue;
+                }
+                task.goal = format!("{}\n\n{}", task.goal, task.body);
+            }
+            other => bail!("--goal must be subject or report, not {other}"),
+        }
         if only.is_some_and(|s| *s != task.split) {
             continue;
+        }
+        if n >= limit {
+            break;
         }
         let root = checkout(&task, scratch.path(), &at)?;
         let t0 = Instant::now();
         let options = ScanOptions {
-            cache_dir: Some(cache.clone()),
+            cache_dir: (!cold).then(|| cache.clone()),
             ..ScanOptions::for_root(&root)
         };
         let map = RepoMap::open_with(&root, &options)?;
@@ -481,9 +536,11 @@ async fn main() -> anyhow::Result<()> {
         print!("{}", s.saving.lines());
     }
     println!(
-        "seconds per task (scan + explore): median {:.2}, max {:.2}",
+        "seconds per task (scan + explore{}): median {:.2}, max {:.2}; peak RSS {}",
+        if cold { ", cold: no outline cache" } else { "" },
         seconds[seconds.len() / 2],
-        seconds[seconds.len() - 1]
+        seconds[seconds.len() - 1],
+        peak_rss()
     );
     Ok(())
 }

@@ -7,6 +7,7 @@
 //! most four, the API's limit; the last four are kept because they cover the longest prefixes.
 //! Usage reports cache reads and writes separately, which [`Usage`] keeps.
 
+use super::credentials::{redact_url, split_credentials};
 use super::http::{api_error, parse_body, ApiKey, HttpClient, HttpOptions};
 use super::{ChatRequest, ChatResponse, Llm, LlmErrorKind, Role, Usage};
 use crate::Result;
@@ -19,7 +20,10 @@ const PROVIDER: &str = "anthropic";
 const MAX_CACHE_BREAKPOINTS: usize = 4;
 
 /// Settings of an [`AnthropicClient`].
-#[derive(Debug, Clone)]
+///
+/// Credentials in `base_url` (`https://user:key@proxy`) are sent as basic authentication
+/// and never shown: `Debug` redacts them and the client keeps the URL without them.
+#[derive(Clone)]
 pub struct AnthropicConfig {
     /// Model name, e.g. `claude-sonnet-4-5`.
     pub model: String,
@@ -33,6 +37,19 @@ pub struct AnthropicConfig {
     pub api_version: String,
     /// Timeouts and retries.
     pub http: HttpOptions,
+}
+
+impl std::fmt::Debug for AnthropicConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnthropicConfig")
+            .field("model", &self.model)
+            .field("base_url", &redact_url(&self.base_url))
+            .field("api_key", &self.api_key)
+            .field("api_key_env", &self.api_key_env)
+            .field("api_version", &self.api_version)
+            .field("http", &self.http)
+            .finish()
+    }
 }
 
 impl AnthropicConfig {
@@ -110,8 +127,11 @@ impl AnthropicClient {
             )
         })?;
         headers.insert(HeaderName::from_static("anthropic-version"), version);
-        let http = HttpClient::new(PROVIDER, config.http.clone(), headers)?;
-        let url = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
+        let (base_url, credentials) = split_credentials(&config.base_url);
+        let http =
+            HttpClient::new(PROVIDER, config.http.clone(), headers)?.with_credentials(credentials);
+        let url = format!("{}/v1/messages", base_url.trim_end_matches('/'));
+        let config = AnthropicConfig { base_url, ..config };
         Ok(Self { config, http, url })
     }
 
@@ -259,10 +279,12 @@ impl Llm for AnthropicClient {
             model: self.config.model.clone(),
             stop_reason: None,
         };
+        let mut stopped = false;
         while let Some(events) = stream.next_events().await? {
             for ev in events {
                 let v: Value = parse_body(PROVIDER, &ev.data)?;
                 match v["type"].as_str().unwrap_or_default() {
+                    "message_stop" => stopped = true,
                     "message_start" => {
                         let msg = &v["message"];
                         if let Some(m) = msg["model"].as_str() {
@@ -295,6 +317,9 @@ impl Llm for AnthropicClient {
                     _ => {}
                 }
             }
+        }
+        if !stopped {
+            return Err(stream.cut_short("message_stop"));
         }
         Ok(out)
     }

@@ -7,6 +7,7 @@
 //! than stalling an agent for minutes. Any other 4xx fails on the first attempt: sending the
 //! same request again cannot fix it.
 
+use super::credentials::UrlCredentials;
 use super::sse::{SseEvent, SseParser};
 use super::LlmErrorKind;
 use crate::{Error, Result};
@@ -94,13 +95,22 @@ impl RetryPolicy {
 }
 
 /// Timeouts and retries of a provider client.
+///
+/// A stream is bounded twice: [`stream_idle_timeout`](Self::stream_idle_timeout) catches a
+/// server that stops sending, [`stream_deadline`](Self::stream_deadline) one that keeps
+/// trickling bytes forever. Both end the call with an [`LlmErrorKind::Timeout`] error.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpOptions {
-    /// Whole-call limit for a non-streaming call; for a stream, the longest wait for the
-    /// next chunk.
+    /// Whole-call limit for a non-streaming call; for a stream, the limit for the response
+    /// headers to arrive.
     pub timeout: Duration,
     /// Limit for establishing the connection.
     pub connect_timeout: Duration,
+    /// The longest wait for the next chunk of a stream (default 60 s).
+    pub stream_idle_timeout: Duration,
+    /// The longest a whole stream may take, from the request to its last byte (default
+    /// 10 min).
+    pub stream_deadline: Duration,
     /// Retries.
     pub retry: RetryPolicy,
 }
@@ -110,6 +120,8 @@ impl Default for HttpOptions {
         Self {
             timeout: Duration::from_secs(120),
             connect_timeout: Duration::from_secs(10),
+            stream_idle_timeout: Duration::from_secs(60),
+            stream_deadline: Duration::from_secs(600),
             retry: RetryPolicy::default(),
         }
     }
@@ -130,15 +142,19 @@ pub(crate) struct HttpClient {
     client: reqwest::Client,
     options: HttpOptions,
     headers: HeaderMap,
+    credentials: Option<UrlCredentials>,
 }
 
 /// An open streaming response, read as server-sent events.
 pub(crate) struct Streaming {
     response: reqwest::Response,
     provider: String,
-    timeout: Duration,
+    idle: Duration,
+    deadline: tokio::time::Instant,
+    limit: Duration,
     parser: SseParser,
     done: bool,
+    bytes: u64,
 }
 
 impl Streaming {
@@ -147,14 +163,30 @@ impl Streaming {
         if self.done {
             return Ok(None);
         }
-        match tokio::time::timeout(self.timeout, self.response.chunk()).await {
-            Err(_) => Err(api_error(
-                &self.provider,
-                LlmErrorKind::Timeout,
-                None,
-                1,
-                format!("no data for {:?} while streaming", self.timeout),
-            )),
+        let now = tokio::time::Instant::now();
+        let left = self.deadline.saturating_duration_since(now);
+        let wait = left.min(self.idle);
+        match tokio::time::timeout(wait, self.response.chunk()).await {
+            Err(_) => {
+                let message = if left <= self.idle {
+                    format!(
+                        "the stream did not finish within its deadline of {:?} ({} bytes received)",
+                        self.limit, self.bytes
+                    )
+                } else {
+                    format!(
+                        "no data for {:?} while streaming ({} bytes received)",
+                        self.idle, self.bytes
+                    )
+                };
+                Err(api_error(
+                    &self.provider,
+                    LlmErrorKind::Timeout,
+                    None,
+                    1,
+                    message,
+                ))
+            }
             Ok(Err(e)) => Err(api_error(
                 &self.provider,
                 LlmErrorKind::Connection,
@@ -162,12 +194,38 @@ impl Streaming {
                 1,
                 format!("stream broke: {}", error_chain(&e)),
             )),
-            Ok(Ok(Some(chunk))) => Ok(Some(self.parser.push(&chunk))),
+            Ok(Ok(Some(chunk))) => {
+                self.bytes += chunk.len() as u64;
+                self.parser.push(&chunk).map(Some).map_err(|message| {
+                    api_error(
+                        &self.provider,
+                        LlmErrorKind::MalformedResponse,
+                        None,
+                        1,
+                        message,
+                    )
+                })
+            }
             Ok(Ok(None)) => {
                 self.done = true;
                 Ok(Some(self.parser.finish().into_iter().collect()))
             }
         }
+    }
+
+    /// The error for a stream that ended before the provider's end marker (`[DONE]`,
+    /// `message_stop`): the answer is incomplete, so it is not handed out as if it were whole.
+    pub fn cut_short(&self, marker: &str) -> Error {
+        api_error(
+            &self.provider,
+            LlmErrorKind::Connection,
+            None,
+            1,
+            format!(
+                "the stream ended before `{marker}` after {} bytes: the answer is incomplete",
+                self.bytes
+            ),
+        )
     }
 }
 
@@ -191,7 +249,14 @@ impl HttpClient {
             client,
             options,
             headers,
+            credentials: None,
         })
+    }
+
+    /// Sends these credentials (taken out of a `base_url`) as basic authentication.
+    pub fn with_credentials(mut self, credentials: Option<UrlCredentials>) -> Self {
+        self.credentials = credentials;
+        self
     }
 
     /// POSTs `body` and returns the body of the first 2xx answer, retrying per the policy.
@@ -206,7 +271,11 @@ impl HttpClient {
     /// POSTs `body` and returns the open stream of the first 2xx answer, retrying per the
     /// policy until the stream starts (a stream that breaks later is not resent: its text
     /// has already been handed out).
+    ///
+    /// A 2xx answer that is not `text/event-stream` (a JSON body from a proxy, an HTML page)
+    /// is a [`LlmErrorKind::MalformedResponse`] error quoting the start of the body.
     pub async fn post_stream(&self, url: &str, body: &serde_json::Value) -> Result<Streaming> {
+        let started = tokio::time::Instant::now();
         let response = self
             .with_retries(url, || async {
                 let send = self.send(url, body, None);
@@ -216,12 +285,32 @@ impl HttpClient {
                 }
             })
             .await?;
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        if let Some(ct) = content_type.filter(|ct| !is_event_stream(ct)) {
+            let text = match tokio::time::timeout(self.options.timeout, response.text()).await {
+                Ok(Ok(text)) => truncate(&text, 200),
+                _ => String::new(),
+            };
+            return Err(api_error(
+                &self.provider,
+                LlmErrorKind::MalformedResponse,
+                None,
+                1,
+                format!("expected a text/event-stream body, got `{ct}`: {text} (POST {url})"),
+            ));
+        }
         Ok(Streaming {
             response,
             provider: self.provider.clone(),
-            timeout: self.options.timeout,
+            idle: self.options.stream_idle_timeout,
+            deadline: started + self.options.stream_deadline,
+            limit: self.options.stream_deadline,
             parser: SseParser::default(),
             done: false,
+            bytes: 0,
         })
     }
 
@@ -278,6 +367,9 @@ impl HttpClient {
         if let Some(t) = timeout {
             request = request.timeout(t);
         }
+        if let Some(c) = &self.credentials {
+            request = request.basic_auth(&c.user, c.password.as_ref());
+        }
         let response = request.send().await.map_err(|e| transport_failure(&e))?;
         let status = response.status();
         if status.is_success() {
@@ -299,6 +391,13 @@ impl HttpClient {
             message: provider_message(&text),
         })
     }
+}
+
+fn is_event_stream(content_type: &str) -> bool {
+    content_type
+        .split(';')
+        .next()
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("text/event-stream"))
 }
 
 fn transport_failure(e: &reqwest::Error) -> Failure {

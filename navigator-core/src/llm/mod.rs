@@ -20,6 +20,8 @@
 mod anthropic;
 mod cost;
 #[cfg(feature = "http")]
+mod credentials;
+#[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "openai")]
 mod openai;
@@ -39,6 +41,8 @@ pub use http::{ApiKey, HttpOptions, RetryPolicy};
 pub use openai::{MaxTokensField, OpenAiClient, OpenAiConfig};
 pub use pricing::{Pricing, PricingTable, PRICES_AS_OF};
 pub use scripted::{Cassette, Fault, Interaction, Matcher, Replay, ScriptedLlm};
+#[cfg(feature = "http")]
+pub use sse::{SseEvent, SseParser, MAX_EVENT_BYTES};
 pub use structured::{Extracted, Extractor, JsonMode};
 pub use types::{
     ChatRequest, ChatResponse, Llm, LlmErrorKind, Message, ResponseFormat, Role, SystemBlock, Usage,

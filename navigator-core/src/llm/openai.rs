@@ -7,6 +7,7 @@
 //! `response_format` (`json_object`, or `json_schema`, which llama.cpp and vLLM enforce with a
 //! grammar); servers that reject it can be told not to receive it.
 
+use super::credentials::{redact_url, split_credentials};
 use super::http::{api_error, parse_body, ApiKey, HttpClient, HttpOptions};
 use super::{ChatRequest, ChatResponse, Llm, LlmErrorKind, ResponseFormat, Role, Usage};
 use crate::Result;
@@ -26,7 +27,10 @@ pub enum MaxTokensField {
 }
 
 /// Settings of an [`OpenAiClient`].
-#[derive(Debug, Clone)]
+///
+/// Credentials in `base_url` (`https://user:key@host/v1`) are sent as basic authentication
+/// and never shown: `Debug` redacts them and the client keeps the URL without them.
+#[derive(Clone)]
 pub struct OpenAiConfig {
     /// The name used in errors and for cost lookups (`openai`, `ollama`, `llama.cpp`, ...).
     pub provider: String,
@@ -44,6 +48,21 @@ pub struct OpenAiConfig {
     pub send_response_format: bool,
     /// Timeouts and retries.
     pub http: HttpOptions,
+}
+
+impl std::fmt::Debug for OpenAiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiConfig")
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("base_url", &redact_url(&self.base_url))
+            .field("api_key", &self.api_key)
+            .field("api_key_env", &self.api_key_env)
+            .field("max_tokens_field", &self.max_tokens_field)
+            .field("send_response_format", &self.send_response_format)
+            .field("http", &self.http)
+            .finish()
+    }
 }
 
 impl OpenAiConfig {
@@ -133,8 +152,11 @@ impl OpenAiClient {
             v.set_sensitive(true);
             headers.insert(AUTHORIZATION, v);
         }
-        let http = HttpClient::new(&config.provider, config.http.clone(), headers)?;
-        let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+        let (base_url, credentials) = split_credentials(&config.base_url);
+        let http = HttpClient::new(&config.provider, config.http.clone(), headers)?
+            .with_credentials(credentials);
+        let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
+        let config = OpenAiConfig { base_url, ..config };
         Ok(Self { config, http, url })
     }
 
@@ -299,9 +321,11 @@ impl Llm for OpenAiClient {
             model: self.config.model.clone(),
             stop_reason: None,
         };
+        let mut done = false;
         while let Some(events) = stream.next_events().await? {
             for ev in events {
                 if ev.data.trim() == "[DONE]" {
+                    done = true;
                     continue;
                 }
                 let chunk: WireChunk = parse_body(&self.config.provider, &ev.data)?;
@@ -321,6 +345,9 @@ impl Llm for OpenAiClient {
                     }
                 }
             }
+        }
+        if !done {
+            return Err(stream.cut_short("[DONE]"));
         }
         Ok(out)
     }

@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 ///
 /// Invariants (checked by [`Item::validate`], which every `Store` runs before writing): a
 /// non-empty id and title; the `archive` category holds exactly the `archived_*` types;
-/// `updatedAt >= createdAt`.
+/// `updatedAt >= createdAt`; every date in [`SUPPORTED_YEARS`](crate::SUPPORTED_YEARS);
+/// `id`, `parentId` and `status` at most [`MAX_TERM_BYTES`](crate::MAX_TERM_BYTES) long.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Item {
@@ -38,12 +39,18 @@ pub struct Item {
     /// Free-form tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
-    /// When it was created.
+    /// When it was created (a year in [`SUPPORTED_YEARS`](crate::SUPPORTED_YEARS)).
+    #[serde(deserialize_with = "checks::date")]
     pub created_at: DateTime<Utc>,
-    /// When it was last changed.
+    /// When it was last changed (a year in [`SUPPORTED_YEARS`](crate::SUPPORTED_YEARS)).
+    #[serde(deserialize_with = "checks::date")]
     pub updated_at: DateTime<Utc>,
     /// When it was archived, for archived items.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "checks::optional_date"
+    )]
     pub archived_at: Option<DateTime<Utc>>,
     /// How often a person opened it (interaction frequency).
     #[serde(default)]
@@ -139,6 +146,18 @@ impl Item {
     pub fn validate(&self) -> Result<()> {
         checks::check_non_empty("id", &self.id)?;
         checks::check_non_empty("title", &self.title)?;
+        checks::check_term("id", &self.id)?;
+        if let Some(p) = &self.parent_id {
+            checks::check_term("parentId", p)?;
+        }
+        if let Some(s) = &self.status {
+            checks::check_term("status", s)?;
+        }
+        checks::check_date("createdAt", self.created_at)?;
+        checks::check_date("updatedAt", self.updated_at)?;
+        if let Some(t) = self.archived_at {
+            checks::check_date("archivedAt", t)?;
+        }
         let archived_type = self.item_type.is_archived();
         if archived_type != (self.category == Category::Archive) {
             return Err(Error::invalid(

@@ -9,7 +9,7 @@ mod response;
 mod result;
 
 pub use category::{Category, ItemType};
-pub use checks::LIMIT_RANGE;
+pub use checks::{LIMIT_RANGE, MAX_RESULT_WINDOW, MAX_TERM_BYTES, SUPPORTED_YEARS};
 pub use item::Item;
 pub use request::{DateRange, SearchFilters, SearchMode, SearchRequest};
 pub use response::{Action, Clarification, NavigationTarget, NavigatorResponse, SearchMetadata};

@@ -49,8 +49,15 @@ impl DateRange {
         self.start.is_none_or(|s| t >= s) && self.end.is_none_or(|e| t <= e)
     }
 
-    /// Checks that the window is not inverted.
+    /// Checks that both ends fall in [`SUPPORTED_YEARS`](crate::SUPPORTED_YEARS) and that the
+    /// window is not inverted.
     pub fn validate(&self) -> Result<()> {
+        if let Some(s) = self.start {
+            checks::check_date("filters.dateRange.start", s)?;
+        }
+        if let Some(e) = self.end {
+            checks::check_date("filters.dateRange.end", e)?;
+        }
         match (self.start, self.end) {
             (Some(s), Some(e)) if s > e => Err(Error::invalid(
                 "filters.dateRange",
@@ -166,8 +173,9 @@ pub struct SearchRequest {
     #[serde(default = "default_limit", deserialize_with = "checks::limit")]
     #[schemars(range(min = 1, max = 50))]
     pub limit: u32,
-    /// How many ranked results to skip.
-    #[serde(default)]
+    /// How many ranked results to skip; `offset + limit` at most
+    /// [`MAX_RESULT_WINDOW`](crate::MAX_RESULT_WINDOW).
+    #[serde(default, deserialize_with = "checks::offset")]
     pub offset: u32,
     /// Narrowing conditions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -243,6 +251,15 @@ impl SearchRequest {
     pub fn validate(&self) -> Result<()> {
         checks::check_non_empty("query", &self.query)?;
         checks::check_limit("limit", self.limit)?;
+        checks::check_window(self.offset, self.limit)?;
+        if let Some(f) = &self.filters {
+            if let Some(s) = &f.status {
+                checks::check_term("filters.status", s)?;
+            }
+            if let Some(p) = &f.parent_id {
+                checks::check_term("filters.parentId", p)?;
+            }
+        }
         if let Some(cats) = &self.categories {
             if cats.is_empty() {
                 return Err(Error::invalid(

@@ -18,6 +18,8 @@ pub struct Reply {
     pub chunks: Vec<String>,
     /// Wait before answering (to trigger client timeouts).
     pub delay: Duration,
+    /// Wait between chunks (to trigger stream idle timeouts and deadlines).
+    pub chunk_delay: Duration,
 }
 
 impl Reply {
@@ -27,6 +29,7 @@ impl Reply {
             headers: vec![("content-type".into(), "application/json".into())],
             chunks: vec![body.into()],
             delay: Duration::ZERO,
+            chunk_delay: Duration::ZERO,
         }
     }
 
@@ -42,11 +45,17 @@ impl Reply {
             headers: vec![("content-type".into(), "text/event-stream".into())],
             chunks,
             delay: Duration::ZERO,
+            chunk_delay: Duration::ZERO,
         }
     }
 
     pub fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    pub fn chunk_delayed(mut self, delay: Duration) -> Self {
+        self.chunk_delay = delay;
         self
     }
 
@@ -138,6 +147,7 @@ async fn serve(mut socket: TcpStream, reply: Reply, log: Arc<Mutex<Vec<Seen>>>) 
         }
         let _ = socket.flush().await;
         tokio::task::yield_now().await;
+        tokio::time::sleep(reply.chunk_delay).await;
     }
     let _ = socket.shutdown().await;
 }

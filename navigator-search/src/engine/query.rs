@@ -33,7 +33,7 @@ impl SearchEngine {
             self.embedder.model_id(),
         )?;
         let filter = Filter::from_request(request);
-        let wanted = request.offset as usize + request.limit as usize;
+        let wanted = (request.offset as usize).saturating_add(request.limit as usize);
         let pool = self.config.candidates.max(wanted);
 
         // The keyword side: the BM25 candidates and, when the query is embedded, their exact

@@ -1,13 +1,17 @@
-//! `navigator-workflow-mcp [WORKFLOW_FILE_OR_DIR ...]`: the workflow GPS as an MCP server
-//! over stdio.
+//! `navigator-workflow-mcp [--state FILE] [WORKFLOW_FILE_OR_DIR ...]`: the workflow GPS as an
+//! MCP server over stdio.
 //!
 //! Each argument is a workflow definition file (`.json`, `.yaml`, `.yml`) or a directory of
 //! them, loaded before serving; a workflow's id is its `id` field, else the file stem.
+//! With `--state FILE` the whole state (workflows, tasks, pending syncs, claims) is loaded
+//! from FILE when it exists and written back, atomically and fsynced, after every change
+//! before it is acknowledged; workflows named on the command line are loaded over it.
 //! Diagnostics go to stderr: stdout belongs to the protocol.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use navigator_workflow::mcp::NavigatorServer;
 use navigator_workflow::{Navigator, WorkflowDefinition};
 
 fn definition_files(arg: &Path) -> std::io::Result<Vec<PathBuf>> {
@@ -50,16 +54,46 @@ fn preload(navigator: &mut Navigator, arg: &Path) -> Result<(), String> {
     Ok(())
 }
 
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("navigator-workflow-mcp: {message}");
+    ExitCode::FAILURE
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let mut navigator = Navigator::new();
-    for arg in std::env::args_os().skip(1) {
-        if let Err(message) = preload(&mut navigator, Path::new(&arg)) {
-            eprintln!("navigator-workflow-mcp: {message}");
-            return ExitCode::FAILURE;
+    let mut state = None;
+    let mut definitions = Vec::new();
+    let mut args = std::env::args_os().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--state" {
+            match args.next() {
+                Some(file) => state = Some(PathBuf::from(file)),
+                None => return fail("--state needs a file"),
+            }
+        } else {
+            definitions.push(arg);
         }
     }
-    match navigator_workflow::mcp::serve_stdio(navigator).await {
+    let server = match &state {
+        Some(file) => match NavigatorServer::with_state(file, Navigator::new()) {
+            Ok(server) => server,
+            Err(e) => return fail(e),
+        },
+        None => NavigatorServer::new(Navigator::new()),
+    };
+    {
+        let shared = server.navigator();
+        let mut navigator = shared.lock().unwrap_or_else(|p| p.into_inner());
+        for arg in &definitions {
+            if let Err(message) = preload(&mut navigator, Path::new(arg)) {
+                return fail(message);
+            }
+        }
+        if let Err(e) = server.save(&navigator) {
+            return fail(e);
+        }
+    }
+    match server.serve_stdio().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("navigator-workflow-mcp: {e}");

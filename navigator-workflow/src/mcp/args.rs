@@ -55,6 +55,9 @@ pub struct NextTasksArgs {
 pub struct AdvanceTaskArgs {
     /// The task to advance.
     pub task_id: String,
+    /// The agent reporting; required when the task is claimed (it must be the holder).
+    #[serde(default)]
+    pub agent: Option<String>,
     /// What the current step produced: one of its outputs (usually `passed` or `failed`).
     pub result: String,
     /// Anything the step produced; stored on the task and in the sync record.
@@ -86,6 +89,49 @@ pub struct PendingSyncsArgs {
     /// Only syncs of this task (default: all).
     #[serde(default)]
     pub task_id: Option<String>,
+    /// How many of the oldest pending syncs to skip (default 0).
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// Page size, 1 to 500 (default 100).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// `claim_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClaimTaskArgs {
+    /// The task to claim.
+    pub task_id: String,
+    /// Who claims it (an agent name, unique per agent).
+    pub agent: String,
+    /// Lease length in milliseconds, 1000 to 86400000 (default 300000, five minutes).
+    /// Claiming again before it ends renews it.
+    #[serde(default)]
+    pub lease_ms: Option<u64>,
+}
+
+/// `release_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReleaseTaskArgs {
+    /// The claimed task.
+    pub task_id: String,
+    /// The agent holding the claim.
+    pub agent: String,
+}
+
+/// `resume_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResumeTaskArgs {
+    /// A task in status HITL or PAUSED.
+    pub task_id: String,
+    /// The step of the task's current workflow to resume at (not an end node).
+    pub step: String,
+    /// What the person decided; stored as the task's last output and in the sync record.
+    #[serde(default)]
+    pub note: Option<Value>,
 }
 
 /// `confirm_sync`.

@@ -1,11 +1,20 @@
 //! The MCP server: navigator's operations as tools over stdio, built on the official `rmcp`
 //! SDK.
 //!
-//! Every successful call answers `{ "data": ..., "_sync_reminder"?: { message, pending } }`
-//! (the reminder on mutating calls while anything is unconfirmed). Arguments of the wrong
-//! shape are JSON-RPC `invalid_params` errors; arguments of the right shape that name
-//! unknown things, or break a rule, are tool errors (`isError: true`) whose structured
-//! content is `{ "error": { "code", "message" } }`, so the calling model sees what to fix.
+//! Every successful call answers `{ "data": ..., "_sync_reminder"?: { message, count,
+//! pending, truncated } }` (the reminder on mutating calls while anything is unconfirmed; it
+//! lists the oldest [`REMINDER_PAGE`](crate::REMINDER_PAGE) syncs, `get_pending_syncs` pages
+//! through the rest). Arguments of the wrong shape are JSON-RPC `invalid_params` errors;
+//! arguments of the right shape that name unknown things, or break a rule, are tool errors
+//! (`isError: true`) whose structured content is `{ "error": { "code", "message" } }`, so
+//! the calling model sees what to fix. Every tool declares this envelope as its
+//! `outputSchema` and carries read-only / destructive / idempotent hints.
+//!
+//! With a state file ([`NavigatorServer::with_state`]) every change is written to disk
+//! (atomically, fsynced) before it is acknowledged, and loaded again on start, so a crash
+//! or `kill -9` loses no acknowledged change. Agents take tasks with leases
+//! (`claim_task` / `release_task`), so two agents never hold one task, and a person hands a
+//! task that escalated to them back with `resume_task`.
 //!
 //! ```no_run
 //! # async fn run() -> navigator_workflow::Result<()> {
@@ -14,31 +23,32 @@
 //! ```
 
 mod args;
+mod jsonrpc;
+mod state;
+mod tools;
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
-use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::ServiceExt;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::definition::WorkflowDefinition;
 use crate::error::Error;
 use crate::navigator::Navigator;
 
 pub use args::{
-    AdvanceTaskArgs, ConfirmSyncArgs, LoadTaskTreeArgs, LoadWorkflowArgs, NextTasksArgs,
-    PendingSyncsArgs, TaskIdArgs, TasksByStatusArgs, WorkflowIdArgs,
+    AdvanceTaskArgs, ClaimTaskArgs, ConfirmSyncArgs, LoadTaskTreeArgs, LoadWorkflowArgs,
+    NextTasksArgs, PendingSyncsArgs, ReleaseTaskArgs, ResumeTaskArgs, TaskIdArgs,
+    TasksByStatusArgs, WorkflowIdArgs,
 };
 
-/// The most tasks one `get_next_tasks_from_tree` call returns.
-const MAX_LIMIT: u32 = 1000;
-
-/// An MCP server around a shared [`Navigator`].
+/// An MCP server around a shared [`Navigator`], optionally kept in a state file.
 #[derive(Debug, Clone)]
 pub struct NavigatorServer {
     state: Arc<Mutex<Navigator>>,
+    file: Option<Arc<PathBuf>>,
 }
 
 /// Serves `navigator` over stdin/stdout until the client disconnects.
@@ -47,15 +57,7 @@ pub struct NavigatorServer {
 /// async reactor instead of tokio's blocking pool, which cuts a round trip roughly in
 /// three; anything else (a terminal, a file) falls back to plain stdio.
 pub async fn serve_stdio(navigator: Navigator) -> Result<(), Error> {
-    let transport = |e: &dyn std::fmt::Display| Error::Transport {
-        message: e.to_string(),
-    };
-    let service = NavigatorServer::new(navigator)
-        .serve(rmcp::transport::stdio_pipes())
-        .await
-        .map_err(|e| transport(&e))?;
-    service.waiting().await.map_err(|e| transport(&e))?;
-    Ok(())
+    NavigatorServer::new(navigator).serve_stdio().await
 }
 
 impl NavigatorServer {
@@ -63,6 +65,50 @@ impl NavigatorServer {
     pub fn new(navigator: Navigator) -> Self {
         NavigatorServer {
             state: Arc::new(Mutex::new(navigator)),
+            file: None,
+        }
+    }
+
+    /// A server whose state lives in `path`: loaded from it when it exists (else `fresh`),
+    /// and written back, atomically and fsynced, after every change and before the reply.
+    /// The file is written once at start, so a bad path fails here rather than on the first
+    /// change.
+    pub fn with_state(path: impl AsRef<Path>, fresh: Navigator) -> Result<Self, Error> {
+        let path = path.as_ref().to_path_buf();
+        let navigator = state::load(&path)?.unwrap_or(fresh);
+        state::save(&path, &navigator)?;
+        Ok(NavigatorServer {
+            state: Arc::new(Mutex::new(navigator)),
+            file: Some(Arc::new(path)),
+        })
+    }
+
+    /// Serves over stdin/stdout until the client disconnects, answering lines that are not
+    /// JSON with JSON-RPC parse errors (see [`jsonrpc`]).
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        let transport = |e: &dyn std::fmt::Display| Error::Transport {
+            message: e.to_string(),
+        };
+        let (input, output) = rmcp::transport::stdio_pipes();
+        let service = self
+            .serve(jsonrpc::front(input, output))
+            .await
+            .map_err(|e| transport(&e))?;
+        service.waiting().await.map_err(|e| transport(&e))?;
+        Ok(())
+    }
+
+    /// Writes `navigator` to the state file, if the server has one (after changing the
+    /// navigator from outside the tools, e.g. preloading workflows).
+    pub fn save(&self, navigator: &Navigator) -> Result<(), Error> {
+        self.persist(navigator)
+    }
+
+    /// Writes the state file, if there is one; called with the lock held, after a change.
+    fn persist(&self, navigator: &Navigator) -> Result<(), Error> {
+        match &self.file {
+            Some(path) => state::save(path, navigator),
+            None => Ok(()),
         }
     }
 
@@ -95,6 +141,49 @@ fn fail(error: Error) -> CallToolResult {
     )
 }
 
+/// The `outputSchema` every tool declares: the success envelope or the error envelope.
+fn envelope_schema() -> Arc<JsonObject> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "data": { "description": "The tool's result." },
+            "_sync_reminder": {
+                "type": "object",
+                "properties": {
+                    "message": { "type": "string" },
+                    "count": { "type": "integer", "minimum": 0 },
+                    "pending": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "id": { "type": "string" },
+                                "taskId": { "type": "string" }
+                            },
+                            "required": ["id", "taskId"]
+                        }
+                    },
+                    "truncated": { "type": "boolean" }
+                },
+                "required": ["message", "count", "pending", "truncated"]
+            },
+            "error": {
+                "type": "object",
+                "properties": {
+                    "code": { "type": "string" },
+                    "message": { "type": "string" }
+                },
+                "required": ["code", "message"]
+            }
+        },
+        "oneOf": [ { "required": ["data"] }, { "required": ["error"] } ]
+    });
+    match schema {
+        serde_json::Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
 fn non_empty(argument: &'static str, value: &str) -> Result<(), Error> {
     if value.trim().is_empty() {
         return Err(Error::InvalidArgument {
@@ -109,190 +198,3 @@ fn non_empty(argument: &'static str, value: &str) -> Result<(), Error> {
 fn run(body: impl FnOnce() -> Result<CallToolResult, Error>) -> CallToolResult {
     body().unwrap_or_else(fail)
 }
-
-#[tool_router]
-impl NavigatorServer {
-    #[tool(
-        description = "List all loaded workflow definitions (id, name, start node, node/edge counts, subflows)."
-    )]
-    async fn list_workflows(&self) -> CallToolResult {
-        let nav = self.lock();
-        let workflows: Vec<_> = nav.workflows().map(|w| w.summary()).collect();
-        respond(
-            json!({ "count": workflows.len(), "workflows": workflows }),
-            None,
-        )
-    }
-
-    #[tool(
-        description = "Load (or replace) a workflow definition: a DAG of start/task/gate/subflow/end nodes and edges {from, to, on?, label?}. The definition is validated and precise errors are returned."
-    )]
-    async fn load_workflow(
-        &self,
-        Parameters(args): Parameters<LoadWorkflowArgs>,
-    ) -> CallToolResult {
-        run(|| {
-            non_empty("id", &args.id)?;
-            let definition = match args.definition {
-                Value::String(text) => WorkflowDefinition::from_yaml(&text)?,
-                value => WorkflowDefinition::from_value(value)?,
-            };
-            let mut nav = self.lock();
-            let summary = nav.load_workflow(&args.id, definition)?;
-            Ok(respond(summary, Some(&nav)))
-        })
-    }
-
-    #[tool(
-        description = "Get a workflow's topologically sorted execution levels (retry edges ignored) and a Mermaid flowchart."
-    )]
-    async fn get_execution_plan(
-        &self,
-        Parameters(args): Parameters<WorkflowIdArgs>,
-    ) -> CallToolResult {
-        run(|| {
-            non_empty("workflowId", &args.workflow_id)?;
-            Ok(respond(
-                self.lock().execution_plan(&args.workflow_id)?,
-                None,
-            ))
-        })
-    }
-
-    #[tool(
-        description = "Load tasks from the orchestrator into the priority tree (upsert by id; replace=true empties the tree first). All or nothing."
-    )]
-    async fn load_task_tree(
-        &self,
-        Parameters(args): Parameters<LoadTaskTreeArgs>,
-    ) -> CallToolResult {
-        run(|| {
-            let mut nav = self.lock();
-            let report = nav.load_tasks(args.tasks, args.replace)?;
-            Ok(respond(report, Some(&nav)))
-        })
-    }
-
-    #[tool(
-        description = "Get the N highest-priority PENDING tasks (priority desc, then oldest, then id)."
-    )]
-    async fn get_next_tasks_from_tree(
-        &self,
-        Parameters(args): Parameters<NextTasksArgs>,
-    ) -> CallToolResult {
-        run(|| {
-            let limit = args.limit.unwrap_or(1);
-            if !(1..=MAX_LIMIT).contains(&limit) {
-                return Err(Error::InvalidArgument {
-                    argument: "limit",
-                    reason: format!("must be 1..={MAX_LIMIT}, got {limit}"),
-                });
-            }
-            let nav = self.lock();
-            let tasks = nav.next_tasks(limit as usize);
-            Ok(respond(
-                json!({ "count": tasks.len(), "tasks": tasks }),
-                None,
-            ))
-        })
-    }
-
-    #[tool(
-        description = "Report the result of the task's current step; navigator evaluates the edges (conditional before fallback, per-step retries, escalation) and moves the task. Persist the change, then confirm its sync."
-    )]
-    async fn advance_task(&self, Parameters(args): Parameters<AdvanceTaskArgs>) -> CallToolResult {
-        run(|| {
-            non_empty("taskId", &args.task_id)?;
-            non_empty("result", &args.result)?;
-            let mut nav = self.lock();
-            let outcome = nav.advance(&args.task_id, &args.result, args.output)?;
-            Ok(respond(outcome, Some(&nav)))
-        })
-    }
-
-    #[tool(description = "Get one task by id.")]
-    async fn get_task(&self, Parameters(args): Parameters<TaskIdArgs>) -> CallToolResult {
-        run(|| {
-            non_empty("taskId", &args.task_id)?;
-            Ok(respond(self.lock().task(&args.task_id)?, None))
-        })
-    }
-
-    #[tool(
-        description = "Get how far a task is through its workflow: level, percent complete, retries."
-    )]
-    async fn get_task_progress(&self, Parameters(args): Parameters<TaskIdArgs>) -> CallToolResult {
-        run(|| {
-            non_empty("taskId", &args.task_id)?;
-            Ok(respond(self.lock().progress(&args.task_id)?, None))
-        })
-    }
-
-    #[tool(
-        description = "Get all tasks grouped by status (PENDING, IN_PROGRESS, COMPLETED, FAILED, HITL, PAUSED), or only one status."
-    )]
-    async fn get_tasks_by_status(
-        &self,
-        Parameters(args): Parameters<TasksByStatusArgs>,
-    ) -> CallToolResult {
-        let nav = self.lock();
-        let mut groups = nav.tasks_by_status();
-        if let Some(only) = args.status {
-            groups.retain(|status, _| *status == only);
-        }
-        let counts: serde_json::Map<String, Value> = groups
-            .iter()
-            .map(|(status, tasks)| (status.to_string(), json!(tasks.len())))
-            .collect();
-        respond(json!({ "counts": counts, "tasks": groups }), None)
-    }
-
-    #[tool(description = "List mutations awaiting sync confirmation (optionally for one task).")]
-    async fn get_pending_syncs(
-        &self,
-        Parameters(args): Parameters<PendingSyncsArgs>,
-    ) -> CallToolResult {
-        let nav = self.lock();
-        let syncs: Vec<_> = nav
-            .pending_syncs()
-            .filter(|s| args.task_id.as_deref().is_none_or(|id| s.task_id == id))
-            .collect();
-        respond(json!({ "count": syncs.len(), "syncs": syncs }), None)
-    }
-
-    #[tool(
-        description = "Confirm that mutations were persisted to the primary store. Unknown or already confirmed ids are reported in notFound."
-    )]
-    async fn confirm_sync(&self, Parameters(args): Parameters<ConfirmSyncArgs>) -> CallToolResult {
-        run(|| {
-            if args.sync_ids.is_empty() {
-                return Err(Error::InvalidArgument {
-                    argument: "syncIds",
-                    reason: "must list at least one sync id".into(),
-                });
-            }
-            let mut nav = self.lock();
-            let confirmation = nav.confirm_sync(&args.sync_ids);
-            Ok(respond(confirmation, Some(&nav)))
-        })
-    }
-
-    #[tool(description = "Confirm every pending sync of one task.")]
-    async fn confirm_sync_for_task(
-        &self,
-        Parameters(args): Parameters<TaskIdArgs>,
-    ) -> CallToolResult {
-        run(|| {
-            non_empty("taskId", &args.task_id)?;
-            let mut nav = self.lock();
-            let confirmation = nav.confirm_sync_for_task(&args.task_id)?;
-            Ok(respond(confirmation, Some(&nav)))
-        })
-    }
-}
-
-#[tool_handler(
-    name = "navigator-workflow",
-    instructions = "Workflow GPS: load workflows and a task tree, ask for the next tasks, execute a step yourself, report its result with advance_task, persist the change and confirm the sync. Navigator keeps state in memory only."
-)]
-impl ServerHandler for NavigatorServer {}

@@ -1,0 +1,309 @@
+//! `navigator context`: the context window for a goal, an overview without one, or the replay
+//! of a Flight Plan.
+//!
+//! ```text
+//! navigator context "Fix the panic in Router::nest" ./repo --tokens 8000 --plan plan.yaml
+//! navigator context --replay plan.yaml ./repo [--refit]
+//! navigator context "..." ./repo --llm openai --base-url http://127.0.0.1:8765/v1 --model local
+//! navigator context ./repo-overview-only --tokens 4000      # no goal: breadth-first overview
+//! ```
+//! The context goes to stdout (or, with `--json`, one JSON object with the context, its files
+//! in order with level, tokens, score and reasons, and the plan); reports go to stderr. Exit
+//! codes: 0 done, 1 error, 3 the repository changed since the replayed plan was made.
+
+use anyhow::{bail, Context as _};
+use clap::ValueEnum;
+use navigator_context::{
+    render, replay, satellite, Budgets, Error, Explorer, FlightPlan, HeuristicPolicy, LlmPolicy,
+    Policy, Rendered, RepoMap, Scored, TerminalApprover,
+};
+use navigator_core::{
+    AnthropicClient, AnthropicConfig, Llm, OpenAiClient, OpenAiConfig, Pricing, PricingTable,
+};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Exit code when a replayed plan no longer matches the repository.
+const EXIT_DRIFT: u8 = 3;
+
+/// How the explorer runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Turn after turn until done or out of budget.
+    Autonomous,
+    /// Shows each turn's report on stderr and waits for approval, a decline or feedback.
+    Interactive,
+}
+
+/// Who decides each turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LlmKind {
+    /// The offline heuristic policy: no key, no cost.
+    None,
+    /// The Anthropic Messages API (`ANTHROPIC_API_KEY`).
+    Anthropic,
+    /// An OpenAI-compatible chat completions server (`OPENAI_API_KEY` for OpenAI itself; none
+    /// for a local server given with `--base-url`).
+    Openai,
+}
+
+/// Arguments of `navigator context`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// What the context is for: a task, a commit subject, a bug report with its traceback.
+    /// Without it (and without --replay) the output is a breadth-first overview.
+    pub goal: Option<String>,
+    /// The repository root.
+    #[arg(default_value = ".")]
+    pub repo: PathBuf,
+    /// The most tokens the context may take.
+    #[arg(long, default_value_t = 10_000)]
+    pub tokens: usize,
+    /// The most USD the LLM policy may spend.
+    #[arg(long)]
+    pub usd: Option<f64>,
+    /// Autonomous, or interactive (turn reports on stderr, answers on stdin).
+    #[arg(long, value_enum, default_value_t = Mode::Autonomous)]
+    pub mode: Mode,
+    /// The policy's model provider; `none` explores offline.
+    #[arg(long, value_enum, default_value_t = LlmKind::None)]
+    pub llm: LlmKind,
+    /// The provider's base URL (a local OpenAI-compatible server: `http://127.0.0.1:8765/v1`).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// The model name.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Write the Flight Plan (pinned to the files' content) to this YAML file.
+    #[arg(long)]
+    pub plan: Option<PathBuf>,
+    /// Regenerate the context of this Flight Plan instead of exploring (the one positional
+    /// argument is then the repository).
+    #[arg(long)]
+    pub replay: Option<PathBuf>,
+    /// With --replay: when the repository changed, fit the plan again within its budget
+    /// instead of failing.
+    #[arg(long)]
+    pub refit: bool,
+    /// Print one JSON object instead of the context text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The policy `args` ask for.
+fn policy(args: &Args) -> anyhow::Result<Box<dyn Policy>> {
+    let priced = |model: &str, local: bool| {
+        let mut prices = PricingTable::default();
+        if local || prices.get(model).is_err() {
+            // A local server costs nothing; an unknown hosted model would be priced wrongly,
+            // so it is refused below unless it runs at a base URL the user gave.
+            prices.set(model.to_string(), Pricing::new(0.0, 0.0, 0.0, 0.0));
+        }
+        prices
+    };
+    Ok(match args.llm {
+        LlmKind::None => Box::new(HeuristicPolicy::new()),
+        LlmKind::Anthropic => {
+            let model = args
+                .model
+                .clone()
+                .unwrap_or_else(|| "claude-sonnet-4-5".into());
+            let mut config = AnthropicConfig::new(&model);
+            if let Some(url) = &args.base_url {
+                config = config.with_base_url(url);
+            }
+            if args.base_url.is_none() && PricingTable::default().get(&model).is_err() {
+                bail!("--model {model}: no price known for it, so --usd could not be enforced");
+            }
+            let client: Arc<dyn Llm> = Arc::new(AnthropicClient::new(config)?);
+            Box::new(LlmPolicy::new(
+                client,
+                priced(&model, args.base_url.is_some()),
+            ))
+        }
+        LlmKind::Openai => {
+            let (config, model) = match &args.base_url {
+                Some(url) => {
+                    let model = args.model.clone().unwrap_or_else(|| "local".into());
+                    (OpenAiConfig::compatible(url, &model), model)
+                }
+                None => {
+                    let model = args.model.clone().unwrap_or_else(|| "gpt-5-mini".into());
+                    if PricingTable::default().get(&model).is_err() {
+                        bail!("--model {model}: no price known for it, so --usd could not be enforced");
+                    }
+                    (OpenAiConfig::openai(&model), model)
+                }
+            };
+            let client: Arc<dyn Llm> = Arc::new(OpenAiClient::new(config)?);
+            Box::new(LlmPolicy::new(
+                client,
+                priced(&model, args.base_url.is_some()),
+            ))
+        }
+    })
+}
+
+/// The JSON form: the context, its files in order (content first, then paths), the plan.
+fn json(
+    rendered: &Rendered,
+    ranking: &[Scored],
+    plan: &FlightPlan,
+    extra: serde_json::Value,
+) -> serde_json::Value {
+    let scored = |p: &str| ranking.iter().find(|s| s.path == p);
+    let files: Vec<serde_json::Value> = rendered
+        .shown
+        .iter()
+        .map(|s| {
+            let r = scored(&s.path);
+            serde_json::json!({
+                "path": s.path, "level": s.level as u8, "tokens": s.tokens,
+                "score": r.map(|r| r.score), "reasons": r.map(|r| r.reasons.clone()).unwrap_or_default(),
+            })
+        })
+        .collect();
+    let paths: Vec<&str> = rendered
+        .levels
+        .iter()
+        .filter(|(p, l)| {
+            *l == navigator_context::Level::Path && !rendered.shown.iter().any(|s| s.path == *p)
+        })
+        .map(|(p, _)| p.as_str())
+        .collect();
+    let mut out = serde_json::json!({
+        "goal": plan.goal, "tokens": rendered.tokens, "token_budget": plan.token_budget,
+        "files": files, "paths": paths,
+        "collapsed": rendered.collapsed_dirs.iter().map(|(d, n)| serde_json::json!({"dir": d, "files": n})).collect::<Vec<_>>(),
+        "context": rendered.text, "plan": plan.to_yaml(&[]),
+    });
+    if let (Some(o), serde_json::Value::Object(e)) = (out.as_object_mut(), extra) {
+        o.extend(e);
+    }
+    out
+}
+
+fn emit(args: &Args, rendered: &Rendered, value: serde_json::Value) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        stdout.write_all(rendered.text.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn write_plan(args: &Args, plan: &FlightPlan, comments: &[String]) -> anyhow::Result<()> {
+    if let Some(path) = &args.plan {
+        std::fs::write(path, plan.to_yaml(comments))
+            .with_context(|| format!("writing the flight plan to {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Runs `navigator context`.
+pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
+    if args.refit && args.replay.is_none() {
+        bail!("--refit applies to --replay PLAN only");
+    }
+    if args.replay.is_some() {
+        // `--replay plan.yaml REPO`: the one positional given is the repository.
+        match args.goal.take() {
+            Some(repo) if args.repo == Path::new(".") => args.repo = PathBuf::from(repo),
+            Some(goal) => {
+                bail!("--replay regenerates a plan's context and takes no goal (got `{goal}`)")
+            }
+            None => {}
+        }
+    }
+    let map = RepoMap::open(&args.repo)
+        .with_context(|| format!("opening the repository {}", args.repo.display()))?;
+    if let Some(path) = &args.replay {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading the flight plan {}", path.display()))?;
+        let plan = FlightPlan::from_yaml(&text).with_context(|| format!("{}", path.display()))?;
+        let replayed = match replay(&map, &plan, args.refit) {
+            Err(e @ Error::PlanDrift { .. }) => {
+                eprintln!("error: {e}");
+                return Ok(ExitCode::from(EXIT_DRIFT));
+            }
+            other => other?,
+        };
+        if !replayed.drift.is_empty() {
+            eprintln!(
+                "refit: {}; {} file(s) lowered, {} of {} tokens",
+                replayed.drift.describe(),
+                replayed.degraded.len(),
+                replayed.rendered.tokens,
+                replayed.plan.token_budget
+            );
+        }
+        write_plan(
+            &args,
+            &replayed.plan,
+            &["refit by navigator context --replay".into()],
+        )?;
+        let drift = serde_json::json!({"drift": replayed.drift.describe()});
+        emit(
+            &args,
+            &replayed.rendered,
+            json(&replayed.rendered, &[], &replayed.plan, drift),
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(goal) = args.goal.as_deref().filter(|g| !g.trim().is_empty()) else {
+        let plan = satellite(&map, "repository overview", args.tokens, Default::default())?;
+        let plan = navigator_context::pin(&map, plan)?;
+        let rendered = render(&map, &plan)?;
+        write_plan(&args, &plan, &["overview by navigator context".into()])?;
+        emit(
+            &args,
+            &rendered,
+            json(&rendered, &[], &plan, serde_json::json!({})),
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    if let Some(usd) = args.usd {
+        if !(usd.is_finite() && usd >= 0.0) {
+            bail!("--usd {usd}: not a non-negative amount");
+        }
+    }
+    let mut policy = policy(&args)?;
+    let mut budgets = Budgets::tokens(args.tokens);
+    budgets.usd = args.usd;
+    let mut explorer = Explorer::new(&map, budgets);
+    if args.mode == Mode::Interactive {
+        explorer = explorer.interactive(TerminalApprover);
+    }
+    let out = explorer.explore(goal, policy.as_mut()).await?;
+    let comments = vec![
+        format!(
+            "explored with policy `{}`: {} turns, ${:.4}",
+            policy.name(),
+            out.turns.len(),
+            out.usd
+        ),
+        format!("stopped: {}", out.stop.describe()),
+    ];
+    write_plan(&args, &out.plan, &comments)?;
+    eprintln!(
+        "{} of {} tokens, {} turns, ${:.4}; {}",
+        out.tokens,
+        args.tokens,
+        out.turns.len(),
+        out.usd,
+        out.stop.describe()
+    );
+    let rendered = render(&map, &out.plan)?;
+    let extra = serde_json::json!({
+        "usd": out.usd, "turns": out.turns.len(), "stop": out.stop.describe(), "reasoning": out.reasoning,
+    });
+    emit(
+        &args,
+        &rendered,
+        json(&rendered, &out.ranking, &out.plan, extra),
+    )?;
+    Ok(ExitCode::SUCCESS)
+}

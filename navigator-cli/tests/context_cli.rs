@@ -1,0 +1,163 @@
+//! `navigator context` end to end: the binary itself, on a small repository.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn write_repo(root: &Path) {
+    let files: &[(&str, &str)] = &[
+        ("src/auth/middleware.rs", "/// Checks the bearer token of every request.\npub struct AuthMiddleware { secret: String }\nimpl AuthMiddleware {\n    /// Rejects requests without a valid session token.\n    pub fn handle(&self, token: &str) -> bool { token.ends_with(&self.secret) }\n}\n"),
+        ("src/auth/mod.rs", "pub mod middleware;\n"),
+        ("src/lib.rs", "pub mod auth;\npub mod db;\n"),
+        ("README.md", "# Service\n"),
+    ];
+    for (p, text) in files {
+        let path = root.join(p);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    for i in 0..30 {
+        let path = root.join(format!("src/db/table_{i:02}.rs"));
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let body: String = (0..10)
+            .map(|j| format!("/// Ledger entry {j}.\npub fn ledger_{i}_{j}(rows: &[u64]) -> u64 {{ rows.len() as u64 + {j} }}\n"))
+            .collect();
+        fs::write(path, body).unwrap();
+    }
+}
+
+fn navigator(args: &[&str], cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_navigator"))
+        .args(args)
+        .env("NAVIGATOR_CACHE_DIR", cache)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn json_lists_files_in_rank_order_with_levels_tokens_scores_and_reasons() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    let out = navigator(
+        &[
+            "context",
+            "Refactor the auth middleware",
+            root,
+            "--tokens",
+            "1500",
+            "--json",
+        ],
+        cache.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["tokens"].as_u64().unwrap() <= 1500);
+    let first = &v["files"][0];
+    assert_eq!(first["path"], "src/auth/middleware.rs");
+    assert_eq!(first["level"], 4);
+    assert!(first["tokens"].as_u64().unwrap() > 0);
+    assert_eq!(first["score"], 1.0);
+    assert!(!first["reasons"].as_array().unwrap().is_empty(), "{first}");
+    assert!(v["context"]
+        .as_str()
+        .unwrap()
+        .contains("## src/auth/middleware.rs (level 4"));
+    // The cache went where it was told, not into the repository.
+    assert!(fs::read_dir(cache.path()).unwrap().next().is_some());
+    assert!(!repo.path().join(".navigator-cache").exists());
+}
+
+#[test]
+fn plan_then_replay_is_identical_and_a_changed_file_fails_or_refits() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    let plan = cache.path().join("plan.yaml");
+    let plan = plan.to_str().unwrap();
+    let first = navigator(
+        &[
+            "context",
+            "auth middleware token",
+            root,
+            "--tokens",
+            "1200",
+            "--plan",
+            plan,
+        ],
+        cache.path(),
+    );
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let yaml = fs::read_to_string(plan).unwrap();
+    assert!(
+        yaml.contains("pinned:") && yaml.contains("src/auth/middleware.rs"),
+        "{yaml}"
+    );
+    let again = navigator(&["context", "--replay", plan, root], cache.path());
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert_eq!(text(&again.stdout), text(&first.stdout));
+    // Grow the file shown at full source: replay refuses and names it, exit code 3.
+    let path = repo.path().join("src/auth/middleware.rs");
+    fs::write(&path, fs::read_to_string(&path).unwrap().repeat(12)).unwrap();
+    let drifted = navigator(&["context", "--replay", plan, root], cache.path());
+    assert_eq!(drifted.status.code(), Some(3), "{}", text(&drifted.stderr));
+    assert!(
+        text(&drifted.stderr).contains("src/auth/middleware.rs"),
+        "{}",
+        text(&drifted.stderr)
+    );
+    let refit = navigator(
+        &["context", "--replay", plan, root, "--refit", "--json"],
+        cache.path(),
+    );
+    assert!(refit.status.success(), "{}", text(&refit.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&refit.stdout).unwrap();
+    assert!(v["tokens"].as_u64().unwrap() <= 1200, "{}", v["tokens"]);
+    assert!(v["drift"]
+        .as_str()
+        .unwrap()
+        .contains("src/auth/middleware.rs"));
+}
+
+#[test]
+fn without_a_goal_the_overview_spends_the_budget() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    // A lone positional would be the goal: the overview runs in the repository itself.
+    let out = Command::new(env!("CARGO_BIN_EXE_navigator"))
+        .args(["context", "--tokens", "300", "--json"])
+        .current_dir(repo.path())
+        .env("NAVIGATOR_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tokens = v["tokens"].as_u64().unwrap();
+    assert!((200..=300).contains(&tokens), "{tokens}: {}", v["context"]);
+}
+
+#[test]
+fn bad_flags_are_refused_with_the_flag_named() {
+    let cache = tempfile::tempdir().unwrap();
+    for (args, needle) in [
+        (vec!["context", "g", ".", "--mode", "sideways"], "--mode"),
+        (vec!["context", "g", ".", "--llm", "bard"], "--llm"),
+        (vec!["context", "g", ".", "--refit"], "--replay"),
+        (vec!["context", "g", ".", "--usd=-1"], "--usd"),
+    ] {
+        let out = navigator(&args, cache.path());
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(needle),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    let missing = navigator(&["context", "g", "/definitely/not/here"], cache.path());
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(text(&missing.stderr).contains("/definitely/not/here"));
+}

@@ -1,0 +1,84 @@
+//! Linear-time parsing: the token counter, the SSE parser and the outline parser over inputs
+//! from 1 KB to 4 MB. Criterion reports throughput in bytes per second; a flat figure across
+//! sizes is linear time (the token counter on one 200 KB line of dashes was quadratic).
+//!
+//! `cargo bench -p navigator-context --bench parsing`; figures in `docs/benchmarks.md`.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use navigator_context::{outline, Lang, Tokenizer};
+use navigator_core::SseParser;
+
+const SIZES: [usize; 5] = [1 << 10, 16 << 10, 256 << 10, 1 << 20, 4 << 20];
+
+/// `unit` repeated to `size` bytes (cut at a character boundary).
+fn repeat_to(unit: &str, size: usize) -> String {
+    let mut s = unit.repeat(size / unit.len() + 1);
+    let mut end = size;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.truncate(end);
+    s
+}
+
+fn tokens(c: &mut Criterion) {
+    let mut group = c.benchmark_group("tokens");
+    group.sample_size(10);
+    let prose = include_str!("../src/tokens.rs");
+    for size in SIZES {
+        group.throughput(Throughput::Bytes(size as u64));
+        for (name, text) in [
+            ("dashes", repeat_to("-", size)),
+            ("code", repeat_to(prose, size)),
+        ] {
+            group.bench_with_input(BenchmarkId::new(name, size), &text, |b, t| {
+                b.iter(|| Tokenizer::Cl100kBase.count(t))
+            });
+        }
+    }
+    group.finish();
+}
+
+fn sse(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sse");
+    group.sample_size(10);
+    let event = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"hello \"}}\n\n";
+    for size in SIZES {
+        group.throughput(Throughput::Bytes(size as u64));
+        let many = repeat_to(event, size);
+        let one = format!("data: {}\n\n", "x".repeat(size));
+        for (name, stream, piece) in [
+            ("events_64b_chunks", &many, 64),
+            ("one_event_16b_chunks", &one, 16),
+        ] {
+            group.bench_with_input(BenchmarkId::new(name, size), stream, |b, s| {
+                b.iter(|| {
+                    let mut parser = SseParser::default();
+                    let mut n = 0;
+                    for chunk in s.as_bytes().chunks(piece) {
+                        n += parser.push(chunk).unwrap().len();
+                    }
+                    n + parser.finish().into_iter().count()
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+fn outlines(c: &mut Criterion) {
+    let mut group = c.benchmark_group("outline");
+    group.sample_size(10);
+    let unit = "/// Adds one, saturating.\npub fn add(a: i32) -> i32 {\n    a.saturating_add(1)\n}\n\nstruct Point { x: f64, y: f64 }\n\n";
+    for size in SIZES {
+        let source = unit.repeat((size / unit.len()).max(1));
+        group.throughput(Throughput::Bytes(source.len() as u64));
+        group.bench_with_input(BenchmarkId::new("rust", size), &source, |b, s| {
+            b.iter(|| outline(Lang::Rust, s).map(|o| o.symbols.len()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, tokens, sse, outlines);
+criterion_main!(benches);

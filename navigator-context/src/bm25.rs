@@ -1,0 +1,156 @@
+//! Text matching for the ranking: terms (identifiers split, stop words dropped, plurals
+//! folded), their English stems, and BM25 over one field of every file with weighted query
+//! terms.
+
+use rust_stemmers::{Algorithm, Stemmer};
+use std::collections::HashMap;
+
+pub(crate) const STOPWORDS: &[&str] = &[
+    "the", "and", "for", "with", "from", "into", "that", "this", "add", "use", "new", "fix",
+    "make", "when", "not", "all", "are", "can", "its", "our", "out", "per", "via", "of", "to",
+    "in", "on", "an", "a", "is", "it", "be", "as", "at", "by", "or", "we", "so", "up", "do", "if",
+    "no",
+];
+
+/// Splits text into lowercase terms: identifiers are split at `_`, `-`, `.`, `/` and
+/// camelCase humps, stop words dropped, plurals folded.
+///
+/// ```
+/// use navigator_context::terms;
+/// assert_eq!(terms("AuthMiddleware::parse_tokens"), vec!["auth", "middleware", "parse", "token"]);
+/// ```
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        let chars: Vec<char> = word.chars().collect();
+        let mut start = 0;
+        for i in 1..=chars.len() {
+            let boundary = i == chars.len()
+                || (chars[i].is_uppercase() && chars[i - 1].is_lowercase())
+                || (chars[i].is_uppercase()
+                    && i + 1 < chars.len()
+                    && chars[i + 1].is_lowercase()
+                    && chars[i - 1].is_uppercase())
+                || (chars[i].is_ascii_digit() != chars[i - 1].is_ascii_digit());
+            if boundary {
+                let t: String = chars[start..i].iter().collect::<String>().to_lowercase();
+                start = i;
+                if t.len() < 2
+                    || t.chars().all(|c| c.is_ascii_digit())
+                    || STOPWORDS.contains(&t.as_str())
+                {
+                    continue;
+                }
+                out.push(fold(t));
+            }
+        }
+    }
+    out
+}
+
+fn fold(t: String) -> String {
+    if t.len() > 4 && t.ends_with("ies") {
+        format!("{}y", &t[..t.len() - 3])
+    } else if t.len() > 3 && t.ends_with('s') && !t.ends_with("ss") && !t.ends_with("us") {
+        t[..t.len() - 1].to_string()
+    } else {
+        t
+    }
+}
+
+/// Reduces terms to their English stems (Snowball), memoised per distinct term: "scoring",
+/// "scores" and `score` meet, so a goal's verbs find the files named by their nouns.
+pub(crate) struct Stems {
+    stemmer: Stemmer,
+    memo: HashMap<String, String>,
+}
+
+impl Stems {
+    pub(crate) fn new() -> Self {
+        Stems {
+            stemmer: Stemmer::create(Algorithm::English),
+            memo: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn of(&mut self, term: String) -> String {
+        match self.memo.get(&term) {
+            Some(s) => s.clone(),
+            None => {
+                let s = self.stemmer.stem(&term).into_owned();
+                self.memo.insert(term, s.clone());
+                s
+            }
+        }
+    }
+
+    /// Frequencies of the stems of `terms`, and how many terms there were. Counting the
+    /// terms first stems each distinct term once per document, not once per occurrence.
+    pub(crate) fn counts(&mut self, terms: Vec<String>) -> (HashMap<String, u32>, usize) {
+        let n = terms.len();
+        let mut raw: HashMap<String, u32> = HashMap::new();
+        for t in terms {
+            *raw.entry(t).or_insert(0) += 1;
+        }
+        let mut tf: HashMap<String, u32> = HashMap::with_capacity(raw.len());
+        for (t, c) in raw {
+            *tf.entry(self.of(t)).or_insert(0) += c;
+        }
+        (tf, n)
+    }
+}
+
+/// Term frequencies of one field of every file, with BM25 statistics.
+pub(crate) struct Field {
+    docs: Vec<HashMap<String, u32>>,
+    lens: Vec<f64>,
+    avg: f64,
+    df: HashMap<String, u32>,
+}
+
+impl Field {
+    /// A field from each document's term frequencies and term count.
+    pub(crate) fn new(docs: Vec<(HashMap<String, u32>, usize)>) -> Field {
+        let mut df: HashMap<String, u32> = HashMap::new();
+        let lens: Vec<f64> = docs.iter().map(|(_, n)| *n as f64).collect();
+        let docs: Vec<HashMap<String, u32>> = docs
+            .into_iter()
+            .map(|(tf, _)| {
+                for t in tf.keys() {
+                    *df.entry(t.clone()).or_insert(0) += 1;
+                }
+                tf
+            })
+            .collect();
+        let avg = (lens.iter().sum::<f64>() / lens.len().max(1) as f64).max(1.0);
+        Field {
+            docs,
+            lens,
+            avg,
+            df,
+        }
+    }
+
+    /// BM25 (k1 = 1.2, b = 0.75) of every document, each query term's share multiplied by
+    /// its weight, and the query terms each matched.
+    pub(crate) fn scores(&self, query: &[(String, f64)]) -> Vec<(f64, Vec<String>)> {
+        let n = self.docs.len() as f64;
+        self.docs
+            .iter()
+            .zip(&self.lens)
+            .map(|(tf, len)| {
+                let mut s = 0.0;
+                let mut hit = Vec::new();
+                for (q, w) in query {
+                    let Some(&f) = tf.get(q) else { continue };
+                    let df = f64::from(self.df[q]);
+                    let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+                    let f = f64::from(f);
+                    s += w * idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * len / self.avg));
+                    hit.push(q.clone());
+                }
+                (s, hit)
+            })
+            .collect()
+    }
+}

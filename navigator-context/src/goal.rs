@@ -1,0 +1,486 @@
+//! Understanding a goal: what in it points at code.
+//!
+//! A commit subject ("Fix `optional` validator to accept tuples") is a handful of words, all of
+//! them signal. A bug report is mostly prose ("I was trying to ... and expected ...") around a
+//! few precise clues: a traceback whose frames name files and functions, a panic message with
+//! its location, an error line, a code block, a dotted name (`click.core.Command.invoke`) or a
+//! Rust path (`axum::extract::Query`). Those clues are pulled out here so the ranking can match
+//! them against paths and symbols directly and count the prose for less.
+
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// One frame of a Python traceback or a Rust panic or backtrace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The file as written in the report (absolute, site-packages, `./src/...`).
+    pub file: String,
+    /// The line, when given.
+    pub line: Option<u32>,
+    /// The function (Python `in name`, Rust `crate::module::Type::method`), when given.
+    pub function: Option<String>,
+}
+
+/// The code clues of a goal, and its prose.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Goal {
+    /// Traceback, panic and backtrace frames, in report order.
+    pub frames: Vec<Frame>,
+    /// Error lines: `TypeError: ...`, a panic's message, `error[E0277]: ...`.
+    pub errors: Vec<String>,
+    /// Source file paths mentioned anywhere (frames included), without line numbers.
+    pub paths: Vec<String>,
+    /// Dotted names and Rust paths (`click.core.Command`, `hyper::client::conn`), split into
+    /// their segments.
+    pub qualified: Vec<Vec<String>>,
+    /// Identifiers written as code: in backticks or code blocks, snake_case, CamelCase, the last
+    /// segment of qualified names, frame functions.
+    pub identifiers: Vec<String>,
+    /// Text of fenced code blocks.
+    pub code: Vec<String>,
+    /// What is left once frames, error lines and code blocks are taken out.
+    pub prose: String,
+}
+
+fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("a valid built-in pattern"))
+}
+
+/// `  File "/x/click/core.py", line 12, in invoke`
+fn python_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r#"(?m)^\s*File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>.]*))?"#,
+    )
+}
+
+/// `thread 'main' panicked at src/x.rs:3:5:` (Rust 1.73+) or `... panicked at 'msg', src/x.rs:3:5`.
+fn panic_line() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)panicked at (?:'((?:[^'\\]|\\.)*)',\s*)?([\w./\\-]+\.rs):(\d+)(?::\d+)?:?[ \t]*(.*)$",
+    )
+}
+
+/// A backtrace frame: `  12: hyper::proto::h1::conn::Conn<I,B,T>::poll_read` followed by
+/// `             at ./src/proto/h1/conn.rs:123:45`.
+fn backtrace_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)^\s*\d+:\s+(?:0x[0-9a-f]+ - )?([\w:<>,\s&'\[\]{}#]+?)\s*\n\s+at ([^\s:]+\.rs):(\d+)",
+    )
+}
+
+/// A compiler location: `  --> src/main.rs:4:5`.
+fn arrow_location() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"(?m)^\s*--> ([^\s:]+):(\d+)")
+}
+
+/// `TypeError: ...`, `click.exceptions.UsageError: ...`, `error[E0599]: ...`, `Error: ...`.
+fn error_line() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)^\s*((?:[A-Za-z_]\w*\.)+[A-Z]\w*|[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Abort|Iteration)|error(?:\[E\d+\])?): (.+)$",
+    )
+}
+
+fn fence() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"(?s)```[^\n`]*\n(.*?)```")
+}
+
+fn backticks() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"`([^`\n]{1,120})`")
+}
+
+/// A source path: at least one `/` or a known extension.
+fn path_token() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?:[A-Za-z]:)?[\w.~/\\-]*[\w-]+\.(?:py|pyi|rs|js|jsx|ts|tsx|go|java|c|h|cc|cpp|hpp|rb|toml|cfg|ini|yaml|yml)\b",
+    )
+}
+
+/// `a.b.c` or `a::b::c` (two segments or more).
+fn qualified_token() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"\b[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+(?:\(\))?")
+}
+
+fn url() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"\b(?:https?|ftp)://\S+")
+}
+
+fn word_token() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+}
+
+/// Whether a bare word looks like an identifier rather than English: snake_case, an inner
+/// capital (`CamelCase`, `parseArgs`), or a trailing digit mixed with letters.
+fn looks_like_code(w: &str) -> bool {
+    let inner_upper = w.chars().skip(1).any(|c| c.is_ascii_uppercase())
+        && w.chars().any(|c| c.is_ascii_lowercase());
+    (w.contains('_') && w.trim_matches('_').len() > 1) || inner_upper
+}
+
+/// File extensions that make `a.b` a path, not a dotted name.
+const EXTENSIONS: &[&str] = &[
+    "py", "pyi", "rs", "js", "jsx", "ts", "tsx", "go", "java", "c", "h", "cc", "cpp", "hpp", "rb",
+    "toml", "cfg", "ini", "yaml", "yml", "md", "txt", "json", "html",
+];
+
+fn push_unique(v: &mut Vec<String>, s: &str) {
+    let s = s.trim();
+    if !s.is_empty() && !v.iter().any(|x| x == s) {
+        v.push(s.to_string());
+    }
+}
+
+/// Strips a path to the part that can name a repository file: no drive, no `./`, forward
+/// slashes only.
+fn clean_path(p: &str) -> String {
+    let p = p.replace('\\', "/");
+    let p = p
+        .split_once(':')
+        .filter(|(d, _)| d.len() == 1)
+        .map_or(p.as_str(), |(_, r)| r);
+    p.trim_start_matches("./").to_string()
+}
+
+/// The last segment of a Rust function path, generics dropped:
+/// `hyper::proto::h1::conn::Conn<I,B,T>::poll_read` gives its segments
+/// `[hyper, proto, h1, conn, Conn, poll_read]`.
+fn rust_path_segments(f: &str) -> Vec<String> {
+    let mut depth = 0;
+    let mut plain = String::new();
+    for c in f.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    plain
+        .split("::")
+        .map(|s| s.trim().trim_start_matches('{').trim_end_matches('}'))
+        .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .map(String::from)
+        .collect()
+}
+
+impl Goal {
+    /// Reads the clues out of `text`.
+    ///
+    /// ```
+    /// use navigator_context::Goal;
+    /// let g = Goal::parse("Traceback (most recent call last):\n  File \"/env/click/core.py\", line 12, in invoke\nTypeError: bad");
+    /// assert_eq!(g.frames[0].function.as_deref(), Some("invoke"));
+    /// assert_eq!(g.paths, ["/env/click/core.py"]);
+    /// assert_eq!(g.errors, ["TypeError: bad"]);
+    /// ```
+    pub fn parse(text: &str) -> Goal {
+        let mut g = Goal::default();
+        // Links name hosts and issue numbers, never the code.
+        let text = url().replace_all(text, " ");
+        let text = text.as_ref();
+        let mut rest = text.to_string();
+        for c in fence().captures_iter(text) {
+            g.code.push(c[1].to_string());
+        }
+        for c in python_frame().captures_iter(text) {
+            g.frames.push(Frame {
+                file: clean_path(&c[1]),
+                line: c[2].parse().ok(),
+                function: c.get(3).map(|m| m.as_str().to_string()),
+            });
+        }
+        for c in panic_line().captures_iter(text) {
+            g.frames.push(Frame {
+                file: clean_path(&c[2]),
+                line: c[3].parse().ok(),
+                function: None,
+            });
+            // Rust 1.73+ puts the message on the line after the location.
+            let next_line = || {
+                text[c.get(0).map_or(0, |m| m.end())..]
+                    .lines()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .unwrap_or("")
+            };
+            let message = match (c.get(1), c[4].trim()) {
+                (Some(m), _) => m.as_str(),
+                (None, "") => next_line(),
+                (None, rest) => rest,
+            };
+            if !message.is_empty() {
+                push_unique(&mut g.errors, &format!("panic: {message}"));
+            }
+        }
+        for c in backtrace_frame().captures_iter(text) {
+            let function = c[1].split_whitespace().collect::<String>();
+            // The standard library and the runtime's own frames say nothing about the project.
+            let generic = [
+                "std::",
+                "core::",
+                "alloc::",
+                "tokio::runtime",
+                "__rust",
+                "rust_",
+            ]
+            .iter()
+            .any(|p| function.starts_with(p));
+            if !generic {
+                g.frames.push(Frame {
+                    file: clean_path(&c[2]),
+                    line: c[3].parse().ok(),
+                    function: Some(function),
+                });
+            }
+        }
+        for c in arrow_location().captures_iter(text) {
+            g.frames.push(Frame {
+                file: clean_path(&c[1]),
+                line: c[2].parse().ok(),
+                function: None,
+            });
+        }
+        for c in error_line().captures_iter(text) {
+            push_unique(&mut g.errors, &format!("{}: {}", &c[1], c[2].trim()));
+        }
+        // Prose: the text without code blocks, frame lines and error lines.
+        for r in [fence(), python_frame(), backtrace_frame(), arrow_location()] {
+            rest = r.replace_all(&rest, " ").into_owned();
+        }
+        rest = error_line().replace_all(&rest, " ").into_owned();
+        for f in &g.frames {
+            push_unique(&mut g.paths, &f.file);
+            if let Some(func) = &f.function {
+                let segs = if func.contains("::") {
+                    rust_path_segments(func)
+                } else {
+                    func.split('.').map(String::from).collect()
+                };
+                if let Some(last) = segs.last().filter(|s| !s.starts_with('<')) {
+                    push_unique(&mut g.identifiers, last);
+                }
+                if segs.len() > 1 {
+                    g.qualified.push(segs);
+                }
+            }
+        }
+        // Clues written inline: backticks, paths, qualified names, identifier-shaped words,
+        // over the whole text (code blocks and errors included, which are full of them).
+        let mut inline: Vec<String> = backticks()
+            .captures_iter(text)
+            .map(|c| c[1].trim().to_string())
+            .collect();
+        for m in path_token().find_iter(text) {
+            push_unique(&mut g.paths, &clean_path(m.as_str()));
+        }
+        for m in qualified_token().find_iter(text) {
+            let s = m.as_str().trim_end_matches("()");
+            let ext = s.rsplit('.').next().unwrap_or("");
+            if s.contains("::") || !EXTENSIONS.contains(&ext) {
+                let mut segs: Vec<String> = if s.contains("::") {
+                    rust_path_segments(s)
+                } else {
+                    s.split('.').map(String::from).collect()
+                };
+                // `self.main` names a method, not a module.
+                if matches!(
+                    segs.first().map(String::as_str),
+                    Some("self" | "cls" | "Self")
+                ) {
+                    segs.remove(0);
+                }
+                if segs.len() > 1 && !g.qualified.contains(&segs) {
+                    if let Some(last) = segs.last() {
+                        push_unique(&mut g.identifiers, last);
+                    }
+                    g.qualified.push(segs);
+                }
+            }
+        }
+        for code in g.code.iter().chain(g.errors.iter()) {
+            inline.extend(
+                word_token()
+                    .find_iter(code)
+                    .map(|m| m.as_str().to_string())
+                    .filter(|w| looks_like_code(w)),
+            );
+        }
+        inline.extend(
+            word_token()
+                .find_iter(&rest)
+                .map(|m| m.as_str().to_string())
+                .filter(|w| looks_like_code(w)),
+        );
+        for s in inline {
+            for w in word_token().find_iter(&s) {
+                let w = w.as_str();
+                if w.len() >= 3 && !EXTENSIONS.contains(&w) {
+                    push_unique(&mut g.identifiers, w);
+                }
+            }
+        }
+        g.prose = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+        g
+    }
+
+    /// Whether the goal carries code clues beyond plain words: frames, errors, paths,
+    /// qualified names or code blocks.
+    pub fn has_clues(&self) -> bool {
+        !(self.frames.is_empty()
+            && self.errors.is_empty()
+            && self.paths.is_empty()
+            && self.qualified.is_empty()
+            && self.code.is_empty())
+    }
+
+    /// Text made only of the clues (identifiers, qualified names, frames, errors), for the
+    /// ranking's full weight; the prose gets less.
+    pub fn clue_text(&self) -> String {
+        let mut t: Vec<String> = self.identifiers.clone();
+        t.extend(self.qualified.iter().map(|q| q.join(" ")));
+        t.extend(self.paths.iter().cloned());
+        t.extend(self.errors.iter().cloned());
+        t.join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PY: &str = r#"When I call the command with a default it crashes:
+
+```python
+@click.command()
+@click.option("--n", default=my_default)
+def cli(n): ...
+```
+
+Traceback (most recent call last):
+  File "/home/me/app.py", line 8, in <module>
+    cli()
+  File "/home/me/.venv/lib/python3.12/site-packages/click/core.py", line 1157, in __call__
+    return self.main(*args, **kwargs)
+  File "/home/me/.venv/lib/python3.12/site-packages/click/types.py", line 88, in convert
+    raise TypeError
+click.exceptions.BadParameter: Invalid value for '--n'
+"#;
+
+    #[test]
+    fn python_traceback_frames_errors_and_code() {
+        let g = Goal::parse(PY);
+        let files: Vec<&str> = g.frames.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(
+            files,
+            [
+                "/home/me/app.py",
+                "/home/me/.venv/lib/python3.12/site-packages/click/core.py",
+                "/home/me/.venv/lib/python3.12/site-packages/click/types.py"
+            ]
+        );
+        assert_eq!(g.frames[1].line, Some(1157));
+        assert_eq!(g.frames[1].function.as_deref(), Some("__call__"));
+        assert_eq!(g.frames[2].function.as_deref(), Some("convert"));
+        assert_eq!(
+            g.errors,
+            ["click.exceptions.BadParameter: Invalid value for '--n'"]
+        );
+        assert_eq!(g.code.len(), 1);
+        assert!(g.identifiers.contains(&"my_default".to_string()), "{g:?}");
+        assert!(g.identifiers.contains(&"convert".to_string()), "{g:?}");
+        assert!(g.qualified.contains(&vec![
+            "click".to_string(),
+            "exceptions".into(),
+            "BadParameter".into()
+        ]));
+        assert!(
+            g.prose.contains("crashes") && !g.prose.contains("site-packages"),
+            "{}",
+            g.prose
+        );
+        assert!(g.has_clues());
+    }
+
+    #[test]
+    fn rust_panic_old_and_new_formats() {
+        let new = Goal::parse(
+            "thread 'main' panicked at src/extract/query.rs:42:9:\ncalled `Option::unwrap()` on a `None` value",
+        );
+        assert_eq!(new.frames[0].file, "src/extract/query.rs");
+        assert_eq!(new.frames[0].line, Some(42));
+        assert_eq!(
+            new.errors,
+            ["panic: called `Option::unwrap()` on a `None` value"]
+        );
+        let old = Goal::parse(
+            "thread 'tokio-runtime-worker' panicked at 'assertion failed: self.is_empty()', /root/.cargo/registry/src/hyper-0.14.2/src/proto/h1/io.rs:301:9",
+        );
+        assert_eq!(
+            old.frames[0].file,
+            "/root/.cargo/registry/src/hyper-0.14.2/src/proto/h1/io.rs"
+        );
+        assert_eq!(old.errors, ["panic: assertion failed: self.is_empty()"]);
+    }
+
+    #[test]
+    fn rust_backtrace_keeps_project_frames() {
+        let g = Goal::parse(
+            "stack backtrace:\n   0: std::panicking::begin_panic\n             at /rustc/abc/library/std/src/panicking.rs:616:12\n  12: hyper::proto::h1::conn::Conn<I,B,T>::poll_read_head\n             at ./src/proto/h1/conn.rs:210:24\n",
+        );
+        assert_eq!(g.frames.len(), 1, "{g:?}");
+        assert_eq!(g.frames[0].file, "src/proto/h1/conn.rs");
+        assert!(g.identifiers.contains(&"poll_read_head".to_string()));
+        assert!(g.qualified.contains(&vec![
+            "hyper".to_string(),
+            "proto".into(),
+            "h1".into(),
+            "conn".into(),
+            "Conn".into(),
+            "poll_read_head".into()
+        ]));
+    }
+
+    #[test]
+    fn compiler_errors_and_inline_code() {
+        let g = Goal::parse(
+            "error[E0277]: the trait bound `MyState: FromRef<AppState>` is not satisfied\n  --> src/main.rs:14:5\nUsing `axum::extract::State` with `Router::with_state`.",
+        );
+        assert_eq!(g.frames[0].file, "src/main.rs");
+        assert!(g.errors[0].starts_with("error[E0277]: the trait bound"));
+        assert!(g.identifiers.contains(&"FromRef".to_string()), "{g:?}");
+        assert!(g.identifiers.contains(&"with_state".to_string()), "{g:?}");
+        assert!(g
+            .qualified
+            .contains(&vec!["axum".to_string(), "extract".into(), "State".into()]));
+    }
+
+    #[test]
+    fn a_commit_subject_has_words_but_no_clues() {
+        let g = Goal::parse("Add support for multiple values in the option parser");
+        assert!(!g.has_clues());
+        assert!(g.identifiers.is_empty());
+        assert_eq!(
+            g.prose,
+            "Add support for multiple values in the option parser"
+        );
+        // Paths and dotted names are clues; a file extension is not a dotted name.
+        let g = Goal::parse("Speed up attr.s on slotted classes in src/attr/_make.py");
+        assert_eq!(g.paths, ["src/attr/_make.py"]);
+        assert_eq!(g.qualified, vec![vec!["attr".to_string(), "s".into()]]);
+    }
+}

@@ -1,0 +1,175 @@
+//! Which files a goal's clues name: paths and traceback frames matched on their trailing
+//! segments, dotted names and Rust paths matched as module paths, identifiers matched against
+//! the symbols files define.
+//!
+//! A frame from a user's machine (`/home/me/.venv/.../site-packages/click/core.py`) names the
+//! repository's `src/click/core.py` by its tail, so paths match on the longest common suffix of
+//! segments; a match on the file name alone counts only when few files share that name.
+
+use crate::goal::Goal;
+use crate::scan::FileEntry;
+use std::collections::HashMap;
+
+/// A clue that a file name alone matches in more files than this says nothing.
+const MAX_NAME_TWINS: usize = 3;
+/// Identifiers defined in more files than this are too generic to point anywhere.
+const MAX_DEFINERS: usize = 4;
+/// Definitions weigh this much against a path match.
+const W_DEFINES: f64 = 0.5;
+
+/// Per-file evidence from the goal's clues (not normalised), with a reason per file.
+pub(crate) struct Mentions {
+    pub score: Vec<f64>,
+    pub reasons: Vec<Vec<String>>,
+}
+
+fn segments(path: &str) -> Vec<&str> {
+    path.split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect()
+}
+
+/// How many trailing segments two paths share.
+fn common_tail(a: &[&str], b: &[&str]) -> usize {
+    a.iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// Files whose paths best match `tail` (segments, last one a file name), with the depth
+/// matched; empty when nothing matches or a bare file name is too common to tell.
+fn best_tail_matches(file_segs: &[Vec<&str>], tail: &[&str]) -> Vec<usize> {
+    let depths: Vec<usize> = file_segs.iter().map(|f| common_tail(f, tail)).collect();
+    let best = depths.iter().copied().max().unwrap_or(0);
+    if best == 0 {
+        return Vec::new();
+    }
+    let hits: Vec<usize> = (0..depths.len()).filter(|&i| depths[i] == best).collect();
+    // A whole path that matches exactly is evidence however many twins its name has.
+    if best < tail.len() && best == 1 && hits.len() > MAX_NAME_TWINS {
+        return Vec::new();
+    }
+    if hits.len() > 2 * MAX_NAME_TWINS {
+        return Vec::new();
+    }
+    hits
+}
+
+/// Module paths a qualified name can live at: `a.b.c` → `a/b/c.py`, `a/b/c/__init__.py`,
+/// `a/b.py` (c defined in b), ...; Rust `krate::a::b` also as `a/b.rs`, `a/b/mod.rs`.
+fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    // Longest stems first; each also without its first segment, the crate or package name
+    // that a Rust crate keeps as `src/`.
+    let stems = (1..=segs.len())
+        .rev()
+        .flat_map(|k| [&segs[..k], &segs[1.min(k - 1)..k]])
+        .filter(|s| !s.is_empty());
+    for stem in stems {
+        for ext in [".py", ".rs"] {
+            let mut p = stem.to_vec();
+            if let Some(last) = p.last_mut() {
+                last.push_str(ext);
+            }
+            out.push(p);
+        }
+        for root in ["__init__.py", "mod.rs", "lib.rs"] {
+            let mut p = stem.to_vec();
+            p.push(root.to_string());
+            out.push(p);
+        }
+    }
+    out
+}
+
+pub(crate) fn mentions(files: &[FileEntry], goal: &Goal) -> Mentions {
+    let n = files.len();
+    let mut score = vec![0.0; n];
+    let mut reasons: Vec<Vec<String>> = vec![Vec::new(); n];
+    let file_segs: Vec<Vec<&str>> = files.iter().map(|f| segments(&f.path)).collect();
+    for p in &goal.paths {
+        let tail = segments(p);
+        if tail.is_empty() {
+            continue;
+        }
+        let hits = best_tail_matches(&file_segs, &tail);
+        for &i in &hits {
+            let depth = common_tail(&file_segs[i], &tail) as f64;
+            score[i] += depth.min(3.0) / 3.0 / hits.len() as f64 + 0.5;
+            reasons[i].push(format!("named in the goal as `{p}`"));
+        }
+    }
+    for q in &goal.qualified {
+        // The longest module path that names a file, tried from the full name down.
+        for cand in module_candidates(q) {
+            let tail: Vec<&str> = cand.iter().map(String::as_str).collect();
+            let hits: Vec<usize> = best_tail_matches(&file_segs, &tail)
+                .into_iter()
+                .filter(|&i| common_tail(&file_segs[i], &tail) == tail.len())
+                .collect();
+            if hits.is_empty() || hits.len() > MAX_NAME_TWINS {
+                continue;
+            }
+            for &i in &hits {
+                score[i] += 1.0 / hits.len() as f64;
+                reasons[i].push(format!("module of `{}` named in the goal", q.join(".")));
+            }
+            break;
+        }
+    }
+    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+    let wanted: std::collections::HashSet<&str> =
+        goal.identifiers.iter().map(String::as_str).collect();
+    for (i, f) in files.iter().enumerate() {
+        if let Some(o) = f.outline() {
+            let mut seen = std::collections::HashSet::new();
+            for s in &o.symbols {
+                if wanted.contains(s.name.as_str()) && seen.insert(s.name.as_str()) {
+                    definers.entry(s.name.as_str()).or_default().push(i);
+                }
+            }
+        }
+    }
+    for (name, who) in definers {
+        if who.len() > MAX_DEFINERS {
+            continue;
+        }
+        for &i in &who {
+            score[i] += W_DEFINES / who.len() as f64;
+            reasons[i].push(format!("defines `{name}` named in the goal"));
+        }
+    }
+    Mentions { score, reasons }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tails_pick_the_file_a_site_packages_frame_names() {
+        let files = [
+            vec!["src", "click", "core.py"],
+            vec!["src", "click", "types.py"],
+            vec!["docs", "core.py"],
+        ];
+        let tail = segments("/home/me/.venv/lib/site-packages/click/core.py");
+        assert_eq!(best_tail_matches(&files, &tail), vec![0]);
+        // A bare name shared by many files says nothing.
+        let many: Vec<Vec<&str>> = (0..5).map(|_| vec!["x", "mod.rs"]).collect();
+        assert!(best_tail_matches(&many, &["y", "mod.rs"]).is_empty());
+    }
+
+    #[test]
+    fn qualified_names_become_module_paths() {
+        let c = module_candidates(&["click".into(), "core".into(), "Command".into()]);
+        assert!(c.contains(&vec!["click".to_string(), "core.py".into()]));
+        assert!(c.contains(&vec![
+            "click".to_string(),
+            "core".into(),
+            "__init__.py".into()
+        ]));
+    }
+}

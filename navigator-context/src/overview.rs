@@ -1,0 +1,157 @@
+//! The goal-less overview: a repository's shape, breadth first, filling the token budget.
+//!
+//! Folders first: every directory starts as one collapsed line with its file count, and
+//! directories are opened shallowest first (their files listed by path, their subdirectories
+//! as collapsed lines) while the budget allows. When every path is listed, files get their
+//! top-level outlines, shallowest first (package roots before the modules under them), until
+//! the budget is spent. A directory too large to open stays a counted line, so the overview of
+//! a 20,000-file repository still fits a small budget and a small repository shows its code.
+
+use crate::error::Result;
+use crate::flight_plan::{FlightPlan, Level, Rule};
+use crate::pack::fit;
+use crate::render::header;
+use crate::scan::RepoMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+
+/// The directory part of a path, with its trailing `/` (`""` at the root).
+fn parent(path: &str) -> &str {
+    path.rfind('/').map_or("", |i| &path[..=i])
+}
+
+fn depth(dir: &str) -> usize {
+    dir.matches('/').count()
+}
+
+/// Tokens of a collapsed line for `dir` holding `n` files.
+fn dir_line(plan: &FlightPlan, dir: &str, n: usize) -> usize {
+    let shown = if dir.is_empty() { "./" } else { dir };
+    let noun = if n == 1 { "file" } else { "files" };
+    plan.tokenizer.count(&format!("{shown} ({n} {noun})\n"))
+}
+
+/// A plan showing `map` breadth first within `tokens`: folders, then files, then top-level
+/// symbols.
+pub(crate) fn overview(
+    map: &RepoMap,
+    goal: &str,
+    tokens: usize,
+    plan: FlightPlan,
+) -> Result<FlightPlan> {
+    let files = map.files();
+    // Directory tree: files directly in each directory, subdirectories, files below.
+    let mut direct: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    let mut below: HashMap<String, usize> = HashMap::new();
+    let mut children: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (i, f) in files.iter().enumerate() {
+        let dir = parent(&f.path).to_string();
+        direct.entry(dir.clone()).or_default().push(i);
+        let mut d = dir.as_str();
+        loop {
+            *below.entry(d.to_string()).or_default() += 1;
+            if d.is_empty() {
+                break;
+            }
+            let up = parent(&d[..d.len() - 1]);
+            children
+                .entry(up.to_string())
+                .or_default()
+                .insert(d.to_string());
+            d = up;
+        }
+    }
+    let path_cost = |i: usize| plan.tokenizer.count(&format!("{}\n", files[i].path));
+    let mut remaining = tokens.saturating_sub(plan.tokenizer.count(&header(&plan)));
+    // The root starts collapsed into its top-level entries; open directories breadth first.
+    // Reserve the line that heads the paths when outlines come first.
+    remaining = remaining.saturating_sub(8);
+    let mut opened: HashSet<String> = HashSet::new();
+    let mut order: Vec<String> = Vec::new();
+    // Children are listed in path order and pushed behind their parents: breadth first.
+    let mut queue: VecDeque<String> = VecDeque::from([String::new()]);
+    let mut first = true;
+    while let Some(dir) = queue.pop_front() {
+        let kids: Vec<String> = children.get(&dir).into_iter().flatten().cloned().collect();
+        let opened_cost: usize = direct
+            .get(&dir)
+            .map_or(0, |v| v.iter().map(|&i| path_cost(i)).sum::<usize>())
+            + kids
+                .iter()
+                .map(|k| dir_line(&plan, k, below[k]))
+                .sum::<usize>();
+        let closed_cost = if first {
+            0
+        } else {
+            dir_line(&plan, &dir, below[&dir])
+        };
+        let extra = opened_cost.saturating_sub(closed_cost);
+        if first && opened_cost > remaining {
+            // Not even the top level fits: one counted line per top-level entry, as before.
+            break;
+        }
+        if extra <= remaining {
+            remaining -= extra;
+            opened.insert(dir.clone());
+            order.push(dir);
+            queue.extend(kids);
+        }
+        first = false;
+    }
+    let mut rules = vec![Rule {
+        path: "**".into(),
+        level: Level::Path,
+        collapse: true,
+    }];
+    let all_open = below.keys().all(|d| opened.contains(d));
+    for dir in &order {
+        // Files right in the directory as paths; its subdirectories stay collapsed unless
+        // opened themselves (a more specific rule).
+        rules.push(Rule::new(format!("{dir}*"), Level::Path));
+        for k in children.get(dir).into_iter().flatten() {
+            if !opened.contains(k) {
+                rules.push(Rule {
+                    path: k.clone(),
+                    level: Level::Path,
+                    collapse: true,
+                });
+            }
+        }
+    }
+    if all_open {
+        // Every path is listed: top-level outlines, shallowest files first.
+        let mut by_depth: Vec<usize> = (0..files.len()).collect();
+        by_depth.sort_by(|&a, &b| {
+            depth(&files[a].path)
+                .cmp(&depth(&files[b].path))
+                .then(files[a].path.cmp(&files[b].path))
+        });
+        map.outline_all();
+        let probe = FlightPlan {
+            rules: Vec::new(),
+            ..plan.clone()
+        };
+        let mut costs = crate::pack::Costs::new(map, &probe);
+        for i in by_depth {
+            let (now, _) = costs.cost(i, Level::Path);
+            let (next, got) = costs.cost(i, Level::TopLevel);
+            if got == Level::TopLevel && next.saturating_sub(now) <= remaining {
+                remaining -= next.saturating_sub(now);
+                rules.push(Rule::new(files[i].path.clone(), Level::TopLevel));
+            }
+        }
+    }
+    // Estimates leave out the "Other files" line and rounding: fit makes it exact, lowering
+    // the last (deepest) additions first.
+    let n = rules.len().max(1) as f64;
+    let values: HashMap<String, f64> = rules
+        .iter()
+        .enumerate()
+        .map(|(k, r)| (r.path.clone(), 1.0 - k as f64 / n))
+        .collect();
+    let planned = FlightPlan {
+        goal: goal.to_string(),
+        rules,
+        ..plan
+    };
+    Ok(fit(map, planned, &values)?.plan)
+}

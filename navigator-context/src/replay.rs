@@ -1,0 +1,240 @@
+//! Flight Plans pinned to content, and replaying them.
+//!
+//! A plan's rules say *how much* of each file to show; they say nothing of *what* the files
+//! held. Replayed after the repository moved on, the same rules can render a different context,
+//! possibly far over its budget (an outlined file grown tenfold). So an explored plan records
+//! [`Pins`]: the content hash of every file it shows with content, every file it lists by path,
+//! each collapsed directory's file count, and, in a git checkout, the commit. [`replay`] checks
+//! them first: a changed repository is a typed [`Error::PlanDrift`] naming the changed, deleted
+//! and added files, or, when asked to refit, the plan is fitted again within the same budget.
+//! Either way the context never silently exceeds the budget.
+
+use crate::error::{Error, Result};
+use crate::flight_plan::{FlightPlan, Level, Pins};
+use crate::pack::{fit, Fitted};
+use crate::render::{render, Rendered};
+use crate::scan::RepoMap;
+use std::collections::{BTreeMap, HashMap};
+
+/// How a repository differs from what a plan was pinned to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Drift {
+    /// Files shown with content whose content changed.
+    pub changed: Vec<String>,
+    /// Pinned files no longer in the repository.
+    pub deleted: Vec<String>,
+    /// Files the plan's rules now show that were not there when it was pinned.
+    pub added: Vec<String>,
+    /// Collapsed directories whose file count changed: (directory, pinned, now).
+    pub recounted: Vec<(String, usize, usize)>,
+}
+
+impl Drift {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty()
+            && self.deleted.is_empty()
+            && self.added.is_empty()
+            && self.recounted.is_empty()
+    }
+
+    /// One line naming every difference.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        for (what, list) in [
+            ("changed", &self.changed),
+            ("deleted", &self.deleted),
+            ("added", &self.added),
+        ] {
+            if !list.is_empty() {
+                parts.push(format!("{what}: {}", list.join(", ")));
+            }
+        }
+        if !self.recounted.is_empty() {
+            let dirs: Vec<String> = self
+                .recounted
+                .iter()
+                .map(|(d, a, b)| format!("{d} ({a} -> {b} files)"))
+                .collect();
+            parts.push(format!("recounted: {}", dirs.join(", ")));
+        }
+        parts.join("; ")
+    }
+}
+
+/// Hex digits of the content hash kept per file: 64 bits, plenty to notice an edit.
+const HASH_HEX: usize = 16;
+
+fn short_hash(text: &str) -> String {
+    crate::cache::content_hash(text.as_bytes())[..HASH_HEX].to_string()
+}
+
+/// The git commit checked out at `root`, when it is a git work tree and git is installed.
+fn git_commit(root: &std::path::Path) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "--verify", "--quiet", "HEAD"])
+        .output()
+        .ok()?;
+    let id = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && id.len() >= 40).then_some(id)
+}
+
+/// What `rendered` (a render of `plan` over `map`) was built from.
+fn pins_of(map: &RepoMap, rendered: &Rendered) -> Pins {
+    let mut files = BTreeMap::new();
+    for (k, (path, level)) in rendered.levels.iter().enumerate() {
+        if *level == Level::Hidden || rendered.collapsed.binary_search(&k).is_ok() {
+            continue;
+        }
+        // A listed path depends only on the file being there; content levels on its bytes.
+        let hash = match (level, map.file(path).and_then(|f| f.text())) {
+            (Level::Path, _) | (_, None) => String::new(),
+            (_, Some(text)) => short_hash(text),
+        };
+        files.insert(path.clone(), hash);
+    }
+    Pins {
+        commit: git_commit(map.root()),
+        files,
+        dirs: rendered.collapsed_dirs.iter().cloned().collect(),
+    }
+}
+
+/// `plan` with [`Pins`] of what it renders over `map` now.
+///
+/// ```no_run
+/// use navigator_context::{pin, FlightPlan, RepoMap};
+/// let map = RepoMap::open(".")?;
+/// let plan = pin(&map, FlightPlan::from_yaml(&std::fs::read_to_string("plan.yaml").unwrap())?)?;
+/// std::fs::write("plan.yaml", plan.to_yaml(&[])).unwrap();
+/// # Ok::<(), navigator_context::Error>(())
+/// ```
+pub fn pin(map: &RepoMap, plan: FlightPlan) -> Result<FlightPlan> {
+    let rendered = render(map, &plan)?;
+    let pinned = pins_of(map, &rendered);
+    Ok(FlightPlan {
+        pinned: Some(pinned),
+        ..plan
+    })
+}
+
+/// How `map` differs from what `plan` was pinned to (empty for an unpinned plan).
+pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
+    let Some(old) = &plan.pinned else {
+        return Ok(Drift::default());
+    };
+    let now = pins_of(map, &render(map, plan)?);
+    let mut d = Drift::default();
+    for (path, hash) in &old.files {
+        match now.files.get(path) {
+            // A file that dropped to a collapsed line or out of the rules still exists.
+            None if map.file(path).is_none() => d.deleted.push(path.clone()),
+            None => {}
+            Some(h) if !hash.is_empty() && !h.is_empty() && h != hash => {
+                d.changed.push(path.clone())
+            }
+            Some(_) => {}
+        }
+    }
+    d.added = now
+        .files
+        .keys()
+        .filter(|p| !old.files.contains_key(*p))
+        .cloned()
+        .collect();
+    let dirs: BTreeMap<&String, usize> = old.dirs.iter().map(|(k, v)| (k, *v)).collect();
+    for (dir, n) in &now.dirs {
+        let before = dirs.get(dir).copied().unwrap_or(0);
+        if before != *n {
+            d.recounted.push((dir.clone(), before, *n));
+        }
+    }
+    for (dir, n) in &old.dirs {
+        if !now.dirs.contains_key(dir) {
+            d.recounted.push((dir.clone(), *n, 0));
+        }
+    }
+    Ok(d)
+}
+
+/// A replayed plan.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    /// The context, within the plan's budget.
+    pub rendered: Rendered,
+    /// The plan that rendered it: the one given, or its re-fit (pinned again).
+    pub plan: FlightPlan,
+    /// What had changed since the plan was pinned (empty when nothing had).
+    pub drift: Drift,
+    /// Files the re-fit lowered to stay within the budget, with their new level.
+    pub degraded: Vec<(String, Level)>,
+}
+
+/// Renders `plan` over `map` after checking its pins.
+///
+/// Unchanged repository: the exact context the plan was made with. Changed repository:
+/// [`Error::PlanDrift`] naming the files, unless `refit`, which renders the plan over the new
+/// contents and lowers the least valuable files (lowest level first, by the order of the rules)
+/// until the context fits the plan's budget again. A context over budget is an
+/// [`Error::OverBudget`] without `refit`, whatever the pins say.
+pub fn replay(map: &RepoMap, plan: &FlightPlan, refit: bool) -> Result<Replayed> {
+    let drift = drift(map, plan)?;
+    if !drift.is_empty() && !refit {
+        return Err(Error::PlanDrift {
+            summary: drift.describe(),
+            changed: drift.changed,
+            deleted: drift.deleted,
+            added: drift.added,
+        });
+    }
+    let rendered = render(map, plan)?;
+    if rendered.tokens <= plan.token_budget && drift.is_empty() {
+        return Ok(Replayed {
+            rendered,
+            plan: plan.clone(),
+            drift,
+            degraded: Vec::new(),
+        });
+    }
+    if !refit {
+        return Err(Error::OverBudget {
+            tokens: rendered.tokens,
+            budget: plan.token_budget,
+        });
+    }
+    // Value: the level a file was asked for, then earlier rules before later ones (explored
+    // plans list files most relevant first).
+    let n = plan.rules.len().max(1) as f64;
+    let values: HashMap<String, f64> = plan
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            (
+                r.path.clone(),
+                f64::from(r.level as u8) + 1.0 - k as f64 / n,
+            )
+        })
+        .collect();
+    let Fitted {
+        plan: fitted,
+        rendered,
+        degraded,
+        fits,
+    } = fit(map, plan.clone(), &values)?;
+    if !fits {
+        return Err(Error::OverBudget {
+            tokens: rendered.tokens,
+            budget: plan.token_budget,
+        });
+    }
+    let fitted = pin(map, fitted)?;
+    Ok(Replayed {
+        rendered,
+        plan: fitted,
+        drift,
+        degraded,
+    })
+}

@@ -1,0 +1,211 @@
+//! Flight Plans pinned to content (drift on edit, delete, add; refit within budget), contexts
+//! in rank order with a header per file, and the goal-less overview spending its budget.
+
+mod fixture;
+
+use navigator_context::{
+    pin, render, replay, satellite, Budgets, Error, Exploration, Explorer, FlightPlan,
+    HeuristicPolicy, Level, RepoMap, Rule, ScanOptions, Tokenizer,
+};
+use std::fs;
+use std::path::Path;
+
+fn open(root: &Path) -> RepoMap {
+    let options = ScanOptions {
+        cache_dir: None,
+        ..ScanOptions::for_root(root)
+    };
+    RepoMap::open_with(root, &options).unwrap()
+}
+
+fn explore(map: &RepoMap, goal: &str, budget: usize) -> Exploration {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(
+            Explorer::new(map, Budgets::tokens(budget)).explore(goal, &mut HeuristicPolicy::new()),
+        )
+        .unwrap()
+}
+
+/// A repository, an explored plan for it (through YAML, as a user would keep it).
+fn explored(budget: usize) -> (tempfile::TempDir, FlightPlan, String) {
+    let dir = tempfile::tempdir().unwrap();
+    fixture::write_repo(dir.path());
+    let map = open(dir.path());
+    let out = explore(&map, "Refactor the auth middleware", budget);
+    let yaml = out.plan.to_yaml(&["explored".into()]);
+    let plan = FlightPlan::from_yaml(&yaml).unwrap();
+    assert!(plan.pinned.is_some(), "{yaml}");
+    (dir, plan, out.context)
+}
+
+#[test]
+fn an_unchanged_repository_replays_byte_identical() {
+    let (dir, plan, context) = explored(2_000);
+    let again = replay(&open(dir.path()), &plan, false).unwrap();
+    assert_eq!(again.rendered.text, context);
+    assert!(again.drift.is_empty());
+}
+
+#[test]
+fn an_edited_file_is_named_and_refit_stays_within_budget() {
+    let (dir, plan, _) = explored(2_000);
+    // The file shown at full source grows tenfold.
+    let path = dir.path().join("src/auth/middleware.rs");
+    let grown = fs::read_to_string(&path).unwrap().repeat(10);
+    fs::write(&path, grown).unwrap();
+    let map = open(dir.path());
+    match replay(&map, &plan, false) {
+        Err(Error::PlanDrift {
+            changed,
+            deleted,
+            added,
+            ..
+        }) => {
+            assert_eq!(changed, ["src/auth/middleware.rs"]);
+            assert!(deleted.is_empty() && added.is_empty());
+        }
+        other => panic!("expected drift, got {other:?}"),
+    }
+    // Rendering the old rules as they are would blow the budget; refit does not.
+    assert!(render(&map, &plan).unwrap().tokens > plan.token_budget);
+    let refit = replay(&map, &plan, true).unwrap();
+    assert!(
+        refit.rendered.tokens <= plan.token_budget,
+        "{}",
+        refit.rendered.tokens
+    );
+    assert_eq!(refit.drift.changed, ["src/auth/middleware.rs"]);
+    assert!(!refit.degraded.is_empty());
+    // The refit plan is pinned to the new contents and replays cleanly.
+    let again = replay(&map, &refit.plan, false).unwrap();
+    assert_eq!(again.rendered.text, refit.rendered.text);
+}
+
+#[test]
+fn a_deleted_and_an_added_file_are_named() {
+    let (dir, plan, _) = explored(2_000);
+    fs::remove_file(dir.path().join("src/auth/session.rs")).unwrap();
+    fs::write(dir.path().join("src/auth/token.rs"), "pub fn token() {}\n").unwrap();
+    let map = open(dir.path());
+    let err = replay(&map, &plan, false).unwrap_err();
+    let Error::PlanDrift {
+        deleted, summary, ..
+    } = &err
+    else {
+        panic!("expected drift, got {err:?}");
+    };
+    assert_eq!(deleted, &["src/auth/session.rs"]);
+    // The explored plan folds the rest of `src/auth/` into a counted line: its count moved.
+    assert!(summary.contains("src/auth/"), "{summary}");
+    assert!(err.to_string().contains("src/auth/session.rs"), "{err}");
+    let refit = replay(&map, &plan, true).unwrap();
+    assert!(refit.rendered.tokens <= plan.token_budget);
+    // A plan that lists the directory's files names the new one.
+    let mut listed = FlightPlan::new("auth", 2_000);
+    listed.rules = vec![Rule::new("src/auth/", Level::TopLevel)];
+    let before = tempfile::tempdir().unwrap();
+    fixture::write_repo(before.path());
+    let pinned = pin(&open(before.path()), listed).unwrap();
+    fs::write(
+        before.path().join("src/auth/token.rs"),
+        "pub fn token() {}\n",
+    )
+    .unwrap();
+    match replay(&open(before.path()), &pinned, false) {
+        Err(Error::PlanDrift {
+            added,
+            changed,
+            deleted,
+            ..
+        }) => {
+            assert_eq!(added, ["src/auth/token.rs"]);
+            assert!(changed.is_empty() && deleted.is_empty());
+        }
+        other => panic!("expected drift, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_context_comes_in_rank_order_with_a_header_per_file() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture::write_repo(dir.path());
+    let map = open(dir.path());
+    let out = explore(&map, "Refactor the auth middleware", 2_000);
+    let rendered = render(&map, &out.plan).unwrap();
+    assert_eq!(rendered.text, out.context);
+    // The first file block is the best-ranked file, at full source, with its header.
+    assert_eq!(rendered.shown[0].path, out.ranking[0].path);
+    let first = out.context.lines().find(|l| l.starts_with("## ")).unwrap();
+    assert!(
+        first.starts_with("## src/auth/middleware.rs (level 4: full source, ")
+            && first.ends_with(" tokens)"),
+        "{first}"
+    );
+    // Shown files follow the ranking: scores never increase down the context.
+    let score = |p: &str| {
+        out.ranking
+            .iter()
+            .find(|s| s.path == p)
+            .map_or(0.0, |s| s.score)
+    };
+    let scores: Vec<f64> = rendered.shown.iter().map(|s| score(&s.path)).collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "{:?}",
+        rendered.shown
+    );
+    // In path order, `src/auth/middleware.rs` would come after `src/auth/mod.rs`.
+    let pos = |p: &str| out.context.find(&format!("## {p} ")).unwrap();
+    assert!(pos("src/auth/middleware.rs") < pos("src/auth/session.rs"));
+    let total: usize = rendered.shown.iter().map(|s| s.tokens).sum();
+    assert!(total < rendered.tokens);
+}
+
+#[test]
+fn the_overview_spends_the_budget_breadth_first() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture::write_repo(dir.path());
+    // A wide tree: more paths than a small budget can list.
+    for a in 0..12 {
+        for b in 0..15 {
+            let p = dir.path().join(format!("pkg{a:02}/mod{b:02}/file.py"));
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, format!("def f{a}_{b}():\n    return {b}\n")).unwrap();
+        }
+    }
+    let map = open(dir.path());
+    for budget in [120, 600, 1_500, 50_000] {
+        let plan = satellite(&map, "overview", budget, Tokenizer::default()).unwrap();
+        let r = render(&map, &plan).unwrap();
+        assert!(r.tokens <= budget, "{} > {budget}", r.tokens);
+        if budget < 50_000 {
+            assert!(
+                r.tokens as f64 >= 0.7 * budget as f64,
+                "only {} of {budget}:\n{}",
+                r.tokens,
+                r.text
+            );
+        }
+    }
+    // At 600 tokens the top-level folders are open: their subfolders show as counted lines.
+    let r = render(
+        &map,
+        &satellite(&map, "overview", 600, Tokenizer::default()).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        r.text.contains("pkg00/mod00/ (1 file)") || r.text.contains("pkg00/mod00/file.py"),
+        "{}",
+        r.text
+    );
+    // With room for everything, every path is listed and the shallow files get outlines.
+    let r = render(
+        &map,
+        &satellite(&map, "overview", 50_000, Tokenizer::default()).unwrap(),
+    )
+    .unwrap();
+    assert!(r.levels.iter().all(|(_, l)| *l >= Level::Path));
+    assert!(r.level_of("src/lib.rs") >= Level::TopLevel, "{}", r.text);
+}

@@ -1,0 +1,222 @@
+//! A JSON-RPC front for the stdio transport: lines that are not JSON get the `-32700 Parse
+//! error` reply JSON-RPC 2.0 requires, instead of the silence rmcp gives them.
+//!
+//! rmcp drops unparsable lines on purpose (a peer that echoes error replies back as more
+//! garbage could loop). A client that sends a broken line, though, waits for an answer that
+//! never comes; so this front answers each such line exactly once, with `id: null`, and
+//! never answers an answer (a line that parses is passed through untouched, and a parse
+//! error reply is valid JSON). Requests for unknown methods reach rmcp, which answers
+//! `-32601 Method not found`.
+//!
+//! Lines are read with a bound ([`MAX_LINE_BYTES`]): a longer one is answered with a parse
+//! error and skipped without being kept in memory.
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::sync::mpsc;
+
+/// The longest request line accepted (16 MiB).
+pub(crate) const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// The JSON-RPC reply for a line that is not JSON.
+pub(crate) fn parse_error_reply(detail: &str) -> String {
+    json!({
+        "jsonrpc": "2.0",
+        "id": Value::Null,
+        "error": { "code": -32700, "message": format!("Parse error: {detail}") }
+    })
+    .to_string()
+}
+
+/// What the front makes of one complete line.
+pub(crate) enum Line {
+    /// Pass to the server.
+    Forward,
+    /// Answer with this parse error.
+    Reject(String),
+    /// Nothing to do (blank).
+    Skip,
+}
+
+/// Classifies one line (without its newline).
+pub(crate) fn classify(line: &[u8]) -> Line {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Line::Skip;
+    }
+    match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+        Ok(_) => Line::Forward,
+        Err(e) => Line::Reject(parse_error_reply(&e.to_string())),
+    }
+}
+
+/// Reads `input` line by line: JSON lines go to `to_server`, parse errors to `replies`.
+async fn pump_input(
+    input: impl AsyncRead + Unpin,
+    mut to_server: DuplexStream,
+    replies: mpsc::UnboundedSender<String>,
+) {
+    let mut reader = BufReader::new(input);
+    let mut line = Vec::new();
+    let mut oversized = false;
+    loop {
+        let buf = match reader.fill_buf().await {
+            Ok([]) | Err(_) => break,
+            Ok(buf) => buf,
+        };
+        let (take, complete) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        if !oversized {
+            line.extend_from_slice(&buf[..take]);
+            if line.len() > MAX_LINE_BYTES {
+                oversized = true;
+                line = Vec::new();
+            }
+        }
+        reader.consume(take);
+        if !complete {
+            continue;
+        }
+        let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        let verdict = if oversized {
+            Line::Reject(parse_error_reply(&format!(
+                "line longer than {MAX_LINE_BYTES} bytes"
+            )))
+        } else {
+            classify(body)
+        };
+        match verdict {
+            Line::Forward => {
+                if to_server.write_all(&line).await.is_err() {
+                    break;
+                }
+            }
+            Line::Reject(reply) => {
+                if replies.send(reply).is_err() {
+                    break;
+                }
+            }
+            Line::Skip => {}
+        }
+        line.clear();
+        oversized = false;
+    }
+    let _ = to_server.shutdown().await;
+}
+
+/// Copies the server's output lines and the parse-error replies to `output`, whole lines
+/// only, so the two never interleave inside a line.
+async fn pump_output(
+    from_server: DuplexStream,
+    mut replies: mpsc::UnboundedReceiver<String>,
+    mut output: impl AsyncWrite + Unpin,
+) {
+    let mut lines = BufReader::new(from_server);
+    let mut line = Vec::new();
+    let mut server_open = true;
+    loop {
+        tokio::select! {
+            read = lines.read_until(b'\n', &mut line), if server_open => {
+                match read {
+                    Ok(0) | Err(_) => server_open = false,
+                    Ok(_) => {
+                        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+                            return;
+                        }
+                        line.clear();
+                    }
+                }
+            }
+            reply = replies.recv() => match reply {
+                Some(reply) => {
+                    let text = format!("{reply}\n");
+                    if output.write_all(text.as_bytes()).await.is_err()
+                        || output.flush().await.is_err()
+                    {
+                        return;
+                    }
+                }
+                None if !server_open => return,
+                None => {
+                    // The input side is done; drain what the server still says.
+                    while let Ok(n) = lines.read_until(b'\n', &mut line).await {
+                        if n == 0 || output.write_all(&line).await.is_err() {
+                            break;
+                        }
+                        let _ = output.flush().await;
+                        line.clear();
+                    }
+                    return;
+                }
+            },
+        }
+    }
+}
+
+/// Puts the front between `input`/`output` and the server: returns the reader and writer
+/// the server should be served on, and spawns the two pumps.
+pub(crate) fn front(
+    input: impl AsyncRead + Unpin + Send + 'static,
+    output: impl AsyncWrite + Unpin + Send + 'static,
+) -> (DuplexStream, DuplexStream) {
+    let (to_server, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, from_server) = tokio::io::duplex(1 << 16);
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(pump_input(input, to_server, tx));
+    tokio::spawn(pump_output(from_server, rx, output));
+    (server_in, server_out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broken_lines_get_a_parse_error_and_json_passes() {
+        assert!(matches!(classify(b"{\"jsonrpc\":\"2.0\"}"), Line::Forward));
+        assert!(matches!(classify(b"  \r"), Line::Skip));
+        let Line::Reject(reply) = classify(b"{not json") else {
+            panic!("a broken line must be rejected");
+        };
+        let v: Value = serde_json::from_str(&reply).unwrap();
+        assert_eq!(v["error"]["code"], -32700);
+        assert_eq!(v["id"], Value::Null);
+        // The reply is itself JSON: echoed back, it is forwarded, not answered again.
+        assert!(matches!(classify(reply.as_bytes()), Line::Forward));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+
+        /// Fuzzing as a property: any line is either passed on (it is JSON), skipped (blank)
+        /// or answered with exactly one JSON-RPC parse error, never a panic.
+        #[test]
+        fn any_line_is_forwarded_skipped_or_answered_with_a_parse_error(
+            line in proptest::collection::vec(proptest::num::u8::ANY, 0..200),
+        ) {
+            let json_ok = serde_json::from_slice::<Value>(
+                line.strip_suffix(b"\r").unwrap_or(&line),
+            )
+            .is_ok();
+            match classify(&line) {
+                Line::Forward => proptest::prop_assert!(json_ok),
+                Line::Skip => proptest::prop_assert!(line.iter().all(u8::is_ascii_whitespace)),
+                Line::Reject(reply) => {
+                    proptest::prop_assert!(!json_ok);
+                    let v: Value = serde_json::from_str(&reply).unwrap();
+                    proptest::prop_assert_eq!(&v["error"]["code"], &json!(-32700));
+                }
+            }
+        }
+
+        /// Lines that look like JSON-RPC requests, cut short anywhere, are answered too.
+        #[test]
+        fn truncated_requests_are_answered_with_a_parse_error(cut in 1usize..60) {
+            let request = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#;
+            let cut = cut.min(request.len() - 1);
+            proptest::prop_assert!(matches!(classify(&request[..cut]), Line::Reject(_)));
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! The tools: one method each, with its hints. Every mutating tool persists the state (when
+//! the server has a state file) before it answers.
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+use serde_json::{json, Value};
+
+use super::args::{
+    AdvanceTaskArgs, ClaimTaskArgs, ConfirmSyncArgs, LoadTaskTreeArgs, LoadWorkflowArgs,
+    NextTasksArgs, PendingSyncsArgs, ReleaseTaskArgs, ResumeTaskArgs, TaskIdArgs,
+    TasksByStatusArgs, WorkflowIdArgs,
+};
+use super::{envelope_schema, non_empty, respond, run, NavigatorServer};
+use crate::definition::WorkflowDefinition;
+use crate::error::Error;
+
+/// The most tasks one `get_next_tasks_from_tree` call returns.
+const MAX_LIMIT: u32 = 1000;
+/// The default and largest page of `get_pending_syncs`.
+const SYNC_PAGE: u32 = 100;
+const MAX_SYNC_PAGE: u32 = 500;
+/// The lease `claim_task` grants when none is asked for (five minutes).
+const DEFAULT_LEASE_MS: u64 = 300_000;
+
+#[tool_router]
+impl NavigatorServer {
+    #[tool(
+        description = "List all loaded workflow definitions (id, name, start node, node/edge counts, subflows).",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn list_workflows(&self) -> CallToolResult {
+        let nav = self.lock();
+        let workflows: Vec<_> = nav.workflows().map(|w| w.summary()).collect();
+        respond(
+            json!({ "count": workflows.len(), "workflows": workflows }),
+            None,
+        )
+    }
+
+    #[tool(
+        description = "Load (or replace) a workflow definition: a DAG of start/task/gate/subflow/end nodes and edges {from, to, on?, label?}. The definition is validated and precise errors are returned.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn load_workflow(
+        &self,
+        Parameters(args): Parameters<LoadWorkflowArgs>,
+    ) -> CallToolResult {
+        run(|| {
+            non_empty("id", &args.id)?;
+            let definition = match args.definition {
+                Value::String(text) => WorkflowDefinition::from_yaml(&text)?,
+                value => WorkflowDefinition::from_value(value)?,
+            };
+            let mut nav = self.lock();
+            let summary = nav.load_workflow(&args.id, definition)?;
+            self.persist(&nav)?;
+            Ok(respond(summary, Some(&nav)))
+        })
+    }
+
+    #[tool(
+        description = "Get a workflow's topologically sorted execution levels (retry edges ignored) and a Mermaid flowchart.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_execution_plan(
+        &self,
+        Parameters(args): Parameters<WorkflowIdArgs>,
+    ) -> CallToolResult {
+        run(|| {
+            non_empty("workflowId", &args.workflow_id)?;
+            Ok(respond(
+                self.lock().execution_plan(&args.workflow_id)?,
+                None,
+            ))
+        })
+    }
+
+    #[tool(
+        description = "Load tasks from the orchestrator into the priority tree (upsert by id; replace=true empties the tree first). All or nothing.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn load_task_tree(
+        &self,
+        Parameters(args): Parameters<LoadTaskTreeArgs>,
+    ) -> CallToolResult {
+        run(|| {
+            let mut nav = self.lock();
+            let report = nav.load_tasks(args.tasks, args.replace)?;
+            self.persist(&nav)?;
+            Ok(respond(report, Some(&nav)))
+        })
+    }
+
+    #[tool(
+        description = "Get the N highest-priority PENDING tasks (priority desc, then oldest, then id).",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_next_tasks_from_tree(
+        &self,
+        Parameters(args): Parameters<NextTasksArgs>,
+    ) -> CallToolResult {
+        run(|| {
+            let limit = args.limit.unwrap_or(1);
+            if !(1..=MAX_LIMIT).contains(&limit) {
+                return Err(Error::InvalidArgument {
+                    argument: "limit",
+                    reason: format!("must be 1..={MAX_LIMIT}, got {limit}"),
+                });
+            }
+            let nav = self.lock();
+            let tasks = nav.next_tasks(limit as usize);
+            Ok(respond(
+                json!({ "count": tasks.len(), "tasks": tasks }),
+                None,
+            ))
+        })
+    }
+
+    #[tool(
+        description = "Report the result of the task's current step; navigator evaluates the edges (conditional before fallback, per-step retries, escalation) and moves the task. Persist the change, then confirm its sync.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn advance_task(&self, Parameters(args): Parameters<AdvanceTaskArgs>) -> CallToolResult {
+        run(|| {
+            non_empty("taskId", &args.task_id)?;
+            non_empty("result", &args.result)?;
+            let mut nav = self.lock();
+            let outcome = nav.advance_as(
+                &args.task_id,
+                args.agent.as_deref(),
+                &args.result,
+                args.output,
+            )?;
+            self.persist(&nav)?;
+            Ok(respond(outcome, Some(&nav)))
+        })
+    }
+
+    #[tool(description = "Get one task by id.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_task(&self, Parameters(args): Parameters<TaskIdArgs>) -> CallToolResult {
+        run(|| {
+            non_empty("taskId", &args.task_id)?;
+            Ok(respond(self.lock().task(&args.task_id)?, None))
+        })
+    }
+
+    #[tool(
+        description = "Get how far a task is through its workflow: level, percent complete, retries.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_task_progress(&self, Parameters(args): Parameters<TaskIdArgs>) -> CallToolResult {
+        run(|| {
+            non_empty("taskId", &args.task_id)?;
+            Ok(respond(self.lock().progress(&args.task_id)?, None))
+        })
+    }
+
+    #[tool(
+        description = "Get all tasks grouped by status (PENDING, IN_PROGRESS, COMPLETED, FAILED, HITL, PAUSED), or only one status.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_tasks_by_status(
+        &self,
+        Parameters(args): Parameters<TasksByStatusArgs>,
+    ) -> CallToolResult {
+        let nav = self.lock();
+        let mut groups = nav.tasks_by_status();
+        if let Some(only) = args.status {
+            groups.retain(|status, _| *status == only);
+        }
+        let counts: serde_json::Map<String, Value> = groups
+            .iter()
+            .map(|(status, tasks)| (status.to_string(), json!(tasks.len())))
+            .collect();
+        respond(json!({ "counts": counts, "tasks": groups }), None)
+    }
+
+    #[tool(
+        description = "List mutations awaiting sync confirmation, oldest first, one page at a time (offset, limit up to 500; nextOffset when more remain), optionally for one task.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_pending_syncs(
+        &self,
+        Parameters(args): Parameters<PendingSyncsArgs>,
+    ) -> CallToolResult {
+        run(|| {
+            let limit = args.limit.unwrap_or(SYNC_PAGE);
+            if !(1..=MAX_SYNC_PAGE).contains(&limit) {
+                return Err(Error::InvalidArgument {
+                    argument: "limit",
+                    reason: format!("must be 1..={MAX_SYNC_PAGE}, got {limit}"),
+                });
+            }
+            let offset = usize::try_from(args.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+            let nav = self.lock();
+            let matching = || {
+                nav.pending_syncs()
+                    .filter(|s| args.task_id.as_deref().is_none_or(|id| s.task_id == id))
+            };
+            let total = match args.task_id {
+                Some(_) => matching().count(),
+                None => nav.ledger().len(),
+            };
+            let syncs: Vec<_> = matching().skip(offset).take(limit as usize).collect();
+            let next = offset.saturating_add(syncs.len());
+            Ok(respond(
+                json!({
+                    "count": syncs.len(),
+                    "total": total,
+                    "offset": offset,
+                    "nextOffset": (next < total).then_some(next),
+                    "syncs": syncs,
+                }),
+                None,
+            ))
+        })
+    }
+
+    #[tool(
+        description = "Confirm that mutations were persisted to the primary store. Unknown or already confirmed ids are reported in notFound.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn confirm_sync(&self, Parameters(args): Parameters<ConfirmSyncArgs>) -> CallToolResult {
+        run(|| {
+            if args.sync_ids.is_empty() {
+                return Err(Error::InvalidArgument {
+                    argument: "syncIds",
+                    reason: "must list at least one sync id".into(),
+                });
+            }
+            let mut nav = self.lock();
+            let confirmation = nav.confirm_sync(&args.sync_ids);
+            self.persist(&nav)?;
+            Ok(respond(confirmation, Some(&nav)))
+        })
+    }
+
+    #[tool(description = "Confirm every pending sync of one task.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn confirm_sync_for_task(
+        &self,
+        Parameters(args): Parameters<TaskIdArgs>,
+    ) -> CallToolResult {
+        run(|| {
+            non_empty("taskId", &args.task_id)?;
+            let mut nav = self.lock();
+            let confirmation = nav.confirm_sync_for_task(&args.task_id)?;
+            self.persist(&nav)?;
+            Ok(respond(confirmation, Some(&nav)))
+        })
+    }
+
+    #[tool(
+        description = "Claim a PENDING or IN_PROGRESS task for an agent with a lease (leaseMs, default 300000). While the lease runs no other agent can claim or advance it and get_next_tasks_from_tree skips it. Claim again before it ends to renew; release_task when done.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn claim_task(&self, Parameters(args): Parameters<ClaimTaskArgs>) -> CallToolResult {
+        run(|| {
+            non_empty("taskId", &args.task_id)?;
+            non_empty("agent", &args.agent)?;
+            let lease = args.lease_ms.unwrap_or(DEFAULT_LEASE_MS);
+            if !(crate::MIN_LEASE_MS..=crate::MAX_LEASE_MS).contains(&lease) {
+                return Err(Error::InvalidArgument {
+                    argument: "leaseMs",
+                    reason: format!(
+                        "must be {}..={}, got {lease}",
+                        crate::MIN_LEASE_MS,
+                        crate::MAX_LEASE_MS
+                    ),
+                });
+            }
+            let mut nav = self.lock();
+            let claim = nav.claim_task(&args.task_id, &args.agent, lease)?;
+            self.persist(&nav)?;
+            Ok(respond(claim, None))
+        })
+    }
+
+    #[tool(
+        description = "Release an agent's claim on a task so other agents can take it.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn release_task(&self, Parameters(args): Parameters<ReleaseTaskArgs>) -> CallToolResult {
+        run(|| {
+            non_empty("taskId", &args.task_id)?;
+            let mut nav = self.lock();
+            let claim = nav.release_claim(&args.task_id, &args.agent)?;
+            self.persist(&nav)?;
+            Ok(respond(json!({ "released": claim }), None))
+        })
+    }
+
+    #[tool(
+        description = "Hand a task that escalated to a human (HITL) or is PAUSED back to the agents: it becomes PENDING at the given step of its current workflow, that step's failure count cleared. Records a sync with action resume.",
+        output_schema = envelope_schema(),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn resume_task(&self, Parameters(args): Parameters<ResumeTaskArgs>) -> CallToolResult {
+        run(|| {
+            non_empty("taskId", &args.task_id)?;
+            non_empty("step", &args.step)?;
+            let mut nav = self.lock();
+            let outcome = nav.resume_task(&args.task_id, &args.step, args.note)?;
+            self.persist(&nav)?;
+            Ok(respond(outcome, Some(&nav)))
+        })
+    }
+}
+
+#[tool_handler(
+    name = "navigator-workflow",
+    instructions = "Workflow GPS: load workflows and a task tree, ask for the next tasks, execute a step yourself, report its result with advance_task, persist the change and confirm the sync. Claim a task (claim_task) before working on it and release it after; resume_task hands a HITL task back. Page pending syncs with get_pending_syncs."
+)]
+impl ServerHandler for NavigatorServer {}

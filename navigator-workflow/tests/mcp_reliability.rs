@@ -1,0 +1,241 @@
+//! The MCP server under hostile conditions, over the real binary's stdio: broken JSON lines,
+//! unknown methods, 10,000 pending syncs, `kill -9` mid-run with a state file, two agents
+//! after one task, and a task escalated to a human handed back.
+
+mod mcp_support;
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use mcp_support::{initialize, Server};
+use navigator_workflow::{Navigator, Task, WorkflowDefinition};
+use serde_json::{json, Value};
+
+const FLOW: &str = r#"
+nodes:
+  start: { type: start }
+  work: { type: task, name: Work }
+  review: { type: gate, name: Review, maxRetries: 1 }
+  done: { type: end, result: success }
+  human: { type: end, result: blocked, escalation: hitl }
+edges:
+  - { from: start, to: work }
+  - { from: work, to: review }
+  - { from: review, to: done, on: passed }
+  - { from: review, to: work, on: failed }
+  - { from: review, to: human, on: max_retries_exceeded }
+"#;
+
+fn with_state(path: &Path) -> Server {
+    initialize(Server::spawn_with(&[
+        OsStr::new("--state"),
+        path.as_os_str(),
+    ]))
+}
+
+fn load_flow_and_tasks(server: &mut Server, n: usize) {
+    server.ok("load_workflow", json!({ "id": "flow", "definition": FLOW }));
+    let tasks: Vec<Value> = (0..n)
+        .map(|i| json!({ "id": format!("t{i}"), "workflowType": "flow", "priority": i }))
+        .collect();
+    server.ok("load_task_tree", json!({ "tasks": tasks }));
+}
+
+#[test]
+fn unparsable_line_gets_a_json_rpc_parse_error_and_the_server_keeps_serving() {
+    let mut server = mcp_support::initialized();
+    server.send_line("{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": ");
+    let reply = server.next_message();
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert_eq!(reply["id"], Value::Null);
+
+    let unknown = server.request("navigator/teleport", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+
+    let listed = server.request("tools/list", json!({}));
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+}
+
+#[test]
+fn pending_syncs_are_paged_and_replies_stay_bounded_with_10k_syncs() {
+    // 10,000 unconfirmed syncs, prepared in-process and handed over as the state file.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let mut nav = Navigator::new();
+    nav.load_workflow("flow", WorkflowDefinition::from_yaml(FLOW).unwrap())
+        .unwrap();
+    let tasks = (0..10_001)
+        .map(|i| Task::new(format!("t{i}"), "I", "flow", 0))
+        .collect();
+    nav.load_tasks(tasks, false).unwrap();
+    for i in 0..10_000 {
+        nav.advance(&format!("t{i}"), "passed", None).unwrap();
+    }
+    std::fs::write(&state, nav.snapshot().to_json()).unwrap();
+
+    let mut server = with_state(&state);
+    let reply = server.request(
+        "tools/call",
+        json!({ "name": "advance_task", "arguments": { "taskId": "t10000", "result": "passed" } }),
+    );
+    let size = reply.to_string().len();
+    assert!(size < 16 * 1024, "advance_task replied {size} bytes");
+    let reminder = &reply["result"]["structuredContent"]["_sync_reminder"];
+    assert_eq!(reminder["count"], 10_001);
+    assert_eq!(reminder["pending"].as_array().unwrap().len(), 20);
+    assert_eq!(reminder["truncated"], true);
+
+    let mut seen = std::collections::BTreeSet::new();
+    let mut offset = Some(0u64);
+    while let Some(at) = offset {
+        let page = server.ok("get_pending_syncs", json!({ "offset": at, "limit": 500 }));
+        let data = &page["data"];
+        assert_eq!(data["total"], 10_001);
+        for sync in data["syncs"].as_array().unwrap() {
+            assert!(seen.insert(sync["id"].as_str().unwrap().to_string()));
+        }
+        offset = data["nextOffset"].as_u64();
+    }
+    assert_eq!(seen.len(), 10_001);
+    let (is_error, content) = server.call("get_pending_syncs", json!({ "limit": 100_000 }));
+    assert!(is_error, "{content}");
+}
+
+#[test]
+fn kill_9_mid_run_with_a_state_file_loses_no_acknowledged_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let mut server = with_state(&state);
+    load_flow_and_tasks(&mut server, 40);
+    drop(server); // SIGKILL right after the last acknowledged call
+
+    let mut acknowledged: Vec<(String, String)> = Vec::new(); // (sync id, task id)
+    for round in 0..5u64 {
+        let mut server = with_state(&state);
+        // Everything acknowledged before the last kill is there.
+        let page = server.ok("get_pending_syncs", json!({ "limit": 500 }));
+        let pending: Vec<&str> = page["data"]["syncs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap())
+            .collect();
+        for (sync, task) in &acknowledged {
+            assert!(
+                pending.contains(&sync.as_str()),
+                "round {round}: acknowledged {sync} of {task} lost"
+            );
+        }
+        // A burst of requests without waiting; the kill lands while some are in flight.
+        let base = 1000 * (round + 1);
+        for k in 0..8u64 {
+            let task = format!("t{}", round * 8 + k);
+            let body = json!({ "jsonrpc": "2.0", "id": base + k, "method": "tools/call",
+                "params": { "name": "advance_task", "arguments": { "taskId": task, "result": "passed" } } });
+            server.send_line(&body.to_string());
+        }
+        for k in 0..(3 + round) {
+            let reply = server.response(base + k);
+            let data = &reply["result"]["structuredContent"]["data"];
+            assert_eq!(data["nextStep"], "work", "{reply}");
+            acknowledged.push((
+                data["syncId"].as_str().unwrap().to_string(),
+                data["task"]["id"].as_str().unwrap().to_string(),
+            ));
+        }
+        server.child.kill().unwrap(); // SIGKILL on Unix
+        let _ = server.child.wait();
+    }
+    let mut server = with_state(&state);
+    let page = server.ok("get_pending_syncs", json!({ "limit": 500 }));
+    let total = page["data"]["total"].as_u64().unwrap() as usize;
+    assert!(total >= acknowledged.len());
+    for (_, task) in &acknowledged {
+        let got = server.ok("get_task", json!({ "taskId": task }));
+        assert_eq!(got["data"]["currentStep"], "work", "{task}");
+    }
+}
+
+#[test]
+fn claims_keep_two_agents_off_one_task_and_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let mut server = with_state(&state);
+    load_flow_and_tasks(&mut server, 2);
+    // t1 has the higher priority.
+    let claim = server.ok("claim_task", json!({ "taskId": "t1", "agent": "a" }));
+    assert_eq!(claim["data"]["agent"], "a");
+    drop(server);
+
+    let mut server = with_state(&state);
+    let (is_error, content) = server.call("claim_task", json!({ "taskId": "t1", "agent": "b" }));
+    assert!(is_error);
+    assert_eq!(content["error"]["code"], "task_claimed", "{content}");
+    let next = server.ok("get_next_tasks_from_tree", json!({ "limit": 5 }));
+    let ids: Vec<&str> = next["data"]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["t0"], "the claimed task is not offered");
+    let (is_error, content) = server.call(
+        "advance_task",
+        json!({ "taskId": "t1", "agent": "b", "result": "passed" }),
+    );
+    assert!(is_error, "{content}");
+    let (is_error, _) = server.call(
+        "advance_task",
+        json!({ "taskId": "t1", "result": "passed" }),
+    );
+    assert!(
+        is_error,
+        "an anonymous advance of a claimed task is refused"
+    );
+    server.ok(
+        "advance_task",
+        json!({ "taskId": "t1", "agent": "a", "result": "passed" }),
+    );
+    // Renew, release, then the other agent may take it.
+    server.ok(
+        "claim_task",
+        json!({ "taskId": "t1", "agent": "a", "leaseMs": 60000 }),
+    );
+    let (is_error, content) = server.call("release_task", json!({ "taskId": "t1", "agent": "b" }));
+    assert_eq!(
+        (is_error, content["error"]["code"].clone()),
+        (true, json!("not_claimed"))
+    );
+    server.ok("release_task", json!({ "taskId": "t1", "agent": "a" }));
+    server.ok("claim_task", json!({ "taskId": "t1", "agent": "b" }));
+}
+
+#[test]
+fn a_task_escalated_to_a_human_is_resumed_through_a_tool() {
+    let mut server = mcp_support::initialized();
+    load_flow_and_tasks(&mut server, 1);
+    for result in ["passed", "passed", "failed"] {
+        server.ok("advance_task", json!({ "taskId": "t0", "result": result }));
+    }
+    let task = server.ok("get_task", json!({ "taskId": "t0" }));
+    assert_eq!(task["data"]["status"], "HITL", "{task}");
+    let (is_error, content) = server.call("resume_task", json!({ "taskId": "t0", "step": "done" }));
+    assert!(is_error, "resuming at an end node is refused: {content}");
+    let resumed = server.ok(
+        "resume_task",
+        json!({ "taskId": "t0", "step": "review", "note": { "by": "alice", "why": "fixed by hand" } }),
+    );
+    assert_eq!(resumed["data"]["action"], "resume");
+    assert_eq!(resumed["data"]["task"]["status"], "PENDING");
+    assert_eq!(resumed["data"]["task"]["stepRetries"], json!({}));
+    let done = server.ok(
+        "advance_task",
+        json!({ "taskId": "t0", "result": "passed" }),
+    );
+    assert_eq!(done["data"]["task"]["status"], "COMPLETED");
+    let (is_error, content) = server.call("resume_task", json!({ "taskId": "t0", "step": "work" }));
+    assert_eq!(
+        (is_error, content["error"]["code"].clone()),
+        (true, json!("wrong_status"))
+    );
+}
