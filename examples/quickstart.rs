@@ -9,9 +9,7 @@
 //! ```
 
 use indicatif::{ProgressBar, ProgressStyle};
-use navigator::core::{
-    from_json, Action, Category, FastEmbedder, Item, NavigatorResponse, SearchRequest,
-};
+use navigator::core::{from_json, Category, FastEmbedder, Item, NavigatorResponse, SearchRequest};
 use navigator::search::{FixedClock, NavigatorAgent, SearchEngine};
 use std::sync::Arc;
 
@@ -83,10 +81,13 @@ async fn main() -> anyhow::Result<()> {
 }
 
 fn print_response(r: &NavigatorResponse) {
-    match r.action {
-        Action::SearchResults => {
-            let meta = r.search_metadata.as_ref();
-            if let Some(m) = meta {
+    match r {
+        NavigatorResponse::SearchResults {
+            results,
+            search_metadata,
+            suggestions,
+        } => {
+            if let Some(m) = search_metadata {
                 let filters = m
                     .filters
                     .as_ref()
@@ -99,7 +100,7 @@ fn print_response(r: &NavigatorResponse) {
                     m.embedding_used
                 );
             }
-            for hit in r.results.iter().flatten().take(4) {
+            for hit in results.iter().take(4) {
                 println!(
                     "  {:.2}  [{:<7}] {:<17} {}",
                     hit.relevance_score,
@@ -114,31 +115,32 @@ fn print_response(r: &NavigatorResponse) {
                     );
                 }
             }
-            for hint in r.suggestions.iter().flatten() {
+            for hint in suggestions.iter().flatten() {
                 println!("  hint: {hint}");
             }
         }
-        Action::NoResults => {
+        NavigatorResponse::NoResults { suggestions, .. } => {
             println!("  no results; try:");
-            for s in r.suggestions.iter().flatten() {
+            for s in suggestions {
                 println!("  - {s}");
             }
         }
-        Action::Clarify => {
-            if let Some(c) = &r.clarification_question {
-                println!("  ? {}", c.question);
-                if let Some(scopes) = &c.suggested_scopes {
-                    println!("    scopes: {scopes:?}");
-                }
+        NavigatorResponse::Clarify {
+            clarification_question: c,
+            ..
+        } => {
+            println!("  ? {}", c.question);
+            if let Some(scopes) = &c.suggested_scopes {
+                println!("    scopes: {scopes:?}");
             }
         }
-        Action::Navigate => {
-            if let Some(t) = &r.navigation_target {
-                println!(
-                    "  → navigate to {} ({}, {})",
-                    t.item_id, t.item_type, t.category
-                );
-            }
+        NavigatorResponse::Navigate {
+            navigation_target: t,
+        } => {
+            println!(
+                "  → navigate to {} ({}, {})",
+                t.item_id, t.item_type, t.category
+            );
         }
     }
 }

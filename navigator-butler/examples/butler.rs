@@ -20,7 +20,7 @@ use navigator_core::{
     AnthropicClient, AnthropicConfig, Embedder, FastEmbedder, Item, JsonMode, Llm, OpenAiClient,
     OpenAiConfig, Replay, ScriptedLlm,
 };
-use navigator_search::{EngineConfig, FixedClock, NavigatorAgent, SearchEngine};
+use navigator_search::{EngineConfig, FixedClock, SearchEngine};
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 
@@ -115,10 +115,10 @@ async fn main() -> anyhow::Result<()> {
     );
 
     let orchestrator = Orchestrator::new()
-        .register(Arc::new(NavigatorSubAgent::new(NavigatorAgent::new(
+        .register(Arc::new(NavigatorSubAgent::over(
             Arc::new(engine),
             clock.clone(),
-        ))))
+        )))
         .register(Arc::new(
             LlmAgent::triage(llm.clone()).with_clock(clock.clone()),
         ))

@@ -52,11 +52,72 @@ pub enum ButlerError {
 }
 
 impl ButlerError {
+    /// What kind of failure this is, in the vocabulary every navigator crate shares (an
+    /// error of the Navigator sub-agent keeps its own: an unreachable database stays
+    /// [`ErrorKind::Unavailable`](navigator_core::ErrorKind::Unavailable)).
+    pub fn kind(&self) -> navigator_core::ErrorKind {
+        use navigator_core::ErrorKind;
+        match self {
+            Self::Invalid { .. } | Self::LabelledSet { .. } | Self::NotApproved { .. } => {
+                ErrorKind::BadRequest
+            }
+            Self::NoAgent(_) | Self::UnknownTool(_) => ErrorKind::NotFound,
+            Self::Core(e) => e.kind(),
+            Self::Search(e) => e.kind(),
+        }
+    }
+
     /// Shorthand for [`ButlerError::Invalid`].
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self::Invalid {
             field: field.into(),
             message: message.into(),
         }
+    }
+}
+
+impl From<ButlerError> for navigator_core::Error {
+    /// A core error comes back as it was, a search error as navigator-search converts it, any
+    /// other whole as the source of [`navigator_core::Error::Backend`] (backend `butler`).
+    fn from(e: ButlerError) -> Self {
+        match e {
+            ButlerError::Core(inner) => inner,
+            ButlerError::Search(inner) => inner.into(),
+            other => navigator_core::Error::Backend {
+                backend: "butler",
+                kind: other.kind(),
+                source: Box::new(other),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use navigator_core::ErrorKind;
+    use std::error::Error as _;
+
+    #[test]
+    fn kinds_survive_the_way_into_core() {
+        let e: navigator_core::Error = ButlerError::NoAgent("scheduler".into()).into();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
+        let inner = e.source().unwrap().downcast_ref::<ButlerError>().unwrap();
+        assert!(matches!(inner, ButlerError::NoAgent(name) if name == "scheduler"));
+
+        let search = navigator_search::Error::Dimensions {
+            expected: 384,
+            got: 1024,
+            model: "bge-m3".into(),
+        };
+        let e: navigator_core::Error = ButlerError::from(search).into();
+        assert_eq!(e.kind(), ErrorKind::ModelMismatch);
+
+        let e: navigator_core::Error =
+            ButlerError::Core(navigator_core::Error::invalid("message", "empty")).into();
+        assert_eq!(
+            (e.kind(), e.field()),
+            (ErrorKind::BadRequest, Some("message"))
+        );
     }
 }

@@ -1,11 +1,14 @@
 //! [`NavigatorSubAgent`]: the Navigator search agent (navigator-search) behind the [`Agent`]
-//! trait, so the Butler delegates `delegate_search` to a real search over a real index.
+//! trait, so the Butler delegates `delegate_search` to a real search over whatever
+//! `Arc<dyn SearchService>` the agent was given (embedded, PostgreSQL, the application's own).
 
 use async_trait::async_trait;
 use navigator_core::{
     Action, Agent, AgentContext, AgentOutcome, AgentState, AgentTask, NavigatorResponse,
+    SearchService,
 };
-use navigator_search::NavigatorAgent;
+use navigator_search::{Clock, NavigatorAgent};
+use std::sync::Arc;
 
 /// Hits listed in the text answer (all of them are in the outcome's `data`).
 const LISTED_HITS: usize = 5;
@@ -23,6 +26,12 @@ impl NavigatorSubAgent {
     /// Wraps `agent`.
     pub fn new(agent: NavigatorAgent) -> Self {
         Self { inner: agent }
+    }
+
+    /// A Navigator searching `service` (the embedded engine, PostgreSQL, or the
+    /// application's own), resolving time phrases against `clock`.
+    pub fn over(service: Arc<dyn SearchService>, clock: Arc<dyn Clock>) -> Self {
+        Self::new(NavigatorAgent::new(service, clock))
     }
 }
 
@@ -43,7 +52,7 @@ impl Agent for NavigatorSubAgent {
     ) -> navigator_core::Result<AgentOutcome> {
         let response = self.inner.ask(&task.instruction).await?;
         let text = describe(&response);
-        let state = match response.action {
+        let state = match response.action() {
             Action::Clarify => AgentState::WaitingForUser,
             _ => AgentState::Idle,
         };
@@ -60,9 +69,12 @@ impl Agent for NavigatorSubAgent {
 
 /// The answer in words: the hits with ids, the navigation target, or the question.
 fn describe(response: &NavigatorResponse) -> String {
-    match response.action {
-        Action::SearchResults => {
-            let results = response.results.as_deref().unwrap_or_default();
+    match response {
+        NavigatorResponse::SearchResults {
+            results,
+            suggestions,
+            ..
+        } => {
             let mut lines = vec![format!("Found {} item(s):", results.len())];
             lines.extend(results.iter().take(LISTED_HITS).enumerate().map(|(i, r)| {
                 format!(
@@ -75,29 +87,24 @@ fn describe(response: &NavigatorResponse) -> String {
                     r.relevance_score
                 )
             }));
-            if let Some(hints) = &response.suggestions {
-                lines.extend(hints.iter().cloned());
-            }
+            lines.extend(suggestions.iter().flatten().cloned());
             lines.join("\n")
         }
-        Action::Navigate => match &response.navigation_target {
-            Some(t) => format!("Opening {} `{}` ({}).", t.item_type, t.item_id, t.category),
-            None => "Found the item.".into(),
-        },
-        Action::Clarify => response
-            .clarification_question
-            .as_ref()
-            .map(|c| match &c.context {
-                Some(ctx) => format!("{} {ctx}", c.question),
-                None => c.question.clone(),
-            })
-            .unwrap_or_else(|| "Which category should I search?".into()),
-        Action::NoResults => {
-            let tips = response.suggestions.as_deref().unwrap_or_default();
-            match tips.is_empty() {
-                true => "Nothing in the knowledge base matches.".into(),
-                false => format!("Nothing matches. Try: {}", tips.join("; ")),
-            }
+        NavigatorResponse::Navigate {
+            navigation_target: t,
+        } => {
+            format!("Opening {} `{}` ({}).", t.item_type, t.item_id, t.category)
         }
+        NavigatorResponse::Clarify {
+            clarification_question: c,
+            ..
+        } => match &c.context {
+            Some(ctx) => format!("{} {ctx}", c.question),
+            None => c.question.clone(),
+        },
+        NavigatorResponse::NoResults { suggestions, .. } => match suggestions.is_empty() {
+            true => "Nothing in the knowledge base matches.".into(),
+            false => format!("Nothing matches. Try: {}", suggestions.join("; ")),
+        },
     }
 }

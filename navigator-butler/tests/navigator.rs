@@ -7,7 +7,7 @@ use navigator_butler::{
     Split,
 };
 use navigator_core::{Embedder, FastEmbedder, Item, NavigatorResponse, ScriptedLlm};
-use navigator_search::{EngineConfig, FixedClock, NavigatorAgent, SearchEngine};
+use navigator_search::{EngineConfig, FixedClock, SearchEngine};
 use std::sync::{Arc, OnceLock};
 
 fn clock() -> Arc<FixedClock> {
@@ -52,7 +52,7 @@ fn navigator() -> NavigatorSubAgent {
         })
         .0
         .clone();
-    NavigatorSubAgent::new(NavigatorAgent::new(engine, clock()))
+    NavigatorSubAgent::over(engine, clock())
 }
 
 fn search_decision() -> &'static str {
@@ -62,12 +62,7 @@ fn search_decision() -> &'static str {
 
 fn titles(data: &serde_json::Value) -> Vec<String> {
     let response: NavigatorResponse = serde_json::from_value(data.clone()).unwrap();
-    response
-        .results
-        .unwrap_or_default()
-        .into_iter()
-        .map(|r| r.title)
-        .collect()
+    response.hits().iter().map(|r| r.title.clone()).collect()
 }
 
 #[tokio::test]

@@ -86,6 +86,36 @@ pub enum Error {
 }
 
 impl Error {
+    /// What kind of failure this is, in the vocabulary every navigator crate shares.
+    pub fn kind(&self) -> navigator_core::ErrorKind {
+        use navigator_core::ErrorKind;
+        match self {
+            Self::NotARepository { .. } => ErrorKind::Io,
+            Self::FlightPlan { .. } | Self::OutsideRoot { .. } | Self::InvalidOption { .. } => {
+                ErrorKind::BadRequest
+            }
+            Self::Tokenizer { .. } | Self::Policy { .. } => ErrorKind::Other,
+            Self::Core(e) => e.kind(),
+        }
+    }
+}
+
+impl From<Error> for navigator_core::Error {
+    /// A core error comes back as it was; any other keeps its kind and stays whole as the
+    /// source of [`navigator_core::Error::Backend`] (backend `context`).
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Core(inner) => inner,
+            other => navigator_core::Error::Backend {
+                backend: "context",
+                kind: other.kind(),
+                source: Box::new(other),
+            },
+        }
+    }
+}
+
+impl Error {
     pub(crate) fn plan(
         line: Option<usize>,
         field: impl Into<String>,
@@ -96,5 +126,29 @@ impl Error {
             field: field.into(),
             message: message.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+    use navigator_core::ErrorKind;
+    use std::error::Error as _;
+
+    #[test]
+    fn kinds_survive_the_way_into_core() {
+        let e: navigator_core::Error = Error::OutsideRoot {
+            path: "../etc/passwd".into(),
+        }
+        .into();
+        assert_eq!(e.kind(), ErrorKind::BadRequest);
+        let inner = e.source().unwrap().downcast_ref::<Error>().unwrap();
+        assert!(matches!(inner, Error::OutsideRoot { path } if path == "../etc/passwd"));
+        let e: navigator_core::Error = Error::Core(navigator_core::Error::NotFound {
+            kind: "item",
+            id: "x".into(),
+        })
+        .into();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
     }
 }

@@ -1,4 +1,9 @@
 //! The one error type of `navigator-core`; every trait in the crate returns it.
+//!
+//! Errors keep their causes: the variants that wrap a library's failure hold it as their
+//! [`source`](std::error::Error::source), and an error of another navigator crate crossing
+//! into this one ([`Error::Backend`]) keeps both the original error and its [`ErrorKind`], so
+//! a caller matches `err.kind()` without caring which crate or backend produced it.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -6,6 +11,57 @@ use std::path::PathBuf;
 
 /// Result alias used across navigator-core and by implementors of its traits.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Any error, kept whole as the cause of another.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// What kind of failure an error is, whichever crate or backend produced it: what a caller
+/// decides on (fix the request, retry later, rebuild the index, ...).
+///
+/// ```
+/// use navigator_core::{from_json, ErrorKind, SearchRequest};
+/// let err = from_json::<SearchRequest>(r#"{"query": "x", "limit": 0}"#).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::BadRequest);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The input was wrong (a field out of range, JSON that does not parse): fix the request.
+    BadRequest,
+    /// A record asked for by id does not exist.
+    NotFound,
+    /// A stored index or database is corrupt or unreadable: restore or rebuild it.
+    CorruptIndex,
+    /// The index was built with another embedding model (other dimensions) than the query's.
+    ModelMismatch,
+    /// A backend could not be reached or did not answer in time (connection refused, pool
+    /// timeout, server shutting down): the same call may succeed later.
+    Unavailable,
+    /// Reading or writing a file failed.
+    Io,
+    /// An LLM call failed or its answer stayed invalid.
+    Llm,
+    /// A call would exceed the spending budget.
+    Budget,
+    /// Anything else (a bug, an unexpected backend answer).
+    Other,
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::BadRequest => "bad request",
+            Self::NotFound => "not found",
+            Self::CorruptIndex => "corrupt or unreadable index",
+            Self::ModelMismatch => "model mismatch",
+            Self::Unavailable => "backend unavailable",
+            Self::Io => "I/O error",
+            Self::Llm => "LLM failure",
+            Self::Budget => "budget exceeded",
+            Self::Other => "other",
+        })
+    }
+}
 
 /// Everything that can go wrong in navigator-core or behind one of its traits.
 ///
@@ -140,6 +196,61 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// Reading or writing a file failed.
+    #[error("I/O error on {}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A stored index or database is corrupt or cannot be read.
+    #[error("corrupt or unreadable {what} at {}: {source}", path.display())]
+    CorruptIndex {
+        /// What it is (`store`, `keyword index`, `vector index`, ...).
+        what: String,
+        /// Its file or directory.
+        path: PathBuf,
+        /// The reader's error.
+        #[source]
+        source: BoxError,
+    },
+    /// The index holds vectors of another model (other dimensions) than the query's.
+    #[error("model mismatch: the index holds {index_dimensions}-d vectors{}, the query's model `{query_model}` gives {query_dimensions}-d", index_model.as_deref().map(|m| format!(" of `{m}`")).unwrap_or_default())]
+    ModelMismatch {
+        /// The model the index was built with, when it is known.
+        index_model: Option<String>,
+        /// The index's dimensions.
+        index_dimensions: usize,
+        /// The query's model.
+        query_model: String,
+        /// The query's dimensions.
+        query_dimensions: usize,
+    },
+    /// A backend could not be reached or did not answer in time.
+    #[error("{backend} unavailable ({operation}): {source}")]
+    Unavailable {
+        /// The backend (`postgres`, ...).
+        backend: &'static str,
+        /// What was being done.
+        operation: String,
+        /// The driver's or pool's error.
+        #[source]
+        source: BoxError,
+    },
+    /// An error of another navigator crate (a search backend, the Butler), kept whole as the
+    /// source, with its kind.
+    #[error("{backend}: {source}")]
+    Backend {
+        /// Who failed (`embedded`, `postgres`, `butler`, ...).
+        backend: &'static str,
+        /// What kind of failure it is.
+        kind: ErrorKind,
+        /// The original error (downcast it to the crate's own type for every detail).
+        #[source]
+        source: BoxError,
+    },
     /// An agent was asked to move between lifecycle states in an order that is not allowed.
     #[error("agent `{agent}`: cannot go from {from} to {to}")]
     AgentTransition {
@@ -158,6 +269,28 @@ impl Error {
         Self::InvalidField {
             field: field.into(),
             message: message.into(),
+        }
+    }
+
+    /// What kind of failure this is (see [`ErrorKind`]).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::InvalidField { .. }
+            | Self::Parse { .. }
+            | Self::Template { .. }
+            | Self::UnknownPricing { .. }
+            | Self::AgentTransition { .. } => ErrorKind::BadRequest,
+            Self::NotFound { .. } => ErrorKind::NotFound,
+            Self::File { .. } | Self::Io { .. } => ErrorKind::Io,
+            Self::CorruptIndex { .. } => ErrorKind::CorruptIndex,
+            Self::ModelMismatch { .. } => ErrorKind::ModelMismatch,
+            Self::Unavailable { .. } => ErrorKind::Unavailable,
+            Self::Backend { kind, .. } => *kind,
+            Self::Llm { .. } | Self::LlmApi { .. } | Self::StructuredOutput { .. } => {
+                ErrorKind::Llm
+            }
+            Self::BudgetExceeded { .. } => ErrorKind::Budget,
+            Self::Embedding { .. } | Self::Store { .. } | Self::Search { .. } => ErrorKind::Other,
         }
     }
 

@@ -26,11 +26,25 @@ pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
 
 fn parse_error<T>(e: serde_path_to_error::Error<impl std::fmt::Display>) -> Error {
     let path = e.path().to_string();
+    let message = e.into_inner().to_string();
+    // A rule across fields (an action and the fields it allows) fails at the root, with an
+    // `Error::InvalidField` message naming its field: that field is the path to report.
+    let path = match (path.as_str(), root_field(&message)) {
+        (".", Some(field)) => field.to_string(),
+        (".", None) => "(root)".into(),
+        _ => path,
+    };
     Error::Parse {
         type_name: short_type_name::<T>(),
-        path: if path == "." { "(root)".into() } else { path },
-        message: e.into_inner().to_string(),
+        path,
+        message,
     }
+}
+
+/// The field an [`Error::InvalidField`] message names (`invalid `results`: ...`).
+fn root_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("invalid `")?;
+    rest.split_once("`: ").map(|(field, _)| field)
 }
 
 fn short_type_name<T>() -> &'static str {

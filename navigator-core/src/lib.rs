@@ -17,7 +17,7 @@
 //! use navigator_core::{from_json, NavigatorResponse, Action};
 //! let r: NavigatorResponse = from_json(r#"{"action":"navigate",
 //!   "navigationTarget":{"itemId":"proj_phoenix","itemType":"project","category":"project"}}"#)?;
-//! assert_eq!(r.action, Action::Navigate);
+//! assert_eq!(r.action(), Action::Navigate);
 //! # Ok::<(), navigator_core::Error>(())
 //! ```
 #![deny(missing_docs)]
@@ -43,7 +43,7 @@ pub use agent::{
 pub use embed::FastEmbedder;
 pub use embed::{EmbeddingPaths, ModelConfig, Pooling};
 pub use embedder::{cosine, l2_normalize, Embedder};
-pub use error::{Error, Result};
+pub use error::{BoxError, Error, ErrorKind, Result};
 pub use json::{from_json, from_value, json_schema};
 #[cfg(feature = "anthropic")]
 pub use llm::{AnthropicClient, AnthropicConfig};

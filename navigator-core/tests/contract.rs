@@ -48,8 +48,24 @@ fn every_scenario_parses_and_round_trips() {
         let original: Value = serde_json::from_str(&text).unwrap();
         let reparsed: NavigatorResponse = from_value(back.clone()).unwrap();
         assert_eq!(parsed, reparsed, "{name}");
-        // Field names survive exactly (camelCase), values too (timestamps normalised).
+        // Field names survive exactly (camelCase), and so does the whole JSON.
         assert_eq!(keys(&original), keys(&back), "{name}");
+        assert_eq!(numbers_as_f64(&original), numbers_as_f64(&back), "{name}");
+        assert_eq!(parsed.action().as_str(), original["action"], "{name}");
+    }
+}
+
+/// `v` with every number as an f64 (`145` and `145.0` are the same duration).
+fn numbers_as_f64(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => json!(n.as_f64().unwrap()),
+        Value::Array(a) => Value::Array(a.iter().map(numbers_as_f64).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), numbers_as_f64(v)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -75,33 +91,34 @@ fn keys(v: &Value) -> Vec<String> {
 #[test]
 fn scenarios_carry_what_their_action_needs() {
     let r: NavigatorResponse = from_json(&fixture("no_results")).unwrap();
-    assert_eq!(r.action, Action::NoResults);
-    assert!(r.suggestions.unwrap().len() >= 3);
+    assert_eq!(r.action(), Action::NoResults);
+    let NavigatorResponse::NoResults { suggestions, .. } = &r else {
+        panic!("{r:?}")
+    };
+    assert!(suggestions.len() >= 3);
+    assert!(r.hits().is_empty());
 
     let r: NavigatorResponse = from_json(&fixture("direct_navigate")).unwrap();
-    let target = r.navigation_target.unwrap();
+    let target = r.navigation_target().unwrap();
     assert_eq!(
         (target.item_id.as_str(), target.item_type),
         ("proj_phoenix", ItemType::Project)
     );
 
     let r: NavigatorResponse = from_json(&fixture("clarify")).unwrap();
-    let scopes = r.clarification_question.unwrap().suggested_scopes.unwrap();
+    let scopes = r.clarification().unwrap().suggested_scopes.clone().unwrap();
     assert_eq!(scopes, [Category::Project, Category::Resource]);
 
     let r: NavigatorResponse = from_json(&fixture("archived_result")).unwrap();
-    let hit = &r.results.unwrap()[0];
+    let hit = &r.hits()[0];
     assert!(hit.item_type.is_archived());
     assert_eq!(hit.category, Category::Archive);
 
     let r: NavigatorResponse = from_json(&fixture("scoped_search")).unwrap();
-    assert_eq!(
-        r.search_metadata.unwrap().categories_searched,
-        [Category::Area]
-    );
+    assert_eq!(r.metadata().unwrap().categories_searched, [Category::Area]);
 
     let r: NavigatorResponse = from_json(&fixture("semantic_search")).unwrap();
-    assert_eq!(r.results.unwrap()[0].title, "Jane Martinez");
+    assert_eq!(r.hits()[0].title, "Jane Martinez");
 }
 
 #[test]
@@ -224,21 +241,125 @@ fn request_defaults_and_rules() {
     );
 }
 
+/// The field path of a rejected response.
+fn rejected_at(v: Value) -> String {
+    let err = from_value::<NavigatorResponse>(v).unwrap_err();
+    err.field()
+        .unwrap_or_else(|| panic!("no field in {err}"))
+        .to_string()
+}
+
 #[test]
 fn actions_need_their_fields() {
-    assert_names_field(
-        from_value::<NavigatorResponse>(json!({"action": "navigate"})).unwrap_err(),
-        "navigationTarget",
+    assert_eq!(
+        rejected_at(json!({"action": "navigate"})),
+        "navigationTarget"
     );
-    assert_names_field(
-        from_value::<NavigatorResponse>(json!({"action": "clarify"})).unwrap_err(),
-        "clarificationQuestion",
+    assert_eq!(
+        rejected_at(json!({"action": "clarify"})),
+        "clarificationQuestion"
     );
+    assert_eq!(rejected_at(json!({"action": "search_results"})), "results");
     let mut v: Value = serde_json::from_str(&fixture("no_results")).unwrap();
     v["results"] = json!([valid_result()]);
-    assert_names_field(from_value::<NavigatorResponse>(v).unwrap_err(), "results");
+    assert_eq!(rejected_at(v), "results");
+    let mut v: Value = serde_json::from_str(&fixture("no_results")).unwrap();
+    v.as_object_mut().unwrap().remove("suggestions");
+    assert_eq!(rejected_at(v), "suggestions");
+    assert_eq!(rejected_at(json!({"action": "teleport"})), "action");
     let err = from_value::<Clarification>(json!({"question": ""})).unwrap_err();
     assert_names_field(err, "question");
+}
+
+#[test]
+fn actions_refuse_the_fields_of_other_actions() {
+    // A clarify cannot carry results, a navigate no search facts, a search no question.
+    let mut v: Value = serde_json::from_str(&fixture("clarify")).unwrap();
+    v["results"] = json!([valid_result()]);
+    assert_eq!(rejected_at(v), "results");
+    let mut v: Value = serde_json::from_str(&fixture("clarify")).unwrap();
+    v["suggestions"] = json!(["try again"]);
+    assert_eq!(rejected_at(v), "suggestions");
+    let mut v: Value = serde_json::from_str(&fixture("direct_navigate")).unwrap();
+    v["searchMetadata"] = json!({"query": "q", "categoriesSearched": ["project"],
+                                 "totalResults": 1, "embeddingUsed": false});
+    assert_eq!(rejected_at(v), "searchMetadata");
+    let mut v: Value = serde_json::from_str(&fixture("multi_category_results")).unwrap();
+    v["navigationTarget"] = json!({"itemId": "p", "itemType": "project", "category": "project"});
+    assert_eq!(rejected_at(v), "navigationTarget");
+    let mut v: Value = serde_json::from_str(&fixture("semantic_search")).unwrap();
+    v["clarificationQuestion"] = json!({"question": "which?"});
+    assert_eq!(rejected_at(v), "clarificationQuestion");
+    // Unknown fields are still refused by name.
+    let mut v: Value = serde_json::from_str(&fixture("direct_navigate")).unwrap();
+    v["navigationTargets"] = json!([]);
+    assert!(from_value::<NavigatorResponse>(v)
+        .unwrap_err()
+        .to_string()
+        .contains("navigationTargets"));
+}
+
+#[test]
+fn the_response_schema_is_one_shape_per_action() {
+    let schema = json_schema::<NavigatorResponse>();
+    let variants = schema["oneOf"].as_array().expect("oneOf per action");
+    let mut seen = Vec::new();
+    for v in variants {
+        let action = v["properties"]["action"]["const"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no action const in {v}"));
+        let props: Vec<&str> = v["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let required: Vec<&str> = v["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        let (must, never): (&[&str], &[&str]) = match action {
+            "search_results" => (
+                &["action", "results"],
+                &["clarificationQuestion", "navigationTarget"],
+            ),
+            "no_results" => (
+                &["action", "suggestions"],
+                &["clarificationQuestion", "navigationTarget"],
+            ),
+            "clarify" => (
+                &["action", "clarificationQuestion"],
+                &["results", "navigationTarget", "suggestions"],
+            ),
+            "navigate" => (
+                &["action", "navigationTarget"],
+                &[
+                    "results",
+                    "searchMetadata",
+                    "clarificationQuestion",
+                    "suggestions",
+                ],
+            ),
+            other => panic!("unexpected action {other}"),
+        };
+        for f in must {
+            assert!(required.contains(f), "{action} should require {f}: {v}");
+        }
+        for f in never {
+            assert!(!props.contains(f), "{action} should not have {f}: {v}");
+        }
+        assert_eq!(v["additionalProperties"], json!(false), "{action}");
+        seen.push(action.to_string());
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        ["clarify", "navigate", "no_results", "search_results"]
+    );
+    // The empty results of no_results are an empty array in the schema too.
+    assert!(schema.to_string().contains("\"maxItems\":0"), "{schema}");
 }
 
 #[test]

@@ -84,6 +84,21 @@ pub(crate) fn normalize_title(s: &str) -> String {
         .join(" ")
 }
 
+/// The distinct lower-cased words (three bytes or more) of `titles`, sorted: the vocabulary
+/// the agent suggests near spellings from, the same on every backend.
+pub(crate) fn title_words<'a>(titles: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut words: Vec<String> = titles
+        .flat_map(|t| {
+            t.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| w.len() >= 3)
+                .map(str::to_lowercase)
+        })
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
 impl Catalog {
     pub(crate) fn insert(&mut self, meta: ItemMeta) {
         self.remove(meta.key);

@@ -151,7 +151,7 @@ impl KeywordIndex {
         ))
     }
 
-    fn err(&self, e: impl std::fmt::Display) -> Error {
+    fn err(&self, e: impl Into<navigator_core::BoxError>) -> Error {
         index_err(&self.path, e)
     }
 
@@ -202,7 +202,7 @@ impl KeywordIndex {
 
     /// Applies a batch of writes and commits it, recording `seq` as applied. `None` deletes.
     pub(crate) fn apply(&self, changes: &[(u64, Option<&Item>)], seq: u64) -> Result<()> {
-        let mut guard = self.writer.lock().map_err(|e| self.err(e))?;
+        let mut guard = self.writer.lock().map_err(|e| self.err(e.to_string()))?;
         let writer = guard.as_mut().ok_or_else(|| self.no_writer())?;
         for (key, item) in changes {
             writer.delete_term(Term::from_field_u64(self.fields.key, *key));
@@ -220,7 +220,7 @@ impl KeywordIndex {
 
     /// Drops every document (before a full rebuild); committed with the next [`apply`].
     pub(crate) fn clear(&self) -> Result<()> {
-        let guard = self.writer.lock().map_err(|e| self.err(e))?;
+        let guard = self.writer.lock().map_err(|e| self.err(e.to_string()))?;
         let writer = guard.as_ref().ok_or_else(|| self.no_writer())?;
         writer.delete_all_documents().map_err(|e| self.err(e))?;
         Ok(())
@@ -235,7 +235,7 @@ impl KeywordIndex {
     /// segments of similar size, so after a bulk load a query visits many segments (12 after
     /// 100k items in batches of 5 000), each with its own term lookups and top-k list.
     pub(crate) fn compact(&self) -> Result<()> {
-        let mut guard = self.writer.lock().map_err(|e| self.err(e))?;
+        let mut guard = self.writer.lock().map_err(|e| self.err(e.to_string()))?;
         let writer = guard.take().ok_or_else(|| self.no_writer())?;
         // Finish the background merges first: merging a segment one of them is merging
         // would fail.
@@ -450,10 +450,13 @@ pub(crate) fn analyze_with(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Strin
     terms
 }
 
-fn index_err(path: &Path, e: impl std::fmt::Display) -> Error {
+/// A keyword index failure at `path`, keeping tantivy's (or the OS's) error as the source.
+fn index_err(path: &Path, e: impl Into<navigator_core::BoxError>) -> Error {
+    let source = e.into();
     Error::Index {
         index: "keyword",
         path: path.to_path_buf(),
-        message: e.to_string(),
+        message: source.to_string(),
+        source: Some(source),
     }
 }

@@ -1,70 +1,263 @@
-//! The Navigator agent over the sample knowledge base: the seed scenarios end to end, with
-//! the rule-based query understanding (no LLM) and an injected "today" (2026-11-21).
+//! The Navigator agent over every kind of `SearchService`: the embedded engine, PostgreSQL
+//! (`NAVIGATOR_PG_URL`; skipped by hand without it, a failure under CI), and a small service
+//! an application could write itself (defined below). The same seed scenarios run with the
+//! same assertions on each (`on_every_backend!`), with the rule-based query understanding or a
+//! scripted LLM, and an injected "today" (2026-11-21).
 
 mod common;
+#[cfg(feature = "postgres")]
+mod pg_common;
 
-use common::{kb_engine, now};
-use navigator_core::{from_json, Action, Category, ItemType, NavigatorResponse, SearchRequest};
+use async_trait::async_trait;
+use common::{embedder, kb_engine, kb_items, now};
+use navigator_core::{
+    cosine, from_json, Action, Category, Embedder, Item, ItemType, NavigationTarget,
+    NavigatorResponse, SearchPage, SearchRequest, SearchResult, SearchService,
+};
 use navigator_search::{FixedClock, NavigatorAgent};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-fn agent() -> NavigatorAgent {
-    NavigatorAgent::new(kb_engine(), Arc::new(FixedClock(now())))
+// ---------------------------------------------------------------------------------------------
+// The backends.
+
+fn embedded_service() -> Option<Arc<dyn SearchService>> {
+    Some(kb_engine())
+}
+
+/// PostgreSQL: the sample knowledge base copied once per test binary (items and vectors) into
+/// a fresh schema; each test connects its own pool (a pool lives on its test's runtime).
+#[cfg(feature = "postgres")]
+async fn postgres_service() -> Option<Arc<dyn SearchService>> {
+    use navigator_search::pg::{sync_from_engine, PgConfig, PgSearchService, PgStore};
+    static SCHEMA: OnceLock<String> = OnceLock::new();
+    let url = pg_common::url()?;
+    let config = |schema: &str| {
+        PgConfig::new(&url)
+            .schema(schema)
+            .dimensions(embedder().dimensions())
+            .max_connections(4)
+    };
+    let schema = SCHEMA.get_or_init(|| {
+        let schema = pg_common::unique_schema("agent");
+        let cfg = config(&schema);
+        std::thread::spawn(move || {
+            tokio::runtime::Runtime::new().unwrap().block_on(async {
+                let store = PgStore::connect(cfg).await.unwrap();
+                let service = PgSearchService::new(store, embedder(), common::config()).unwrap();
+                sync_from_engine(&kb_engine(), &service).await.unwrap();
+            })
+        })
+        .join()
+        .unwrap();
+        schema
+    });
+    let store = PgStore::connect(config(schema)).await.unwrap();
+    Some(Arc::new(
+        PgSearchService::new(store, embedder(), common::config()).unwrap(),
+    ))
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn postgres_service() -> Option<Arc<dyn SearchService>> {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the PostgreSQL backend must run under CI: test with `--features postgres`"
+    );
+    eprintln!("skipping: navigator-search built without the `postgres` feature");
+    None
+}
+
+/// What an application might write: every item in a list, scored by cosine similarity to
+/// the query blended with the share of query words found in the item (title first), filtered by scope and
+/// date window; exact lookups by id and title. Nothing from navigator-search's internals.
+struct ListService {
+    items: Vec<(Item, Vec<f32>)>,
+    embedder: Arc<dyn Embedder>,
+}
+
+/// Cosine similarity below which an item without any query word is not a hit.
+const LIST_FLOOR: f32 = 0.3;
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 3)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn user_written_service() -> Option<Arc<dyn SearchService>> {
+    static ITEMS: OnceLock<Vec<(Item, Vec<f32>)>> = OnceLock::new();
+    let items = ITEMS.get_or_init(|| {
+        std::thread::spawn(|| {
+            tokio::runtime::Runtime::new().unwrap().block_on(async {
+                let items = kb_items();
+                let texts: Vec<String> = items.iter().map(Item::embedding_text).collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let vectors = embedder().embed_documents(&refs).await.unwrap();
+                items.into_iter().zip(vectors).collect()
+            })
+        })
+        .join()
+        .unwrap()
+    });
+    Some(Arc::new(ListService {
+        items: items.clone(),
+        embedder: embedder(),
+    }))
+}
+
+#[async_trait]
+impl SearchService for ListService {
+    async fn search(&self, request: &SearchRequest) -> navigator_core::Result<SearchPage> {
+        request.validate()?;
+        let query = self.embedder.embed_query(&request.query).await?;
+        let query_words = words(&request.query);
+        let scope = request.categories_searched();
+        let window = request.filters.as_ref().and_then(|f| f.date_range.clone());
+        let mut hits: Vec<SearchResult> = self
+            .items
+            .iter()
+            .filter(|(item, _)| scope.contains(&item.category))
+            .filter(|(item, _)| window.as_ref().is_none_or(|w| w.contains(item.updated_at)))
+            .filter_map(|(item, vector)| {
+                let similarity = cosine(&query, vector).max(0.0);
+                // A query word found in the title counts fully, in the body or tags half.
+                let title = words(&item.title);
+                let rest = words(&format!("{} {}", item.body, item.tags.join(" ")));
+                let has = |text: &[String], w: &str| text.iter().any(|t| t.starts_with(w));
+                let found: f32 = query_words
+                    .iter()
+                    .map(|w| match (has(&title, w), has(&rest, w)) {
+                        (true, _) => 1.0,
+                        (false, true) => 0.5,
+                        _ => 0.0,
+                    })
+                    .sum();
+                if similarity < LIST_FLOOR && found == 0.0 {
+                    return None;
+                }
+                let overlap = found / query_words.len().max(1) as f32;
+                let score = f64::from((0.6 * similarity + 0.4 * overlap).clamp(0.0, 1.0));
+                SearchResult::new(&item.id, item.item_type, &item.title, item.category, score).ok()
+            })
+            .collect();
+        hits.sort_by(|a, b| b.relevance_score.total_cmp(&a.relevance_score));
+        let total = hits.len() as u64;
+        Ok(SearchPage {
+            results: hits
+                .into_iter()
+                .skip(request.offset as usize)
+                .take(request.limit as usize)
+                .collect(),
+            total_results: total,
+            embedding_used: true,
+        })
+    }
+
+    async fn find_exact(&self, query: &str) -> navigator_core::Result<Option<NavigationTarget>> {
+        let target = |item: &Item| NavigationTarget {
+            item_id: item.id.clone(),
+            item_type: item.item_type,
+            category: item.category,
+        };
+        if let Some((item, _)) = self.items.iter().find(|(i, _)| i.id == query.trim()) {
+            return Ok(Some(target(item)));
+        }
+        let norm = |s: &str| {
+            s.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let titled: Vec<&Item> = self
+            .items
+            .iter()
+            .map(|(i, _)| i)
+            .filter(|i| norm(&i.title) == norm(query))
+            .collect();
+        Ok(match titled.as_slice() {
+            [only] => Some(target(only)),
+            _ => None,
+        })
+    }
+
+    async fn title_words(&self) -> navigator_core::Result<Vec<String>> {
+        let mut all: Vec<String> = self
+            .items
+            .iter()
+            .flat_map(|(i, _)| words(&i.title))
+            .collect();
+        all.sort();
+        all.dedup();
+        Ok(all)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scenarios, each written once over `Arc<dyn SearchService>`.
+
+fn agent(service: Arc<dyn SearchService>) -> NavigatorAgent {
+    NavigatorAgent::new(service, Arc::new(FixedClock(now())))
 }
 
 fn top_ids(r: &NavigatorResponse, n: usize) -> Vec<&str> {
-    r.results
+    r.hits()
         .iter()
-        .flatten()
         .take(n)
         .map(|h| h.item_id.as_str())
         .collect()
 }
 
-/// Every answer survives the wire: serialised and parsed back with validation.
+/// Every answer survives the wire: serialised and parsed back, equal.
 fn round_trip(r: &NavigatorResponse) {
     let json = serde_json::to_string(r).unwrap();
     let back = from_json::<NavigatorResponse>(&json).unwrap();
-    assert_eq!(back.action, r.action);
+    assert_eq!(back.action(), r.action());
     assert_eq!(top_ids(&back, 50), top_ids(r, 50));
-    assert_eq!(back.navigation_target, r.navigation_target);
-    assert_eq!(back.suggestions, r.suggestions);
+    assert_eq!(back.navigation_target(), r.navigation_target());
+    assert_eq!(back.suggestions(), r.suggestions());
 }
 
-#[tokio::test]
-async fn quarterly_report_returns_ranked_results() {
-    let r = agent().ask("quarterly report").await.unwrap();
+async fn quarterly_report_returns_ranked_results(service: Arc<dyn SearchService>) {
+    let r = agent(service).ask("quarterly report").await.unwrap();
     round_trip(&r);
-    assert_eq!(r.action, Action::SearchResults);
-    let meta = r.search_metadata.as_ref().unwrap();
+    assert_eq!(r.action(), Action::SearchResults);
+    let meta = r.metadata().unwrap();
     assert_eq!(meta.query, "quarterly report");
     assert_eq!(meta.categories_searched, Category::ALL.to_vec());
     assert!(meta.embedding_used && meta.search_duration_ms.is_some());
-    assert!(top_ids(&r, 5).contains(&"proj_q4"));
+    assert!(meta.total_results >= r.hits().len() as u64);
+    assert!(top_ids(&r, 5).contains(&"proj_q4"), "{:?}", top_ids(&r, 5));
+    let scores: Vec<f64> = r.hits().iter().map(|h| h.relevance_score).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
 }
 
-#[tokio::test]
-async fn the_designer_from_techconf() {
-    let r = agent().ask("the designer from TechConf").await.unwrap();
+async fn the_designer_from_techconf(service: Arc<dyn SearchService>) {
+    let r = agent(service)
+        .ask("the designer from TechConf")
+        .await
+        .unwrap();
     round_trip(&r);
-    assert_eq!(r.action, Action::SearchResults);
-    assert_eq!(
-        r.search_metadata.as_ref().unwrap().query,
-        "the designer from TechConf"
-    );
+    assert_eq!(r.action(), Action::SearchResults);
+    assert_eq!(r.metadata().unwrap().query, "the designer from TechConf");
     assert_eq!(top_ids(&r, 1), vec!["contact_jane"]);
 }
 
-#[tokio::test]
-async fn legacy_migration_comes_with_a_restore_hint() {
-    let r = agent().ask("legacy migration").await.unwrap();
+async fn legacy_migration_comes_with_a_restore_hint(service: Arc<dyn SearchService>) {
+    let r = agent(service).ask("legacy migration").await.unwrap();
     round_trip(&r);
-    let first = &r.results.as_ref().unwrap()[0];
+    let first = &r.hits()[0];
     assert_eq!(
         (first.item_id.as_str(), first.item_type),
         ("archived_proj_legacy", ItemType::ArchivedProject)
     );
-    let hints = r.suggestions.unwrap();
+    let NavigatorResponse::SearchResults {
+        suggestions: Some(hints),
+        ..
+    } = &r
+    else {
+        panic!("expected results with hints: {r:?}")
+    };
     assert!(
         hints
             .iter()
@@ -73,155 +266,246 @@ async fn legacy_migration_comes_with_a_restore_hint() {
     );
 }
 
-#[tokio::test]
-async fn in_my_archive_scopes_to_the_archive() {
-    let r = agent().ask("migration in my archive").await.unwrap();
-    let meta = r.search_metadata.as_ref().unwrap();
-    assert_eq!(meta.categories_searched, vec![Category::Archive]);
-    assert!(r
-        .results
-        .unwrap()
-        .iter()
-        .all(|h| h.category == Category::Archive));
+async fn in_my_archive_scopes_to_the_archive(service: Arc<dyn SearchService>) {
+    let r = agent(service).ask("migration in my archive").await.unwrap();
+    round_trip(&r);
+    assert_eq!(
+        r.metadata().unwrap().categories_searched,
+        vec![Category::Archive]
+    );
+    assert!(!r.hits().is_empty());
+    assert!(r.hits().iter().all(|h| h.category == Category::Archive));
 }
 
-#[tokio::test]
-async fn development_goals_scoped_to_areas() {
+async fn development_goals_scoped_to_areas(service: Arc<dyn SearchService>) {
     let req = SearchRequest::new("development goals")
         .unwrap()
         .categories([Category::Area]);
-    let r = agent().handle(&req).await.unwrap();
+    let r = agent(service).handle(&req).await.unwrap();
     round_trip(&r);
-    assert_eq!(r.action, Action::SearchResults);
-    let hits = r.results.unwrap();
-    assert!(hits.iter().all(|h| h.category == Category::Area));
-    assert_eq!(hits[0].item_id, "area_career");
+    assert_eq!(r.action(), Action::SearchResults);
+    assert!(r.hits().iter().all(|h| h.category == Category::Area));
+    assert_eq!(r.hits()[0].item_id, "area_career");
 }
 
-#[tokio::test]
-async fn that_design_doc_from_last_month() {
-    let r = agent()
+async fn that_design_doc_from_last_month(service: Arc<dyn SearchService>) {
+    let r = agent(service)
         .ask("that design doc from last month")
         .await
         .unwrap();
     round_trip(&r);
-    assert_eq!(r.action, Action::SearchResults);
+    assert_eq!(r.action(), Action::SearchResults);
     assert_eq!(top_ids(&r, 1), vec!["res_design_doc_search"]);
-    let filters = r.search_metadata.unwrap().filters.unwrap();
+    let filters = r.metadata().unwrap().filters.clone().unwrap();
     assert_eq!(filters["dateRange.start"], "2026-10-01T00:00:00+00:00");
     assert_eq!(filters["dateRange.end"], "2026-10-31T23:59:59+00:00");
 }
 
-#[tokio::test]
-async fn nonsense_gets_no_results_with_suggestions() {
+async fn nonsense_gets_no_results_with_suggestions(service: Arc<dyn SearchService>) {
     let req = SearchRequest::new("xqzvbnm plortwex")
         .unwrap()
         .include_archived(false);
-    let r = agent().handle(&req).await.unwrap();
+    let r = agent(service).handle(&req).await.unwrap();
     round_trip(&r);
-    assert_eq!(r.action, Action::NoResults);
-    assert_eq!(r.results.as_deref(), Some(&[][..]));
-    let s = r.suggestions.unwrap();
-    assert!(s.len() >= 3, "{s:?}");
+    let NavigatorResponse::NoResults {
+        suggestions,
+        search_metadata,
+        ..
+    } = &r
+    else {
+        panic!("expected no_results: {r:?}")
+    };
+    assert!(r.hits().is_empty());
+    assert_eq!(search_metadata.as_ref().unwrap().total_results, 0);
+    assert!(suggestions.len() >= 3, "{suggestions:?}");
     assert!(
-        s.iter().any(|x| x.to_lowercase().contains("archive")),
-        "{s:?}"
+        suggestions
+            .iter()
+            .any(|x| x.to_lowercase().contains("archive")),
+        "{suggestions:?}"
     );
 }
 
-#[tokio::test]
-async fn misspellings_get_a_near_spelling() {
-    let r = agent().ask("quartrly finanshul xqzv").await.unwrap();
-    if r.action == Action::NoResults {
-        let s = r.suggestions.unwrap();
-        assert!(s[0].contains("quarterly"), "{s:?}");
-    }
+async fn a_misspelling_gets_a_near_spelling(service: Arc<dyn SearchService>) {
+    // Scoped to templates' category with a window where nothing lives: no results, and the
+    // suggestions come from the service's title vocabulary.
+    let req: SearchRequest = from_json(
+        r#"{"query": "quartrly", "categories": ["resource"],
+            "filters": {"dateRange": {"start": "2001-01-01T00:00:00Z", "end": "2001-01-31T00:00:00Z"}}}"#,
+    )
+    .unwrap();
+    let r = agent(service).handle(&req).await.unwrap();
+    let suggestions = r.suggestions();
+    assert_eq!(r.action(), Action::NoResults);
+    assert!(
+        suggestions.iter().any(|s| s.contains("quarterly")),
+        "{suggestions:?}"
+    );
 }
 
-#[tokio::test]
-async fn exact_title_or_id_navigates() {
-    for q in ["Project Phoenix", "proj_phoenix", "project phoenix"] {
-        let r = agent().ask(q).await.unwrap();
+async fn exact_title_or_id_navigates(service: Arc<dyn SearchService>) {
+    let agent = agent(service);
+    for q in ["Project Phoenix", "proj_phoenix", "  project   phoenix "] {
+        let r = agent.ask(q).await.unwrap();
         round_trip(&r);
-        assert_eq!(r.action, Action::Navigate, "{q}");
-        let t = r.navigation_target.unwrap();
+        let NavigatorResponse::Navigate { navigation_target } = &r else {
+            panic!("{q}: expected navigate, got {r:?}")
+        };
         assert_eq!(
-            (t.item_id.as_str(), t.category),
-            ("proj_phoenix", Category::Project)
+            (
+                navigation_target.item_id.as_str(),
+                navigation_target.item_type,
+                navigation_target.category
+            ),
+            ("proj_phoenix", ItemType::Project, Category::Project)
         );
     }
     // Scoped away from the item: searched, not navigated.
     let req = SearchRequest::new("Project Phoenix")
         .unwrap()
         .categories([Category::Archive]);
-    assert_ne!(agent().handle(&req).await.unwrap().action, Action::Navigate);
+    assert_ne!(agent.handle(&req).await.unwrap().action(), Action::Navigate);
     // An unknown id is not a navigation target.
-    let r = agent().ask("proj_unknown_42").await.unwrap();
-    assert_ne!(r.action, Action::Navigate);
+    let r = agent.ask("proj_unknown_42").await.unwrap();
+    assert_ne!(r.action(), Action::Navigate);
 }
 
-mod with_llm {
-    use super::*;
-    use navigator_core::ScriptedLlm;
+async fn weak_results_spread_over_categories_ask_which_one(service: Arc<dyn SearchService>) {
+    let r = agent(service).ask(CLARIFY_QUERY).await.unwrap();
+    round_trip(&r);
+    let NavigatorResponse::Clarify {
+        clarification_question,
+        search_metadata,
+    } = &r
+    else {
+        panic!("expected clarify: {r:?}")
+    };
+    let scopes = clarification_question.suggested_scopes.as_ref().unwrap();
+    assert!(scopes.len() > 1, "{scopes:?}");
+    assert!(clarification_question.question.contains(CLARIFY_QUERY));
+    assert_eq!(search_metadata.as_ref().unwrap().query, CLARIFY_QUERY);
+    assert!(r.hits().is_empty(), "a clarify carries no results");
+}
 
-    #[tokio::test]
-    async fn the_llm_turns_the_query_into_query_and_filters() {
-        let llm = Arc::new(ScriptedLlm::from_texts(
-            "scripted",
-            [
-                // Inverted window: rejected by validation and re-asked with the error quoted.
-                r#"{"query": "design doc", "dateRange": {"start": "2026-10-31T00:00:00Z", "end": "2026-10-01T00:00:00Z"}}"#,
-                r#"{"query": "design doc", "dateRange": {"start": "2026-10-01T00:00:00Z", "end": "2026-10-31T23:59:59Z"}}"#,
-            ],
-        ));
-        let agent = agent().with_llm(llm.clone());
-        let r = agent
-            .ask("that design doc I worked on in october")
-            .await
-            .unwrap();
-        assert_eq!(top_ids(&r, 1), vec!["res_design_doc_search"]);
-        let filters = r.search_metadata.unwrap().filters.unwrap();
-        assert_eq!(filters["dateRange.start"], "2026-10-01T00:00:00+00:00");
-        let requests = llm.requests();
-        assert_eq!(requests.len(), 2);
-        let system = requests[0].system_text();
-        assert!(
-            system.contains("Navigator") && system.contains("2026-11-21"),
-            "{system}"
-        );
-        assert!(requests[1]
-            .messages
-            .iter()
-            .any(|m| m.content.contains("after")));
-    }
+/// A vague query whose best matches are weak, close together and in several categories.
+const CLARIFY_QUERY: &str = "work";
 
-    #[tokio::test]
-    async fn the_llm_scopes_to_the_archive() {
-        let llm = Arc::new(ScriptedLlm::from_texts(
-            "scripted",
-            [r#"{"query": "migration", "categories": ["archive"]}"#],
-        ));
-        let r = agent()
-            .with_llm(llm)
-            .ask("the migration we shelved")
-            .await
-            .unwrap();
-        let meta = r.search_metadata.as_ref().unwrap();
-        assert_eq!(meta.categories_searched, vec![Category::Archive]);
-        assert_eq!(top_ids(&r, 1), vec!["archived_proj_legacy"]);
-    }
+async fn the_llm_turns_the_query_into_query_and_filters(service: Arc<dyn SearchService>) {
+    let llm = Arc::new(navigator_core::ScriptedLlm::from_texts(
+        "scripted",
+        [
+            // Inverted window: rejected by validation and re-asked with the error quoted.
+            r#"{"query": "design doc", "dateRange": {"start": "2026-10-31T00:00:00Z", "end": "2026-10-01T00:00:00Z"}}"#,
+            r#"{"query": "design doc", "dateRange": {"start": "2026-10-01T00:00:00Z", "end": "2026-10-31T23:59:59Z"}}"#,
+        ],
+    ));
+    let r = agent(service)
+        .with_llm(llm.clone())
+        .ask("that design doc I worked on in october")
+        .await
+        .unwrap();
+    assert_eq!(top_ids(&r, 1), vec!["res_design_doc_search"]);
+    let filters = r.metadata().unwrap().filters.clone().unwrap();
+    assert_eq!(filters["dateRange.start"], "2026-10-01T00:00:00+00:00");
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    let system = requests[0].system_text();
+    assert!(
+        system.contains("Navigator") && system.contains("2026-11-21"),
+        "{system}"
+    );
+    assert!(requests[1]
+        .messages
+        .iter()
+        .any(|m| m.content.contains("after")));
+}
 
-    #[tokio::test]
-    async fn a_failing_llm_falls_back_to_the_rules() {
-        let llm = Arc::new(ScriptedLlm::from_texts(
-            "scripted",
-            ["not json", "still not", "nope"],
-        ));
-        let r = agent()
-            .with_llm(llm)
-            .ask("that design doc from last month")
-            .await
-            .unwrap();
-        assert_eq!(top_ids(&r, 1), vec!["res_design_doc_search"]);
+async fn the_llm_scopes_to_the_archive(service: Arc<dyn SearchService>) {
+    let llm = Arc::new(navigator_core::ScriptedLlm::from_texts(
+        "scripted",
+        [r#"{"query": "migration", "categories": ["archive"]}"#],
+    ));
+    let r = agent(service)
+        .with_llm(llm)
+        .ask("the migration we shelved")
+        .await
+        .unwrap();
+    assert_eq!(
+        r.metadata().unwrap().categories_searched,
+        vec![Category::Archive]
+    );
+    assert_eq!(top_ids(&r, 1), vec!["archived_proj_legacy"]);
+}
+
+async fn a_failing_llm_falls_back_to_the_rules(service: Arc<dyn SearchService>) {
+    let llm = Arc::new(navigator_core::ScriptedLlm::from_texts(
+        "scripted",
+        ["not json", "still not", "nope"],
+    ));
+    let r = agent(service)
+        .with_llm(llm)
+        .ask("that design doc from last month")
+        .await
+        .unwrap();
+    assert_eq!(top_ids(&r, 1), vec!["res_design_doc_search"]);
+}
+
+/// One test per (backend, scenario): `embedded::…`, `postgres::…`, `user_written::…`.
+macro_rules! on_every_backend {
+    ($($scenario:ident),* $(,)?) => {
+        mod embedded {
+            $(#[tokio::test]
+            async fn $scenario() {
+                super::$scenario(super::embedded_service().unwrap()).await
+            })*
+        }
+        mod postgres {
+            $(#[tokio::test]
+            async fn $scenario() {
+                if let Some(service) = super::postgres_service().await {
+                    super::$scenario(service).await
+                }
+            })*
+        }
+        mod user_written {
+            $(#[tokio::test]
+            async fn $scenario() {
+                super::$scenario(super::user_written_service().unwrap()).await
+            })*
+        }
+    };
+}
+
+on_every_backend!(
+    quarterly_report_returns_ranked_results,
+    the_designer_from_techconf,
+    legacy_migration_comes_with_a_restore_hint,
+    in_my_archive_scopes_to_the_archive,
+    development_goals_scoped_to_areas,
+    that_design_doc_from_last_month,
+    nonsense_gets_no_results_with_suggestions,
+    a_misspelling_gets_a_near_spelling,
+    exact_title_or_id_navigates,
+    weak_results_spread_over_categories_ask_which_one,
+    the_llm_turns_the_query_into_query_and_filters,
+    the_llm_scopes_to_the_archive,
+    a_failing_llm_falls_back_to_the_rules,
+);
+
+/// A service that implements only `search` still works behind the agent: the trait's
+/// defaults make it never navigate and suggest no near spellings.
+#[tokio::test]
+async fn a_search_only_service_gets_the_defaults() {
+    struct SearchOnly(Arc<dyn SearchService>);
+    #[async_trait]
+    impl SearchService for SearchOnly {
+        async fn search(&self, r: &SearchRequest) -> navigator_core::Result<SearchPage> {
+            self.0.search(r).await
+        }
     }
+    let service = Arc::new(SearchOnly(user_written_service().unwrap()));
+    assert_eq!(service.find_exact("proj_phoenix").await.unwrap(), None);
+    assert!(service.title_words().await.unwrap().is_empty());
+    let r = agent(service).ask("proj_phoenix").await.unwrap();
+    assert_ne!(r.action(), Action::Navigate);
 }

@@ -62,12 +62,13 @@ async fn the_pool_reconnects_after_the_server_restarts() {
     assert!(
         matches!(
             err,
-            navigator_core::Error::Store {
+            navigator_core::Error::Backend {
                 backend: "postgres",
+                kind: navigator_core::ErrorKind::Unavailable,
                 ..
             }
         ),
-        "{err}"
+        "{err:?}"
     );
     assert!(
         started.elapsed() < Duration::from_secs(10),

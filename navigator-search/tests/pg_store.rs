@@ -444,21 +444,24 @@ async fn connection_failures_carry_the_sql_state() {
     assert!(err.to_string().contains("SQLSTATE 28P01"), "{err}");
     assert!(!err.to_string().contains("not-the-password"), "{err}");
 
-    // Nothing listening: a connect error without a state, within the connect timeout.
+    // Nothing listening: unavailable (no state), within the connect timeout, and the
+    // message says why.
     let mut cfg = PgConfig::new("postgres://navigator:pw@127.0.0.1:1/navigator");
     cfg.connect_timeout = std::time::Duration::from_secs(2);
     let err = PgStore::connect(cfg).await.unwrap_err();
     assert!(
         matches!(
             &err,
-            navigator_search::Error::Postgres {
+            navigator_search::Error::Unavailable {
+                backend: "postgres",
                 operation: "connect",
-                code: None,
                 ..
             }
         ),
         "{err}"
     );
+    assert_eq!(err.kind(), navigator_core::ErrorKind::Unavailable);
+    assert!(err.to_string().to_lowercase().contains("refused"), "{err}");
     let err = PgStore::connect(PgConfig::new("not a url ==="))
         .await
         .unwrap_err();

@@ -12,5 +12,7 @@ pub use category::{Category, ItemType};
 pub use checks::{LIMIT_RANGE, MAX_RESULT_WINDOW, MAX_TERM_BYTES, SUPPORTED_YEARS};
 pub use item::Item;
 pub use request::{DateRange, SearchFilters, SearchMode, SearchRequest};
-pub use response::{Action, Clarification, NavigationTarget, NavigatorResponse, SearchMetadata};
+pub use response::{
+    Action, Clarification, NavigationTarget, NavigatorResponse, NoHits, SearchMetadata,
+};
 pub use result::{ResultMetadata, SearchResult};

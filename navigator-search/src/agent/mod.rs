@@ -1,5 +1,6 @@
 //! [`NavigatorAgent`]: the PARA search agent. It understands a natural query (rules, no LLM
-//! needed), searches the engine, and answers with a validated [`NavigatorResponse`]: an exact
+//! needed), searches through any [`SearchService`] (the embedded engine, PostgreSQL, or one
+//! of the application's own), and answers with a validated [`NavigatorResponse`]: an exact
 //! id or title navigates, nothing found gives suggestions, results spread thinly over
 //! categories ask which one, anything else returns ranked results (archived hits with a
 //! restore hint).
@@ -10,7 +11,7 @@ mod understand;
 
 pub use understand::{QueryUnderstanding, UnderstoodQuery};
 
-use crate::{Clock, Result, SearchEngine};
+use crate::{Clock, Result};
 use navigator_core::{
     Category, Clarification, Llm, NavigatorResponse, SearchFilters, SearchMetadata, SearchPage,
     SearchRequest, SearchResult, SearchService,
@@ -32,10 +33,24 @@ const CLARIFY_TOP: usize = 5;
 /// Archived hits among this many top results get a restore hint.
 const RESTORE_HINTS_TOP: usize = 5;
 
-/// The Navigator search agent over a [`SearchEngine`].
+/// The Navigator search agent over any [`SearchService`], received by injection.
+///
+/// ```no_run
+/// # async fn demo() -> navigator_search::Result<()> {
+/// use navigator_core::{FastEmbedder, SearchService};
+/// use navigator_search::{NavigatorAgent, SearchEngine, SystemClock};
+/// use std::sync::Arc;
+/// let engine = SearchEngine::open("./kb-index", Arc::new(FastEmbedder::default_model()?)).await?;
+/// // Any Arc<dyn SearchService> does: PgSearchService, or the application's own.
+/// let service: Arc<dyn SearchService> = Arc::new(engine);
+/// let agent = NavigatorAgent::new(service, Arc::new(SystemClock));
+/// let answer = agent.ask("quarterly report").await?;
+/// println!("{}: {} hit(s)", answer.action(), answer.hits().len());
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct NavigatorAgent {
-    engine: Arc<SearchEngine>,
+    service: Arc<dyn SearchService>,
     clock: Arc<dyn Clock>,
     llm: Option<Arc<dyn Llm>>,
 }
@@ -43,17 +58,16 @@ pub struct NavigatorAgent {
 impl std::fmt::Debug for NavigatorAgent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NavigatorAgent")
-            .field("engine", &self.engine)
             .field("llm", &self.llm.is_some())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
 impl NavigatorAgent {
-    /// An agent searching `engine`, resolving time phrases against `clock`.
-    pub fn new(engine: Arc<SearchEngine>, clock: Arc<dyn Clock>) -> Self {
+    /// An agent searching `service`, resolving time phrases against `clock`.
+    pub fn new(service: Arc<dyn SearchService>, clock: Arc<dyn Clock>) -> Self {
         Self {
-            engine,
+            service,
             clock,
             llm: None,
         }
@@ -88,17 +102,15 @@ impl NavigatorAgent {
     pub async fn handle(&self, request: &SearchRequest) -> Result<NavigatorResponse> {
         let started = Instant::now();
         request.validate()?;
-        if let Some(target) = self.engine.find_exact(&request.query) {
+        if let Some(target) = self.service.find_exact(&request.query).await? {
             if request.categories_searched().contains(&target.category) {
-                let response = NavigatorResponse::navigate(target);
-                response.validate()?;
-                return Ok(response);
+                return Ok(NavigatorResponse::navigate(target));
             }
         }
         let understood = self.understand(&request.query).await;
         let searched = apply(request, &understood);
         searched.validate()?;
-        let page = self.engine.search(&searched).await?;
+        let page = self.service.search(&searched).await?;
         let metadata = SearchMetadata {
             query: request.query.clone(),
             categories_searched: searched.categories_searched(),
@@ -112,26 +124,26 @@ impl NavigatorAgent {
                 .filter(|m| !m.is_empty()),
         };
         let scoped = request.categories.is_some() || understood.categories.is_some();
-        let response = self.respond(&searched, page, metadata, scoped);
+        let response = self.respond(&searched, page, metadata, scoped).await?;
         response.validate()?;
         Ok(response)
     }
 
-    fn respond(
+    async fn respond(
         &self,
         searched: &SearchRequest,
         page: SearchPage,
         metadata: SearchMetadata,
         scoped: bool,
-    ) -> NavigatorResponse {
+    ) -> Result<NavigatorResponse> {
         if page.results.is_empty() {
-            let vocabulary = self.engine.title_words();
+            let vocabulary = self.service.title_words().await?;
             let suggestions = suggest::no_results_suggestions(
                 searched,
                 &searched.query,
                 vocabulary.iter().map(String::as_str),
             );
-            return NavigatorResponse::no_results(metadata, suggestions);
+            return Ok(NavigatorResponse::no_results(metadata, suggestions));
         }
         if !scoped {
             if let Some(scopes) = spread_thin(&page.results) {
@@ -141,24 +153,25 @@ impl NavigatorAgent {
                     .take(CLARIFY_TOP)
                     .map(|r| format!("{} ({})", r.title, r.category))
                     .collect();
-                let mut response = NavigatorResponse::clarify(Clarification {
-                    question: format!(
-                        "\"{}\" matches items in several categories about equally weakly. Which category should I search?",
-                        metadata.query
-                    ),
-                    context: Some(format!("Closest matches: {}", listed.join("; "))),
-                    suggested_scopes: Some(scopes),
+                return Ok(NavigatorResponse::Clarify {
+                    clarification_question: Clarification {
+                        question: format!(
+                            "\"{}\" matches items in several categories about equally weakly. Which category should I search?",
+                            metadata.query
+                        ),
+                        context: Some(format!("Closest matches: {}", listed.join("; "))),
+                        suggested_scopes: Some(scopes),
+                    },
+                    search_metadata: Some(metadata),
                 });
-                response.search_metadata = Some(metadata);
-                return response;
             }
         }
         let hints = restore_hints(&page.results);
-        let mut response = NavigatorResponse::results(page.results, metadata);
-        if !hints.is_empty() {
-            response.suggestions = Some(hints);
-        }
-        response
+        Ok(NavigatorResponse::SearchResults {
+            results: page.results,
+            search_metadata: Some(metadata),
+            suggestions: (!hints.is_empty()).then_some(hints),
+        })
     }
 }
 

@@ -70,6 +70,11 @@ impl Default for EngineConfig {
 /// The embedded hybrid search engine over a PARA knowledge base.
 ///
 /// Thread-safe: searches run concurrently with each other and with one writer at a time.
+/// A `SearchEngine` is a handle: clones share one engine. Its async methods run the blocking
+/// tantivy, usearch and redb work on tokio's blocking pool, so they never stall the async
+/// executor (a `current_thread` runtime included); the synchronous methods
+/// ([`search_with_vector`](Self::search_with_vector),
+/// [`upsert_with_vectors`](Self::upsert_with_vectors), ...) run on the caller's thread.
 ///
 /// ```no_run
 /// # async fn demo() -> navigator_search::Result<()> {
@@ -83,7 +88,13 @@ impl Default for EngineConfig {
 /// }
 /// # Ok(()) }
 /// ```
+#[derive(Clone)]
 pub struct SearchEngine {
+    shared: Arc<Shared>,
+}
+
+/// The engine's state, shared by its handles; the last handle dropped saves the vectors.
+pub struct Shared {
     store: RedbStore,
     keyword: Arc<KeywordIndex>,
     vectors: Arc<VectorIndex>,
@@ -97,12 +108,41 @@ pub struct SearchEngine {
     dir: PathBuf,
 }
 
+impl std::ops::Deref for SearchEngine {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.shared
+    }
+}
+
 impl std::fmt::Debug for SearchEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SearchEngine")
             .field("dir", &self.dir)
             .field("model", &self.embedder.model_id())
             .finish()
+    }
+}
+
+/// Runs blocking `f` on tokio's blocking pool when called inside a runtime (so the executor
+/// thread stays free), else right here. A panic in `f` is resumed in the caller.
+pub(crate) async fn run_blocking<T, F>(f: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => match handle.spawn_blocking(f).await {
+            Ok(out) => out,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => Err(navigator_core::Error::Search {
+                backend: "embedded",
+                message: format!("the blocking task was cancelled (runtime shutting down): {e}"),
+            }
+            .into()),
+        },
+        Err(_) => f(),
     }
 }
 
@@ -120,9 +160,22 @@ impl SearchEngine {
         config: EngineConfig,
     ) -> Result<Self> {
         let dir = dir.as_ref().to_path_buf();
-        std::fs::create_dir_all(&dir).map_err(|e| Error::Storage {
+        let (engine, keyword_fresh, vectors_fresh) =
+            run_blocking(move || Self::open_files(dir, embedder, config)).await?;
+        engine.repair(keyword_fresh, vectors_fresh).await?;
+        Ok(engine)
+    }
+
+    /// The blocking part of opening: the store, both indexes and the catalog; whether each
+    /// index was created fresh.
+    fn open_files(
+        dir: PathBuf,
+        embedder: Arc<dyn Embedder>,
+        config: EngineConfig,
+    ) -> Result<(Self, bool, bool)> {
+        std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
             path: dir.clone(),
-            message: format!("cannot create the engine directory: {e}"),
+            source,
         })?;
         let store = RedbStore::open(dir.join("store.redb"))?;
         let (keyword, keyword_fresh) = KeywordIndex::open(&dir.join("keyword"))?;
@@ -137,7 +190,7 @@ impl SearchEngine {
             .parallel_retrieval
             .then(helper::Helper::start)
             .flatten();
-        let engine = Self {
+        let shared = Shared {
             store,
             keyword: Arc::new(keyword),
             vectors: Arc::new(vectors),
@@ -148,8 +201,20 @@ impl SearchEngine {
             writer: Mutex::new(0),
             dir,
         };
-        engine.repair(keyword_fresh, vectors_fresh).await?;
-        Ok(engine)
+        let engine = Self {
+            shared: Arc::new(shared),
+        };
+        Ok((engine, keyword_fresh, vectors_fresh))
+    }
+
+    /// Runs blocking `f` with a handle to this engine on tokio's blocking pool.
+    pub(crate) async fn blocking<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&SearchEngine) -> Result<T> + Send + 'static,
+    {
+        let engine = self.clone();
+        run_blocking(move || f(&engine)).await
     }
 
     /// The engine's directory.
@@ -182,13 +247,6 @@ impl SearchEngine {
         self.len() == 0
     }
 
-    fn lock_err(&self, e: impl std::fmt::Display) -> Error {
-        Error::Storage {
-            path: self.dir.clone(),
-            message: format!("a lock was poisoned by a panicking thread: {e}"),
-        }
-    }
-
     /// Merges the keyword index into one segment and saves the vector graph: what to call
     /// after a large import (a search then visits one segment instead of one per batch).
     /// Takes about as long as rewriting the keyword index; writes wait meanwhile, searches
@@ -207,6 +265,20 @@ impl SearchEngine {
 
     /// Saves the vector graph so the next open has nothing to replay.
     pub fn flush(&self) -> Result<()> {
+        self.shared.flush()
+    }
+}
+
+impl Shared {
+    fn lock_err(&self, e: impl std::fmt::Display) -> Error {
+        Error::Storage {
+            path: self.dir.clone(),
+            message: format!("a lock was poisoned by a panicking thread: {e}"),
+            source: None,
+        }
+    }
+
+    fn flush(&self) -> Result<()> {
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
         self.save_vectors(&mut unsaved)
     }
@@ -224,7 +296,7 @@ impl SearchEngine {
     }
 }
 
-impl Drop for SearchEngine {
+impl Drop for Shared {
     fn drop(&mut self) {
         // Best effort: whatever is not saved is replayed from the change log on open.
         if let Err(e) = self.flush() {

@@ -68,6 +68,7 @@ impl SearchEngine {
                 let keyword = task.finish().map_err(|_| crate::Error::Storage {
                     path: self.dir.clone(),
                     message: "the keyword search thread panicked".into(),
+                    source: None,
                 })?;
                 (keyword?, vector?)
             }
@@ -270,28 +271,19 @@ impl SearchService for SearchEngine {
         } else {
             None
         };
-        Ok(self.search_with_vector(request, vector.as_deref())?)
+        // tantivy, usearch and redb block: off the executor.
+        let request = request.clone();
+        Ok(self
+            .blocking(move |engine| engine.search_with_vector(&request, vector.as_deref()))
+            .await?)
     }
-}
 
-impl SearchEngine {
-    /// The distinct lower-cased words of all titles (the vocabulary near spellings are
-    /// suggested from).
-    pub(crate) fn title_words(&self) -> Vec<String> {
-        let Ok(catalog) = self.catalog.read() else {
-            return Vec::new();
-        };
-        let mut words: Vec<String> = catalog
-            .titles()
-            .flat_map(|t| {
-                t.split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| w.len() >= 3)
-                    .map(str::to_lowercase)
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        words.sort();
-        words.dedup();
-        words
+    async fn find_exact(&self, query: &str) -> navigator_core::Result<Option<NavigationTarget>> {
+        Ok(SearchEngine::find_exact(self, query))
+    }
+
+    async fn title_words(&self) -> navigator_core::Result<Vec<String>> {
+        let catalog = self.catalog.read().map_err(|e| self.lock_err(e))?;
+        Ok(crate::catalog::title_words(catalog.titles()))
     }
 }

@@ -5,7 +5,8 @@
 //! store's change log past that number; an index that was missing or unreadable is rebuilt
 //! from every item. Afterwards both indexes must hold exactly the store's items, otherwise
 //! they are rebuilt from scratch. Vectors come from the store; items written without one (for
-//! example through the plain [`navigator_core::Store`] interface) are embedded here.
+//! example through the plain [`navigator_core::Store`] interface) are embedded here. The
+//! store and index work runs on tokio's blocking pool.
 
 use super::{SearchEngine, VECTOR_SEQ};
 use crate::{Error, Result};
@@ -15,29 +16,48 @@ use std::collections::BTreeSet;
 /// Items per keyword commit while rebuilding.
 const REBUILD_BATCH: usize = 2_000;
 
+/// One chunk of the vector replay read from the store: keys with a stored vector of the
+/// right length, live items without one (to embed), and removed keys.
+type VectorChunk = (Vec<(u64, Vec<f32>)>, Vec<(u64, Item)>, Vec<u64>);
+
 impl SearchEngine {
+    /// Brings both indexes up to the store. The store and index work runs on the blocking
+    /// pool; only embedding items stored without a vector awaits on the caller's task.
     pub(super) async fn repair(&self, keyword_fresh: bool, vectors_fresh: bool) -> Result<()> {
-        let last = self.store.last_seq()?;
-        let keyword_from = (!keyword_fresh)
-            .then(|| self.keyword.applied_seq())
-            .transpose()?;
-        let vector_from = (!vectors_fresh)
-            .then(|| self.store.read_counter(VECTOR_SEQ))
-            .transpose()?;
+        let (last, keyword_from, vector_from) = self
+            .blocking(move |engine| {
+                let keyword_from = (!keyword_fresh)
+                    .then(|| engine.keyword.applied_seq())
+                    .transpose()?;
+                let vector_from = (!vectors_fresh)
+                    .then(|| engine.store.read_counter(VECTOR_SEQ))
+                    .transpose()?;
+                Ok((engine.store.last_seq()?, keyword_from, vector_from))
+            })
+            .await?;
         self.sync(keyword_from, vector_from, last).await?;
-        let n = self.len();
-        if self.keyword.num_docs() != n as u64 || self.vectors.len()? != n {
-            tracing::warn!(
-                items = n,
-                keyword_docs = self.keyword.num_docs(),
-                vectors = self.vectors.len()?,
-                "indexes diverge from the store after replay; rebuilding them"
-            );
-            self.keyword.clear()?;
-            self.vectors.clear()?;
+        let diverged = self
+            .blocking(|engine| {
+                let n = engine.len();
+                let diverged = engine.keyword.num_docs() != n as u64 || engine.vectors.len()? != n;
+                if diverged {
+                    tracing::warn!(
+                        items = n,
+                        keyword_docs = engine.keyword.num_docs(),
+                        vectors = engine.vectors.len()?,
+                        "indexes diverge from the store after replay; rebuilding them"
+                    );
+                    engine.keyword.clear()?;
+                    engine.vectors.clear()?;
+                }
+                Ok(diverged)
+            })
+            .await?;
+        if diverged {
             self.sync(None, None, last).await?;
         }
-        self.store.prune_changes(last)
+        self.blocking(move |engine| engine.store.prune_changes(last))
+            .await
     }
 
     /// The keys an index starting at `from` must (re)apply; every key for `None`.
@@ -69,6 +89,55 @@ impl SearchEngine {
         vector_from: Option<u64>,
         last: u64,
     ) -> Result<()> {
+        self.blocking(move |engine| engine.sync_keyword(keyword_from, last))
+            .await?;
+        let vector_keys = self
+            .blocking(move |engine| engine.keys_after(vector_from, last))
+            .await?;
+        for chunk in vector_keys.chunks(self.config.embed_batch.max(1) * 4) {
+            let chunk = chunk.to_vec();
+            let (mut present, missing, removed) = self
+                .blocking(move |engine| engine.read_vector_chunk(&chunk))
+                .await?;
+            if !missing.is_empty() {
+                let texts: Vec<String> =
+                    missing.iter().map(|(_, it)| it.embedding_text()).collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let embedded = self.embedder.embed_documents(&refs).await?;
+                self.check_dims(&embedded)?;
+                let fresh: Vec<(u64, Vec<f32>)> =
+                    missing.iter().map(|(k, _)| *k).zip(embedded).collect();
+                present = self
+                    .blocking(move |engine| {
+                        engine.store.put_vectors(&fresh)?;
+                        present.extend(fresh);
+                        Ok(present)
+                    })
+                    .await?;
+            }
+            self.blocking(move |engine| {
+                let mut changes: Vec<(u64, Option<&[f32]>)> = present
+                    .iter()
+                    .map(|(k, v)| (*k, Some(v.as_slice())))
+                    .collect();
+                changes.extend(removed.iter().map(|&k| (k, None)));
+                engine.vectors.apply(&changes)
+            })
+            .await?;
+        }
+        if vector_from != Some(last) {
+            self.blocking(move |engine| {
+                engine.vectors.save()?;
+                engine.store.write_counter(VECTOR_SEQ, last)
+            })
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Replays the store's changes after `keyword_from` (everything for `None`) into the
+    /// keyword index.
+    fn sync_keyword(&self, keyword_from: Option<u64>, last: u64) -> Result<()> {
         let keyword_keys = self.keys_after(keyword_from, last)?;
         let batches: Vec<&[u64]> = keyword_keys.chunks(REBUILD_BATCH).collect();
         for (i, chunk) in batches.iter().enumerate() {
@@ -89,44 +158,23 @@ impl SearchEngine {
         if batches.is_empty() && keyword_from != Some(last) {
             self.keyword.apply(&[], last)?;
         }
-
-        let vector_keys = self.keys_after(vector_from, last)?;
-        for chunk in vector_keys.chunks(self.config.embed_batch.max(1) * 4) {
-            let mut present: Vec<(u64, Vec<f32>)> = Vec::new();
-            let mut missing: Vec<(u64, Item)> = Vec::new();
-            let mut removed: Vec<u64> = Vec::new();
-            for &key in chunk {
-                match self.store.item_by_key(key)? {
-                    None => removed.push(key),
-                    Some(item) => match self.store.vector(key)? {
-                        Some(v) if v.len() == self.vectors.dims() => present.push((key, v)),
-                        _ => missing.push((key, item)),
-                    },
-                }
-            }
-            if !missing.is_empty() {
-                let texts: Vec<String> =
-                    missing.iter().map(|(_, it)| it.embedding_text()).collect();
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                let embedded = self.embedder.embed_documents(&refs).await?;
-                self.check_dims(&embedded)?;
-                let fresh: Vec<(u64, Vec<f32>)> =
-                    missing.iter().map(|(k, _)| *k).zip(embedded).collect();
-                self.store.put_vectors(&fresh)?;
-                present.extend(fresh);
-            }
-            let mut changes: Vec<(u64, Option<&[f32]>)> = present
-                .iter()
-                .map(|(k, v)| (*k, Some(v.as_slice())))
-                .collect();
-            changes.extend(removed.iter().map(|&k| (k, None)));
-            self.vectors.apply(&changes)?;
-        }
-        if vector_from != Some(last) {
-            self.vectors.save()?;
-            self.store.write_counter(VECTOR_SEQ, last)?;
-        }
         Ok(())
+    }
+
+    fn read_vector_chunk(&self, chunk: &[u64]) -> Result<VectorChunk> {
+        let mut present = Vec::new();
+        let mut missing = Vec::new();
+        let mut removed = Vec::new();
+        for &key in chunk {
+            match self.store.item_by_key(key)? {
+                None => removed.push(key),
+                Some(item) => match self.store.vector(key)? {
+                    Some(v) if v.len() == self.vectors.dims() => present.push((key, v)),
+                    _ => missing.push((key, item)),
+                },
+            }
+        }
+        Ok((present, missing, removed))
     }
 
     pub(super) fn check_dims(&self, vectors: &[Vec<f32>]) -> Result<()> {

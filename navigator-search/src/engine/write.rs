@@ -26,7 +26,10 @@ impl SearchEngine {
         let texts: Vec<String> = items.iter().map(Item::embedding_text).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let vectors = self.embedder.embed_documents(&refs).await?;
-        self.upsert_with_vectors(items, &vectors)
+        // The store commit and index writes block: off the executor.
+        let items = items.to_vec();
+        self.blocking(move |engine| engine.upsert_with_vectors(&items, &vectors))
+            .await
     }
 
     /// Inserts or replaces items with precomputed vectors (one per item, in order, from the
@@ -108,11 +111,12 @@ impl SearchEngine {
             done += chunk.len();
             progress(Progress { done, total });
         }
-        if total > 0 && total * 2 >= self.len() {
-            self.compact()
-        } else {
-            self.flush()
-        }
+        let compact = total > 0 && total * 2 >= self.len();
+        self.blocking(move |engine| match compact {
+            true => engine.compact(),
+            false => engine.flush(),
+        })
+        .await
     }
 
     /// Counts one interaction with an item (it feeds the access-frequency signal); the new

@@ -57,6 +57,7 @@
 //! [`SearchRequest`]: navigator_core::SearchRequest
 //! [`EngineConfig::candidates`]: crate::EngineConfig::candidates
 
+mod lookup;
 mod rows;
 mod schema;
 mod search;
@@ -174,9 +175,19 @@ impl PgConfig {
     }
 }
 
-/// Maps a driver error to [`Error::Postgres`], keeping the SQL state.
+/// Maps a driver error to [`Error::Postgres`], keeping the SQL state; a connection that
+/// could not be made or was lost (no server answer, an I/O failure underneath) is
+/// [`Error::Unavailable`] with the driver's error as its source.
 pub(crate) fn pg_err(operation: &'static str) -> impl Fn(tokio_postgres::Error) -> Error {
     move |e| {
+        if e.as_db_error().is_none() && (e.is_closed() || crate::error::caused_by_io(&e)) {
+            return Error::Unavailable {
+                backend: "postgres",
+                operation,
+                message: crate::error::chain_message(&e),
+                source: Box::new(e),
+            };
+        }
         let code = e.code().map(|c| c.code().to_string());
         let message = match e.as_db_error() {
             Some(db) => match db.detail() {
@@ -193,10 +204,19 @@ pub(crate) fn pg_err(operation: &'static str) -> impl Fn(tokio_postgres::Error) 
     }
 }
 
-/// Maps a pool error (timeout, closed pool, failed connect) to [`Error::Postgres`].
+/// Maps a pool error: a failed connect as [`pg_err`] does, a wait that timed out or a closed
+/// pool as [`Error::Unavailable`] (with the pool's error as the source), the rest as
+/// [`Error::Postgres`].
 pub(crate) fn pool_err(e: deadpool_postgres::PoolError) -> Error {
+    use deadpool_postgres::PoolError;
     match e {
-        deadpool_postgres::PoolError::Backend(e) => pg_err("connect")(e),
+        PoolError::Backend(e) => pg_err("connect")(e),
+        e @ (PoolError::Timeout(_) | PoolError::Closed) => Error::Unavailable {
+            backend: "postgres",
+            operation: "connect",
+            message: crate::error::chain_message(&e),
+            source: Box::new(e),
+        },
         other => Error::Postgres {
             operation: "connect",
             code: None,

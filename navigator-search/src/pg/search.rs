@@ -351,6 +351,17 @@ impl SearchService for PgSearchService {
         };
         Ok(self.search_with_vector(request, vector.as_deref()).await?)
     }
+
+    async fn find_exact(
+        &self,
+        query: &str,
+    ) -> navigator_core::Result<Option<navigator_core::NavigationTarget>> {
+        Ok(self.store.find_exact(query).await?)
+    }
+
+    async fn title_words(&self) -> navigator_core::Result<Vec<String>> {
+        Ok(self.store.title_words().await?)
+    }
 }
 
 #[cfg(test)]

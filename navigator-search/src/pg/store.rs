@@ -207,16 +207,10 @@ fn toc_from_row(row: &tokio_postgres::Row) -> Result<TocNode> {
     Ok(node)
 }
 
-/// Errors of the Store trait: contract errors as they are, the rest as a `postgres` store error
-/// (the message keeps the SQL state).
+/// Errors of the Store trait: contract errors as they are, the rest whole, with their kind
+/// (an unreachable server is [`navigator_core::ErrorKind::Unavailable`]).
 fn core(e: Error) -> navigator_core::Error {
-    match e {
-        Error::Core(inner) => inner,
-        other => navigator_core::Error::Store {
-            backend: "postgres",
-            message: other.to_string(),
-        },
-    }
+    e.into()
 }
 
 #[async_trait::async_trait]

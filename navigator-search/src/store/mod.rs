@@ -88,7 +88,7 @@ impl RedbStore {
         &self.path
     }
 
-    fn err(&self, e: impl std::fmt::Display) -> Error {
+    fn err(&self, e: impl Into<navigator_core::BoxError>) -> Error {
         storage(&self.path, e)
     }
 
@@ -364,10 +364,13 @@ impl RedbStore {
     }
 }
 
-fn storage(path: &Path, e: impl std::fmt::Display) -> Error {
+/// A store failure at `path`, keeping redb's (or the OS's) error as the source.
+fn storage(path: &Path, e: impl Into<navigator_core::BoxError>) -> Error {
+    let source = e.into();
     Error::Storage {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        message: source.to_string(),
+        source: Some(source),
     }
 }
 

@@ -129,7 +129,7 @@ impl VectorIndex {
         ))
     }
 
-    fn err(&self, e: impl std::fmt::Display) -> Error {
+    fn err(&self, e: impl Into<navigator_core::BoxError>) -> Error {
         vec_err(&self.path, e)
     }
 
@@ -140,7 +140,12 @@ impl VectorIndex {
 
     /// How many vectors it holds.
     pub(crate) fn len(&self) -> Result<usize> {
-        Ok(self.inner.read().map_err(|e| self.err(e))?.exact.len())
+        Ok(self
+            .inner
+            .read()
+            .map_err(|e| self.err(e.to_string()))?
+            .exact
+            .len())
     }
 
     /// Inserts or replaces vectors; `None` removes the key.
@@ -156,11 +161,12 @@ impl VectorIndex {
                             v.len(),
                             self.dims
                         ),
+                        source: None,
                     });
                 }
             }
         }
-        let mut guard = self.inner.write().map_err(|e| self.err(e))?;
+        let mut guard = self.inner.write().map_err(|e| self.err(e.to_string()))?;
         let Inner { graph, exact } = &mut *guard;
         let needed = graph.size() + changes.len();
         if needed > graph.capacity() {
@@ -226,7 +232,7 @@ impl VectorIndex {
 
     /// Drops every vector (before a full rebuild).
     pub(crate) fn clear(&self) -> Result<()> {
-        let mut inner = self.inner.write().map_err(|e| self.err(e))?;
+        let mut inner = self.inner.write().map_err(|e| self.err(e.to_string()))?;
         inner.graph.reset().map_err(|e| self.err(e))?;
         inner.exact.clear();
         inner
@@ -244,7 +250,7 @@ impl VectorIndex {
         k: usize,
         keep: impl Fn(u64) -> bool,
     ) -> Result<Vec<(u64, f32)>> {
-        let inner = self.inner.read().map_err(|e| self.err(e))?;
+        let inner = self.inner.read().map_err(|e| self.err(e.to_string()))?;
         if inner.graph.size() == 0 || k == 0 {
             return Ok(Vec::new());
         }
@@ -266,7 +272,7 @@ impl VectorIndex {
 
     /// Exact cosine similarity of `query` to each of `keys` that has a vector.
     pub(crate) fn similarities(&self, query: &[f32], keys: &[u64]) -> Result<Vec<(u64, f32)>> {
-        let inner = self.inner.read().map_err(|e| self.err(e))?;
+        let inner = self.inner.read().map_err(|e| self.err(e.to_string()))?;
         let q_inv = inverse_norm(query);
         Ok(keys
             .iter()
@@ -281,7 +287,7 @@ impl VectorIndex {
         let exact = exact_path(&self.path);
         let exact_tmp = exact.with_extension("f32.tmp");
         {
-            let inner = self.inner.read().map_err(|e| self.err(e))?;
+            let inner = self.inner.read().map_err(|e| self.err(e.to_string()))?;
             inner
                 .graph
                 .save(&tmp.to_string_lossy())
@@ -301,11 +307,14 @@ fn exact_path(graph_path: &Path) -> PathBuf {
     graph_path.with_extension("f32")
 }
 
-fn vec_err(path: &Path, e: impl std::fmt::Display) -> Error {
+/// A vector index failure at `path`, keeping usearch's (or the OS's) error as the source.
+fn vec_err(path: &Path, e: impl Into<navigator_core::BoxError>) -> Error {
+    let source = e.into();
     Error::Index {
         index: "vector",
         path: path.to_path_buf(),
-        message: e.to_string(),
+        message: source.to_string(),
+        source: Some(source),
     }
 }
 
