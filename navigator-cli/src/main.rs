@@ -1,36 +1,64 @@
-//! `navigator`: the command line over the navigator crates.
+//! `navigator`: the command line over the navigator crates — index a folder of PARA notes (or
+//! a JSON-lines export) and search it; build LLM context from a repository.
+//!
+//! Every subcommand lives in its own module with an `Args` struct and a `run` function; the
+//! data directory, the engine and the exit codes are shared (`home`, `exit`).
 
 mod context;
+mod exit;
+mod home;
+mod index;
+mod search;
+mod status;
+mod toc;
 
 use clap::{Parser, Subcommand};
-use std::process::ExitCode;
 
 /// Navigate a codebase, a knowledge base and a work queue.
-#[derive(Parser, Debug)]
-#[command(name = "navigator", version, about)]
+///
+/// Data lives in $NAVIGATOR_HOME when it is set, else in the platform's data directory
+/// (`~/.local/share/navigator` on Linux). Logs go to stderr; set RUST_LOG (`info`, `debug`,
+/// `navigator_search=debug`) for more.
+#[derive(Debug, Parser)]
+#[command(name = "navigator", version, about, long_about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
-#[derive(Subcommand, Debug)]
+#[derive(Debug, Subcommand)]
 enum Command {
+    /// Index a folder of notes (or a .jsonl export); again to update it incrementally.
+    Index(index::Args),
+    /// Search the index (hybrid, semantic or keyword).
+    Search(search::Args),
+    /// Show the index as a PARA tree: categories, folders, notes.
+    Toc(toc::Args),
+    /// Show what the index holds: notes, model, last index run.
+    Status(status::Args),
     /// Build the best context window for a coding goal from a repository, within token and
     /// USD budgets; or an overview without a goal; or replay a Flight Plan.
     Context(context::Args),
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Context(args) => context::run(args).await,
+        Command::Index(args) => index::run(args),
+        Command::Search(args) => search::run(args),
+        Command::Toc(args) => toc::run(args),
+        Command::Status(args) => status::run(args),
+        Command::Context(args) => home::runtime().and_then(|rt| {
+            rt.block_on(context::run(args))
+                .map_err(|e| exit::Failure::new(exit::CONTEXT, e))
+        }),
     };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(1)
-        }
-    }
+    exit::report(result)
 }

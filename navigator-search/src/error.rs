@@ -72,6 +72,16 @@ pub enum Error {
         /// The embedder's model id.
         model: String,
     },
+    /// A folder or file to ingest could not be read as a whole (missing, not a folder, not
+    /// readable), with its path. Single bad files and rows inside it are skipped and
+    /// reported instead (`ingest::IngestReport`).
+    #[error("ingest {}: {message}", path.display())]
+    Ingest {
+        /// The folder or file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        message: String,
+    },
     /// The table-of-contents search was asked something it cannot answer (unknown node,
     /// malformed node id, bad input), with what was wrong.
     #[error("toc: {0}")]
@@ -123,6 +133,8 @@ impl Error {
             Self::Corrupt { .. } => ErrorKind::CorruptIndex,
             Self::Dimensions { .. } => ErrorKind::ModelMismatch,
             Self::Toc(_) => ErrorKind::BadRequest,
+            // The folder or file given to ingest: the caller's input.
+            Self::Ingest { .. } => ErrorKind::BadRequest,
             Self::Postgres { code, .. } => postgres_kind(code.as_deref()),
             Self::Unavailable { .. } => ErrorKind::Unavailable,
         }

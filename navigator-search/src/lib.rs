@@ -79,6 +79,8 @@ mod filter;
 #[cfg(feature = "engine")]
 mod fusion;
 #[cfg(feature = "engine")]
+pub mod ingest;
+#[cfg(feature = "engine")]
 mod keyword;
 #[cfg(feature = "postgres")]
 pub mod pg;

@@ -10,9 +10,7 @@ mod common;
 use common::{config, embedder, now};
 use navigator_core::{Item, ItemType, SearchMode, SearchRequest, SearchService};
 use navigator_search::SearchEngine;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 const RUNS: u64 = 20;
@@ -51,14 +49,6 @@ async fn crash_writer() {
     }
 }
 
-/// A small deterministic generator for the kill delays (reproducible runs).
-fn next(state: &mut u64) -> u64 {
-    *state = state
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    *state >> 33
-}
-
 #[tokio::test]
 async fn kill_9_during_bulk_indexing_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -66,48 +56,21 @@ async fn kill_9_during_bulk_indexing_loses_nothing() {
     let mut acked: Vec<(u64, usize)> = Vec::new();
     let log = dir.path().join("writer.log");
     for run in 0..RUNS {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--ignored",
-                "--exact",
-                "crash_writer",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env("NAV_CRASH_DIR", dir.path())
-            .env("NAV_CRASH_RUN", run.to_string())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel::<String>();
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
         // Wait until the writer has opened the engine, then let it write for a random time
         // (sometimes zero: killed before its first acknowledgement).
         let started = Instant::now();
-        let mut lines = Vec::new();
-        while !lines.iter().any(|l: &String| l.ends_with("READY")) {
-            let l = rx
-                .recv_timeout(Duration::from_secs(120))
-                .unwrap_or_else(|e| {
-                    let log = std::fs::read_to_string(&log).unwrap_or_default();
-                    panic!("run {run}: the writer did not start ({e}): {lines:?}\n{log}")
-                });
-            lines.push(l);
-        }
-        let delay = Duration::from_millis(next(&mut rng) % 1500);
+        let run_id = run.to_string();
+        let (writer, mut lines) = common::Writer::start(
+            "crash_writer",
+            &[
+                ("NAV_CRASH_DIR", dir.path().as_os_str()),
+                ("NAV_CRASH_RUN", run_id.as_ref()),
+            ],
+            &log,
+        );
+        let delay = Duration::from_millis(common::next_random(&mut rng) % 1500);
         std::thread::sleep(delay);
-        child.kill().unwrap(); // SIGKILL on Unix: no destructor, no flush
-        child.wait().unwrap();
-        reader.join().unwrap();
-        lines.extend(rx.try_iter());
+        lines.extend(writer.kill());
         let last_ack = lines
             .iter()
             .filter_map(|l| l.strip_prefix(&format!("ACK {run} ")))

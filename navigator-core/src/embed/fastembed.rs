@@ -122,13 +122,35 @@ impl FastEmbedder {
             .model
             .lock()
             .map_err(|_| embed_err(&self.config, "a previous embedding call panicked".into()))?;
-        let mut vectors = model
-            .embed(texts, Some(self.config.batch_size))
-            .map_err(|e| embed_err(&self.config, e.to_string()))?;
-        for v in &mut vectors {
-            l2_normalize(v);
+        let lengths: Vec<usize> = texts
+            .iter()
+            .map(|t| {
+                model
+                    .tokenizer
+                    .encode(*t, true)
+                    .map_or(self.config.max_length, |e| e.len())
+            })
+            .collect();
+        let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        for batch in token_batches(&lengths, self.config.batch_size, self.batch_tokens()) {
+            let batch_texts: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
+            let out = model
+                .embed(&batch_texts, Some(batch_texts.len()))
+                .map_err(|e| embed_err(&self.config, e.to_string()))?;
+            for (&i, mut v) in batch.iter().zip(out) {
+                l2_normalize(&mut v);
+                vectors[i] = v;
+            }
         }
         Ok(vectors)
+    }
+
+    /// Tokens (after padding) per forward pass: a quarter of a full batch of the longest
+    /// inputs. Activation memory grows with batch × length² (attention), so a full batch of
+    /// maximum-length texts is what set the peak; short texts still go `batch_size` at a
+    /// time.
+    fn batch_tokens(&self) -> usize {
+        (self.config.batch_size * self.config.max_length / 4).max(self.config.max_length)
     }
 
     fn check_dimensions(&self) -> Result<()> {
@@ -166,6 +188,30 @@ impl FastEmbedder {
             Err(_) => run(),
         }
     }
+}
+
+/// Splits texts into forward passes: longest first, so each pass pads to similar lengths,
+/// and each pass holds at most `max_texts` texts and `max_tokens` padded tokens (so memory is
+/// bounded whatever the input). Returns indices into `lengths`.
+fn token_batches(lengths: &[usize], max_texts: usize, max_tokens: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(lengths[i]));
+    let mut batches: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for i in order {
+        // Sorted longest first: the batch's first text sets its padded length.
+        let padded = current.first().map_or(lengths[i], |&f| lengths[f]).max(1);
+        if !current.is_empty()
+            && (current.len() >= max_texts.max(1) || (current.len() + 1) * padded > max_tokens)
+        {
+            batches.push(std::mem::take(&mut current));
+        }
+        current.push(i);
+    }
+    if !current.is_empty() {
+        batches.push(current);
+    }
+    batches
 }
 
 /// The process-wide ONNX Runtime environment, loading the shared library at `path` on first
@@ -232,5 +278,30 @@ impl Embedder for FastEmbedder {
     async fn embed_documents(&self, documents: &[&str]) -> Result<Vec<Vec<f32>>> {
         self.embed_prefixed(self.config.document_prefix.as_deref(), documents)
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::token_batches;
+
+    #[test]
+    fn batches_are_bounded_by_texts_and_padded_tokens_and_cover_every_text_once() {
+        let lengths = [10, 256, 12, 256, 40, 256, 256, 9, 100, 30];
+        let batches = token_batches(&lengths, 4, 600);
+        let mut seen: Vec<usize> = batches.iter().flatten().copied().collect();
+        seen.sort();
+        assert_eq!(seen, (0..lengths.len()).collect::<Vec<_>>());
+        for b in &batches {
+            let padded = b.iter().map(|&i| lengths[i]).max().unwrap();
+            assert!(b.len() <= 4, "{b:?}");
+            assert!(b.len() == 1 || b.len() * padded <= 600, "{b:?}");
+        }
+        // Long texts two at a time, the short ones four at a time (the text limit).
+        let sizes: Vec<usize> = batches.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [2, 2, 4, 2]);
+        assert!(token_batches(&[], 4, 600).is_empty());
+        // A text longer than the budget still gets its own pass.
+        assert_eq!(token_batches(&[900, 900], 4, 600), [vec![0], vec![1]]);
     }
 }

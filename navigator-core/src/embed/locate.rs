@@ -7,6 +7,9 @@
 //! 3. a navigator home: `$NAVIGATOR_HOME`, else the first `.navigator` directory in the current
 //!    directory or one of its ancestors, else the `.navigator` directory of the source checkout
 //!    this crate was built from — which is where `scripts/setup-embeddings.sh` installs.
+//!
+//! A `NAVIGATOR_HOME` that is set but names no usable directory is an error naming it, never
+//! silently skipped: a typo there would otherwise load another runtime or model.
 
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -41,11 +44,12 @@ impl EmbeddingPaths {
         })
     }
 
-    /// The navigator home directories that are searched, in order.
-    pub fn homes() -> Vec<PathBuf> {
+    /// The navigator home directories that are searched, in order. A set `NAVIGATOR_HOME`
+    /// that is missing, not a directory or not readable is an [`Error::File`] naming it.
+    pub fn homes() -> Result<Vec<PathBuf>> {
         let mut homes = Vec::new();
-        if let Some(h) = std::env::var_os(ENV_HOME).filter(|h| !h.is_empty()) {
-            homes.push(PathBuf::from(h));
+        if let Some(h) = env_home(std::env::var_os(ENV_HOME))? {
+            homes.push(h);
         }
         if let Ok(cwd) = std::env::current_dir() {
             if let Some(found) = cwd
@@ -59,7 +63,33 @@ impl EmbeddingPaths {
         let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.navigator");
         homes.push(built_from);
         homes.dedup();
-        homes
+        Ok(homes)
+    }
+}
+
+/// The home a `NAVIGATOR_HOME` value names, checked: unset or empty is `None`; a path that
+/// is not a readable directory is an error naming it.
+pub fn env_home(value: Option<std::ffi::OsString>) -> Result<Option<PathBuf>> {
+    let Some(path) = value.filter(|v| !v.is_empty()).map(PathBuf::from) else {
+        return Ok(None);
+    };
+    let problem = match std::fs::metadata(&path) {
+        Err(e) => Some(e.to_string()),
+        Ok(m) if !m.is_dir() => Some("not a directory".to_string()),
+        Ok(_) => std::fs::read_dir(&path)
+            .err()
+            .map(|e| format!("not readable: {e}")),
+    };
+    match problem {
+        None => Ok(Some(path)),
+        Some(reason) => Err(Error::File {
+            what: format!("navigator home (${ENV_HOME})"),
+            path,
+            reason,
+            fix: Some(format!(
+                "create the directory, point ${ENV_HOME} at an existing one, or unset it"
+            )),
+        }),
     }
 }
 
@@ -72,7 +102,7 @@ pub(crate) fn locate_ort_dylib(explicit: Option<&Path>) -> Result<PathBuf> {
         .chain(env_path(ENV_ORT_DYLIB))
         .chain(env_path("ORT_DYLIB_PATH"))
         .chain(
-            EmbeddingPaths::homes()
+            EmbeddingPaths::homes()?
                 .into_iter()
                 .map(|h| h.join(ORT_FILE)),
         );
@@ -92,7 +122,7 @@ pub(crate) fn locate_model_dir(explicit: Option<&Path>) -> Result<PathBuf> {
         .into_iter()
         .chain(env_path(ENV_MODEL_DIR))
         .chain(
-            EmbeddingPaths::homes()
+            EmbeddingPaths::homes()?
                 .into_iter()
                 .map(|h| h.join(DEFAULT_MODEL)),
         );
@@ -147,6 +177,27 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.contains("/nonexistent/libonnxruntime.so"), "{msg}");
         assert!(msg.contains("setup-embeddings.sh"), "{msg}");
+    }
+
+    #[test]
+    fn a_bad_navigator_home_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope");
+        let err = env_home(Some(missing.clone().into()))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&missing.display().to_string()), "{err}");
+        assert!(err.contains("NAVIGATOR_HOME"), "{err}");
+        let file = dir.path().join("file");
+        std::fs::write(&file, "x").unwrap();
+        let err = env_home(Some(file.into())).unwrap_err().to_string();
+        assert!(err.contains("not a directory"), "{err}");
+        assert_eq!(env_home(None).unwrap(), None);
+        assert_eq!(env_home(Some("".into())).unwrap(), None);
+        assert_eq!(
+            env_home(Some(dir.path().into())).unwrap().as_deref(),
+            Some(dir.path())
+        );
     }
 
     #[test]

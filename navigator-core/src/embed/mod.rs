@@ -10,4 +10,4 @@ mod locate;
 pub use config::{ModelConfig, Pooling};
 #[cfg(feature = "fastembed")]
 pub use fastembed::{ort_environment, FastEmbedder};
-pub use locate::{EmbeddingPaths, ENV_HOME, ENV_MODEL_DIR, ENV_ORT_DYLIB};
+pub use locate::{env_home, EmbeddingPaths, ENV_HOME, ENV_MODEL_DIR, ENV_ORT_DYLIB};

@@ -167,4 +167,21 @@ impl SearchEngine {
     pub fn item(&self, id: &str) -> Result<Option<Item>> {
         self.store.item(id)
     }
+
+    /// The vector stored for the item with this id (as embedded when it was written), if
+    /// the item exists. With [`upsert_with_vectors`](Self::upsert_with_vectors) it moves or
+    /// re-files an item whose text did not change without embedding it again (ingest follows
+    /// renamed notes this way).
+    pub fn stored_vector(&self, id: &str) -> Result<Option<Vec<f32>>> {
+        let key = self
+            .catalog
+            .read()
+            .map_err(|e| self.lock_err(e))?
+            .by_id(id)
+            .map(|m| m.key);
+        match key {
+            Some(key) => self.store.vector(key),
+            None => Ok(None),
+        }
+    }
 }

@@ -60,3 +60,85 @@ pub fn kb_engine() -> Arc<SearchEngine> {
         .0
         .clone()
 }
+
+/// A writer process for the kill tests: this test binary re-invoked to run one ignored test,
+/// its stdout lines collected on a channel.
+pub struct Writer {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Writer {
+    /// Starts the ignored test `name` with `envs`, stderr to `log`, and waits (up to two
+    /// minutes) for its `READY` line; returns the lines read so far.
+    pub fn start(
+        name: &str,
+        envs: &[(&str, &std::ffi::OsStr)],
+        log: &std::path::Path,
+    ) -> (Self, Vec<String>) {
+        use std::io::BufRead;
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args([
+            "--ignored",
+            "--exact",
+            name,
+            "--nocapture",
+            "--test-threads=1",
+        ]);
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let reader = std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut lines: Vec<String> = Vec::new();
+        while !lines.iter().any(|l| l.ends_with("READY")) {
+            let l = rx
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .unwrap_or_else(|e| {
+                    let log = std::fs::read_to_string(log).unwrap_or_default();
+                    panic!("the writer did not start ({e}): {lines:?}\n{log}")
+                });
+            lines.push(l);
+        }
+        (
+            Self {
+                child,
+                lines: rx,
+                reader,
+            },
+            lines,
+        )
+    }
+
+    /// SIGKILL (no destructor, no flush); the lines it printed since `start` returned.
+    pub fn kill(mut self) -> Vec<String> {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        self.reader.join().unwrap();
+        self.lines.try_iter().collect()
+    }
+}
+
+/// A small deterministic generator for the kill delays (reproducible runs).
+pub fn next_random(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    *state >> 33
+}

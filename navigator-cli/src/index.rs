@@ -1,0 +1,192 @@
+//! `navigator index <folder|file.jsonl> [--watch]`.
+
+use crate::exit::{Failure, Outcome, INPUT};
+use crate::home::{runtime, Home, LastIndex};
+use anyhow::anyhow;
+use indicatif::{ProgressBar, ProgressStyle};
+use navigator_core::Category;
+use navigator_search::ingest::{self, IngestOptions, IngestProgress, IngestReport, ParaLayout};
+use navigator_search::SearchEngine;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Index a folder of markdown and text notes (PARA folders, YAML front matter, wiki links)
+/// or a JSON-lines export (`.jsonl`, `.ndjson`). Running it again re-embeds only what
+/// changed, follows renamed notes and removes deleted ones.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The vault folder, or a .jsonl file.
+    pub path: PathBuf,
+    /// Keep running and re-index whenever something under the path changes.
+    #[arg(long)]
+    pub watch: bool,
+    /// Map one more top-level folder to a category (`Inbox=resource`); repeatable.
+    #[arg(long = "folder", value_name = "NAME=CATEGORY", value_parser = parse_mapping)]
+    pub folders: Vec<(String, Category)>,
+    /// Skip files larger than this many MiB.
+    #[arg(long, default_value_t = 8)]
+    pub max_file_mib: u64,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn parse_mapping(s: &str) -> Result<(String, Category), String> {
+    let (name, cat) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: expected NAME=CATEGORY"))?;
+    let category = Category::parse(&cat.trim().to_lowercase())
+        .ok_or_else(|| format!("`{cat}` is not a category (project, area, resource, archive)"))?;
+    Ok((name.trim().to_string(), category))
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Outcome {
+    let home = Home::resolve()?;
+    if !args.path.exists() {
+        return Err(Failure::new(
+            INPUT,
+            anyhow!("{}: no such file or folder", args.path.display()),
+        ));
+    }
+    let mut layout = ParaLayout::default();
+    for (name, category) in &args.folders {
+        layout = layout.with_folder(name, *category);
+    }
+    let options = IngestOptions {
+        layout,
+        max_file_bytes: args.max_file_mib.saturating_mul(1024 * 1024),
+        ..IngestOptions::default()
+    };
+    let rt = runtime()?;
+    rt.block_on(async {
+        let engine = home.engine().await?;
+        once(&home, &engine, &args, &options).await?;
+        if args.watch {
+            watch(&home, &engine, &args, &options).await?;
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+async fn once(
+    home: &Home,
+    engine: &SearchEngine,
+    args: &Args,
+    options: &IngestOptions,
+) -> Result<IngestReport, Failure> {
+    let started = Instant::now();
+    let bar = progress_bar(args.quiet);
+    let on_progress = |p: IngestProgress| match p {
+        IngestProgress::Walked { notes } => {
+            bar.set_length(notes as u64);
+            bar.set_style(bar_style());
+        }
+        IngestProgress::Read { done, .. } => bar.set_position(done as u64),
+        IngestProgress::Embedded { texts } => bar.set_message(format!("{texts} embedded")),
+    };
+    let report = if is_jsonl(&args.path) {
+        ingest::import_jsonl(engine, &args.path, options, on_progress).await?
+    } else {
+        ingest::index_folder(engine, &args.path, options, on_progress).await?
+    };
+    bar.finish_and_clear();
+    let last = LastIndex {
+        source: args
+            .path
+            .canonicalize()
+            .unwrap_or(args.path.clone())
+            .display()
+            .to_string(),
+        finished_at: chrono::Utc::now(),
+        duration_ms: started.elapsed().as_millis() as u64,
+        report: serde_json::to_value(&report).map_err(|e| Failure::new(crate::exit::INDEX, e))?,
+    };
+    if let Err(e) = home.save_last_index(&last) {
+        tracing::warn!(
+            "could not save the run record in {}: {e}",
+            home.dir().display()
+        );
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&last).unwrap_or_default()
+        );
+    } else {
+        print_report(&report, started.elapsed());
+    }
+    Ok(report)
+}
+
+fn print_report(report: &IngestReport, took: Duration) {
+    println!("{report} in {:.2} s", took.as_secs_f64());
+    for s in &report.skipped {
+        println!("  skipped {} ({}): {}", s.path, s.reason, s.message);
+    }
+    for w in &report.warnings {
+        println!("  warning: {w}");
+    }
+}
+
+/// Re-indexes after changes settle: events are collected until none arrived for half a
+/// second (an editor's save is several events), then one incremental run.
+async fn watch(
+    home: &Home,
+    engine: &SearchEngine,
+    args: &Args,
+    options: &IngestOptions,
+) -> Result<(), Failure> {
+    use notify::{RecursiveMode, Watcher};
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if let Ok(e) = event {
+            if !e.kind.is_access() {
+                let _ = tx.send(());
+            }
+        }
+    })
+    .map_err(|e| Failure::new(INPUT, anyhow!("watching {}: {e}", args.path.display())))?;
+    watcher
+        .watch(&args.path, RecursiveMode::Recursive)
+        .map_err(|e| Failure::new(INPUT, anyhow!("watching {}: {e}", args.path.display())))?;
+    eprintln!("watching {} (Ctrl-C to stop)", args.path.display());
+    let quiet = Duration::from_millis(500);
+    loop {
+        let got = tokio::task::block_in_place(|| rx.recv());
+        if got.is_err() {
+            return Ok(());
+        }
+        tokio::task::block_in_place(|| while rx.recv_timeout(quiet).is_ok() {});
+        if let Err(f) = once(home, engine, args, options).await {
+            eprintln!("error: {:#}", f.error);
+        }
+    }
+}
+
+fn is_jsonl(path: &Path) -> bool {
+    path.is_file()
+        && path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"))
+}
+
+fn progress_bar(quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_message("walking");
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+fn bar_style() -> ProgressStyle {
+    ProgressStyle::with_template("{bar:30} {pos}/{len} notes  {msg}  {elapsed}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+}

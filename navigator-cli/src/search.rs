@@ -1,0 +1,118 @@
+//! `navigator search <query>`.
+
+use crate::exit::{Failure, Outcome, INPUT, NOTHING_FOUND};
+use crate::home::{runtime, Home};
+use navigator_core::{
+    Category, DateRange, SearchFilters, SearchMode, SearchRequest, SearchService,
+};
+use std::process::ExitCode;
+
+/// Search the index. Exit code 1 when nothing matched.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to look for.
+    pub query: String,
+    /// hybrid (meaning and keywords), semantic (meaning only) or keyword (BM25 only).
+    #[arg(long, short, default_value = "hybrid", value_parser = parse_mode)]
+    pub mode: SearchMode,
+    /// Only this category (project, area, resource, archive); repeatable.
+    #[arg(long = "category", short = 'c', value_parser = crate::home::parse_category)]
+    pub categories: Vec<Category>,
+    /// Only items with this status.
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Only children of this item (a folder's id ends in `/`: `Projects/Phoenix/`).
+    #[arg(long)]
+    pub parent: Option<String>,
+    /// Only items updated on or after this date (2024-03-01, RFC 3339, ...).
+    #[arg(long, value_parser = parse_date)]
+    pub since: Option<chrono::DateTime<chrono::Utc>>,
+    /// Only items updated on or before this date.
+    #[arg(long, value_parser = parse_date)]
+    pub until: Option<chrono::DateTime<chrono::Utc>>,
+    /// Include archived items when no category is given.
+    #[arg(long)]
+    pub archived: bool,
+    /// How many results (1-50).
+    #[arg(long, short = 'n', default_value_t = 10)]
+    pub limit: u32,
+    /// Skip this many results (paging).
+    #[arg(long, default_value_t = 0)]
+    pub offset: u32,
+    /// Print the results as JSON (the SearchResult contract, camelCase).
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_mode(s: &str) -> Result<SearchMode, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_lowercase()))
+        .map_err(|_| format!("`{s}` is not a mode (hybrid, semantic, keyword)"))
+}
+
+fn parse_date(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    navigator_search::ingest::front_matter::parse_date_str(s)
+        .ok_or_else(|| format!("`{s}` is not a date (2024-03-01, 2024-03-01T10:00:00Z, ...)"))
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Outcome {
+    let mut request = SearchRequest::new(args.query.clone())
+        .map_err(|e| Failure::new(INPUT, e))?
+        .mode(args.mode)
+        .limit(args.limit)
+        .offset(args.offset)
+        .include_archived(args.archived);
+    if !args.categories.is_empty() {
+        request = request.categories(args.categories.iter().copied());
+    }
+    // The filters grow with the contract (tags, say): fields not set here keep their default.
+    #[allow(clippy::needless_update)]
+    let filters = SearchFilters {
+        date_range: (args.since.is_some() || args.until.is_some()).then_some(DateRange {
+            start: args.since,
+            end: args.until,
+        }),
+        status: args.status.clone(),
+        parent_id: args.parent.clone(),
+        ..SearchFilters::default()
+    };
+    if !filters.is_empty() {
+        request = request.filters(filters);
+    }
+    request.validate().map_err(|e| Failure::new(INPUT, e))?;
+    let home = Home::resolve()?;
+    home.require_index()?;
+    let page = runtime()?.block_on(async {
+        let engine = home.engine().await?;
+        engine.search(&request).await.map_err(Failure::from)
+    })?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&page.results).unwrap_or_default()
+        );
+    } else {
+        for r in &page.results {
+            println!(
+                "{:.2}  [{}] {}  ({})",
+                r.relevance_score,
+                r.category.label(),
+                r.title,
+                r.item_id
+            );
+            if let Some(s) = &r.snippet {
+                println!("      {}", s.replace('\n', " "));
+            }
+        }
+        if page.results.is_empty() {
+            eprintln!("no results");
+        } else {
+            eprintln!("{} of {} results", page.results.len(), page.total_results);
+        }
+    }
+    Ok(if page.results.is_empty() {
+        ExitCode::from(NOTHING_FOUND)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,80 @@
+//! `navigator status`: what the index holds.
+
+use crate::exit::Outcome;
+use crate::home::{runtime, Home};
+use navigator_core::{Category, ItemScan, Store};
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+/// Show the data directory, the embedding model, how many items each category holds and
+/// what the last `index` run did.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Outcome {
+    let home = Home::resolve()?;
+    let last = home.last_index();
+    let (model, dims, counts) = if home.index_dir().exists() {
+        runtime()?.block_on(async {
+            let engine = home.engine().await?;
+            let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
+            for c in Category::ALL {
+                counts.insert(c.as_str(), 0);
+            }
+            for item in engine
+                .store()
+                .scan_items(&ItemScan::default())
+                .await
+                .map_err(crate::exit::Failure::from)?
+            {
+                *counts.entry(item.category.as_str()).or_default() += 1;
+            }
+            let e = engine.embedder();
+            Ok::<_, crate::exit::Failure>((Some(e.model_id().to_string()), e.dimensions(), counts))
+        })?
+    } else {
+        (None, 0, BTreeMap::new())
+    };
+    let total: u64 = counts.values().sum();
+    if args.json {
+        let v = serde_json::json!({
+            "dataDir": home.dir(),
+            "index": home.index_dir(),
+            "items": total,
+            "byCategory": counts,
+            "model": model,
+            "dimensions": dims,
+            "lastIndex": last,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("data directory  {}", home.dir().display());
+    match &model {
+        None => println!("index           none yet: run `navigator index <folder>`"),
+        Some(m) => {
+            let parts: Vec<String> = counts.iter().map(|(c, n)| format!("{n} {c}")).collect();
+            println!("items           {total} ({})", parts.join(", "));
+            println!("model           {m} ({dims}-d)");
+        }
+    }
+    match last {
+        Some(l) => println!(
+            "last index      {} at {} ({} ms): {} added, {} updated, {} deleted, {} skipped",
+            l.source,
+            l.finished_at.format("%Y-%m-%d %H:%M:%S UTC"),
+            l.duration_ms,
+            l.report["added"],
+            l.report["updated"],
+            l.report["deleted"],
+            l.report["skipped"].as_array().map_or(0, Vec::len),
+        ),
+        None => println!("last index      never"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

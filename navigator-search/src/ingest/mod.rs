@@ -1,0 +1,331 @@
+//! Ingest: a folder of notes (a PARA vault) or a JSON-lines export → items in a
+//! [`SearchEngine`], incrementally.
+//!
+//! ```no_run
+//! # async fn demo(engine: &navigator_search::SearchEngine) -> navigator_search::Result<()> {
+//! use navigator_search::ingest::{index_folder, IngestOptions};
+//! let report = index_folder(engine, "/home/ana/vault".as_ref(), &IngestOptions::default(), |_| {}).await?;
+//! println!("{report}"); // 31 seen: 31 added, ... ; skipped 1 too_large
+//! // Again: nothing changed, nothing is embedded.
+//! let again = index_folder(engine, "/home/ana/vault".as_ref(), &IngestOptions::default(), |_| {}).await?;
+//! assert_eq!(again.embedded, 0);
+//! # Ok(()) }
+//! ```
+//!
+//! Data flow: walk ([`walk`](self) module: gitignore-aware, hidden folders skipped) → for each
+//! note file: size and binary checks, content hash, and only when the hash changed: front
+//! matter ([`front_matter`]), markdown ([`markdown`]), placement by folder ([`ParaLayout`]) →
+//! incremental sync into the engine (same text → stored vector reused; deleted files
+//! removed). How notes and folders become items is documented in the `note` module's docs,
+//! repeated in the README. Bad files are skipped and counted in the [`IngestReport`], never
+//! half-written; only a root that cannot be read at all is an error.
+
+pub mod front_matter;
+pub mod jsonl;
+mod layout;
+pub mod markdown;
+mod note;
+mod report;
+mod sync;
+mod walk;
+
+pub use jsonl::RowError;
+pub use layout::ParaLayout;
+pub use report::{IngestReport, SkipReason, Skipped};
+
+use crate::{Error, Result, SearchEngine};
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use sync::Sync;
+
+/// How a source is read.
+#[derive(Debug, Clone)]
+pub struct IngestOptions {
+    /// Top-level folders → PARA categories.
+    pub layout: ParaLayout,
+    /// Files larger than this are skipped as [`SkipReason::TooLarge`] (default 8 MiB: far
+    /// above any hand-written note, far below what would stall the embedder).
+    pub max_file_bytes: u64,
+    /// Items per embedding batch (also the most items held in memory at once).
+    pub batch: usize,
+}
+
+impl Default for IngestOptions {
+    fn default() -> Self {
+        Self {
+            layout: ParaLayout::default(),
+            max_file_bytes: 8 * 1024 * 1024,
+            batch: 64,
+        }
+    }
+}
+
+/// How far an ingest run has come, for progress bars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IngestProgress {
+    /// The walk is done: this many note files (or valid rows) and folders to look at.
+    Walked {
+        /// Note files or rows.
+        notes: usize,
+    },
+    /// This many notes (or rows) have been looked at.
+    Read {
+        /// Looked at so far.
+        done: usize,
+        /// To look at.
+        total: usize,
+    },
+    /// This many texts have been embedded so far in this run.
+    Embedded {
+        /// Embedded so far.
+        texts: usize,
+    },
+}
+
+/// Indexes the folder `root` (see the module docs) into `engine`: adds new notes, re-embeds
+/// changed ones, follows renames without re-embedding, removes deleted ones. Returns what it
+/// did; an unreadable root is [`Error::Ingest`].
+pub async fn index_folder(
+    engine: &SearchEngine,
+    root: &Path,
+    options: &IngestOptions,
+    mut progress: impl FnMut(IngestProgress),
+) -> Result<IngestReport> {
+    let root = source_path(root, true)?;
+    let vault = root.to_string_lossy().into_owned();
+    let fingerprint = options.layout.fingerprint();
+    let mut walk_report = IngestReport::default();
+    let walked = walk::walk(&root, &mut walk_report);
+    progress(IngestProgress::Walked {
+        notes: walked.notes.len(),
+    });
+    let mut sync = Sync::begin(engine, &vault, options.batch, progress)?;
+    sync.report.skipped = walk_report.skipped;
+    let meta = |path: &str, hash: &str| note::bookkeeping("vault", &vault, path, hash);
+
+    let folders: Vec<(&String, String)> = walked
+        .folders
+        .iter()
+        .filter(|f| f.contains('/') || options.layout.category_of(f).is_none())
+        .map(|f| (f, format!("{f}/")))
+        .collect();
+    for (_, id) in &folders {
+        sync.keep(id);
+    }
+    for n in &walked.notes {
+        sync.keep(&n.rel);
+    }
+    for (rel, id) in &folders {
+        sync.report.seen += 1;
+        let hash = note::hash(&[b"folder", fingerprint.as_bytes(), rel.as_bytes()]);
+        if sync.unchanged(id, &hash) {
+            sync.report.unchanged += 1;
+            continue;
+        }
+        let at = modified(&root.join(rel.as_str()));
+        if let Some(item) = note::folder_item(rel, &options.layout, at, meta(id, &hash)) {
+            sync.put(item).await?;
+        }
+    }
+    let total = walked.notes.len();
+    for (done, file) in walked.notes.iter().enumerate() {
+        sync.report.seen += 1;
+        if let Some(item) = read_note(file, options, &fingerprint, &vault, &mut sync)? {
+            sync.put(item).await?;
+        }
+        (sync.progress)(IngestProgress::Read {
+            done: done + 1,
+            total,
+        });
+    }
+    sync.finish().await
+}
+
+/// One note file → its item when it changed; skips and unchanged files are counted in the
+/// report.
+fn read_note<P: FnMut(IngestProgress)>(
+    file: &walk::NoteFile,
+    options: &IngestOptions,
+    fingerprint: &str,
+    vault: &str,
+    sync: &mut Sync<'_, P>,
+) -> Result<Option<navigator_core::Item>> {
+    let rel = file.rel.as_str();
+    if file.size > options.max_file_bytes {
+        let msg = format!(
+            "{} bytes, over the {} byte limit",
+            file.size, options.max_file_bytes
+        );
+        sync.report.skip(rel, SkipReason::TooLarge, msg);
+        return Ok(None);
+    }
+    let bytes = match std::fs::read(&file.abs) {
+        Ok(b) => b,
+        Err(e) => {
+            sync.report.skip(rel, SkipReason::Unreadable, e.to_string());
+            return Ok(None);
+        }
+    };
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        sync.report
+            .skip(rel, SkipReason::Binary, "a NUL byte in the first 8 KiB");
+        return Ok(None);
+    }
+    let hash = note::hash(&[b"note", fingerprint.as_bytes(), &bytes]);
+    if sync.unchanged(rel, &hash) {
+        sync.report.unchanged += 1;
+        return Ok(None);
+    }
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            sync.report.skip(rel, SkipReason::NotUtf8, e.to_string());
+            return Ok(None);
+        }
+    };
+    let at = file.modified.map_or_else(Utc::now, DateTime::<Utc>::from);
+    let meta = note::bookkeeping("vault", vault, rel, &hash);
+    match note::note_item(rel, text, &options.layout, at, meta) {
+        Ok((item, warnings)) => {
+            sync.report.warnings.extend(warnings);
+            Ok(Some(item))
+        }
+        Err((reason, message)) => {
+            if sync.has(rel) {
+                tracing::warn!("{rel}: {message}; its last indexed version stays searchable");
+            }
+            sync.report.skip(rel, reason, message);
+            Ok(None)
+        }
+    }
+}
+
+/// Imports a JSON-lines file (schema in [`jsonl`]) into `engine`, incrementally like
+/// [`index_folder`]: rows whose line did not change are not touched, rows gone from the file
+/// are removed. Bad rows are skipped and reported with their line number.
+pub async fn import_jsonl(
+    engine: &SearchEngine,
+    path: &Path,
+    options: &IngestOptions,
+    mut progress: impl FnMut(IngestProgress),
+) -> Result<IngestReport> {
+    let path = source_path(path, false)?;
+    let source = path.to_string_lossy().into_owned();
+    let name = path
+        .file_name()
+        .map_or_else(|| source.clone(), |n| n.to_string_lossy().into_owned());
+    let now = Utc::now();
+    // Pass 1: every valid row's id (so deletions and renames are known before any write).
+    let mut report = IngestReport::default();
+    let mut valid: HashMap<usize, String> = HashMap::new();
+    let mut first_line: HashMap<String, usize> = HashMap::new();
+    for_each_line(&path, |line, text| {
+        match jsonl::parse_row(line, text, now) {
+            Ok(item) => match first_line.get(&item.id) {
+                Some(first) => report.skip(
+                    &format!("{name}:{line}"),
+                    SkipReason::InvalidRow,
+                    format!(
+                        "line {line}: field `id`: `{}` is already on line {first}",
+                        item.id
+                    ),
+                ),
+                None => {
+                    first_line.insert(item.id.clone(), line);
+                    valid.insert(line, item.id);
+                }
+            },
+            Err(e) => report.skip(
+                &format!("{name}:{line}"),
+                SkipReason::InvalidRow,
+                e.to_string(),
+            ),
+        }
+    })?;
+    progress(IngestProgress::Walked { notes: valid.len() });
+    let mut sync = Sync::begin(engine, &source, options.batch, progress)?;
+    sync.report.skipped = report.skipped;
+    for id in valid.values() {
+        sync.keep(id);
+    }
+    // Pass 2: write the rows that changed, streaming (memory stays bounded by the batch).
+    let total = valid.len();
+    let file = std::fs::File::open(&path).map_err(|e| ingest_err(&path, e))?;
+    for (i, text) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = i + 1;
+        let text = text.map_err(|e| line_err(&path, line, e))?;
+        let Some(id) = valid.get(&line) else {
+            continue;
+        };
+        sync.report.seen += 1;
+        let hash = note::hash(&[b"row", text.as_bytes()]);
+        if sync.unchanged(id, &hash) {
+            sync.report.unchanged += 1;
+        } else {
+            let mut item = jsonl::parse_row(line, &text, now).map_err(|e| Error::Ingest {
+                path: path.clone(),
+                message: format!("the file changed while it was imported: {e}"),
+            })?;
+            item.metadata
+                .extend(note::bookkeeping("jsonl", &source, &name, &hash));
+            note::set_text_hash(&mut item);
+            sync.put(item).await?;
+        }
+        (sync.progress)(IngestProgress::Read {
+            done: sync.report.seen,
+            total,
+        });
+    }
+    sync.finish().await
+}
+
+/// Calls `f(line_number, text)` for every non-blank line.
+fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> Result<()> {
+    let file = std::fs::File::open(path).map_err(|e| ingest_err(path, e))?;
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| line_err(path, i + 1, e))?;
+        if !line.trim().is_empty() {
+            f(i + 1, &line);
+        }
+    }
+    Ok(())
+}
+
+fn source_path(path: &Path, folder: bool) -> Result<PathBuf> {
+    let abs = path.canonicalize().map_err(|e| ingest_err(path, e))?;
+    if folder && !abs.is_dir() {
+        return Err(Error::Ingest {
+            path: path.to_path_buf(),
+            message: "not a folder".into(),
+        });
+    }
+    if !folder && !abs.is_file() {
+        return Err(Error::Ingest {
+            path: path.to_path_buf(),
+            message: "not a file".into(),
+        });
+    }
+    Ok(abs)
+}
+
+fn line_err(path: &Path, line: usize, e: std::io::Error) -> Error {
+    Error::Ingest {
+        path: path.to_path_buf(),
+        message: format!("line {line}: {e}"),
+    }
+}
+
+fn ingest_err(path: &Path, e: std::io::Error) -> Error {
+    Error::Ingest {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+fn modified(path: &Path) -> DateTime<Utc> {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .map_or_else(|_| Utc::now(), DateTime::<Utc>::from)
+}
