@@ -2,7 +2,7 @@
 
 use crate::exit::Outcome;
 use crate::home::{runtime, Home};
-use navigator_core::{Category, ItemScan, Store};
+use navigator_core::{Category, ItemScan, ItemStore};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 

@@ -3,7 +3,7 @@
 use crate::exit::{Failure, Outcome, INPUT};
 use crate::home::{runtime, Home};
 use anyhow::anyhow;
-use navigator_core::{Category, Item, ItemScan, Store};
+use navigator_core::{Category, Item, ItemScan, ItemStore};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 

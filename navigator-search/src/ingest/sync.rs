@@ -133,7 +133,7 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
                 self.to_reuse.0.push(item);
                 self.to_reuse.1.push(v);
                 if self.to_reuse.0.len() >= self.batch {
-                    self.flush_reused()?;
+                    self.flush_reused().await?;
                 }
             }
             _ => {
@@ -152,10 +152,10 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
     }
 
     /// Writes the pending items that reuse stored vectors.
-    fn flush_reused(&mut self) -> Result<()> {
+    async fn flush_reused(&mut self) -> Result<()> {
         let (items, vectors) = std::mem::take(&mut self.to_reuse);
         if !items.is_empty() {
-            self.engine.upsert_with_vectors(&items, &vectors)?;
+            self.engine.upsert_with_vectors(&items, &vectors).await?;
             self.written += items.len();
         }
         Ok(())
@@ -163,7 +163,7 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
 
     /// Embeds and writes the pending items.
     async fn flush(&mut self) -> Result<()> {
-        self.flush_reused()?;
+        self.flush_reused().await?;
         if self.to_embed.is_empty() {
             return Ok(());
         }
@@ -193,7 +193,7 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
             .cloned()
             .collect();
         for id in &gone {
-            self.engine.delete(id)?;
+            self.engine.delete(id).await?;
             if !self.renamed_from.contains(id) {
                 self.report.deleted += 1;
             }
