@@ -5,7 +5,7 @@ use crate::{Category, Grip, Item, Result, TocNode};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-/// Which items a [`Store::scan_items`] returns; the default returns everything.
+/// Which items a [`ItemStore::scan_items`] returns; the default returns everything.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ItemScan {
     /// Only these categories (all when `None`).

@@ -84,7 +84,7 @@ impl NavigatorServer {
     }
 
     /// Serves over stdin/stdout until the client disconnects, answering lines that are not
-    /// JSON with JSON-RPC parse errors (see [`jsonrpc`]).
+    /// JSON with JSON-RPC parse errors (`-32700`, id null).
     pub async fn serve_stdio(self) -> Result<(), Error> {
         let transport = |e: &dyn std::fmt::Display| Error::Transport {
             message: e.to_string(),
