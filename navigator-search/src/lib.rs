@@ -72,6 +72,8 @@ mod agent;
 mod catalog;
 mod clock;
 #[cfg(feature = "engine")]
+mod config;
+#[cfg(feature = "engine")]
 mod engine;
 mod error;
 #[cfg(feature = "engine")]
@@ -98,7 +100,9 @@ mod vector;
 pub use agent::{NavigatorAgent, QueryUnderstanding, UnderstoodQuery, NAVIGATOR_TEMPLATE};
 pub use clock::{Clock, FixedClock, SystemClock};
 #[cfg(feature = "engine")]
-pub use engine::{EngineConfig, Progress, SearchEngine};
+pub use config::EngineConfig;
+#[cfg(feature = "engine")]
+pub use engine::{Progress, SearchEngine};
 pub use error::{Error, Result};
 #[cfg(feature = "engine")]
 pub use fusion::{Calibration, RRF_K};

@@ -116,7 +116,7 @@ impl SearchEngine {
         Ok(true)
     }
 
-    /// Indexes many items in batches of [`embed_batch`](super::EngineConfig::embed_batch),
+    /// Indexes many items in batches of [`embed_batch`](crate::EngineConfig::embed_batch),
     /// calling `progress` after each committed batch. Every item is validated before the
     /// first write, so a bad item stops the load before anything is written. A load that
     /// wrote at least half the items the engine then holds ends with
