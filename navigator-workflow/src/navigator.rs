@@ -268,6 +268,17 @@ impl Navigator {
             .ok_or_else(|| Error::UnknownTask { id: id.to_string() })
     }
 
+    /// Changes the task with this id in the tree (which keeps its queue in order) and
+    /// returns it as changed.
+    fn change_task(&mut self, id: &str, change: impl FnOnce(&mut Task)) -> Result<Task> {
+        self.tree
+            .update(id, |task| {
+                change(task);
+                task.clone()
+            })
+            .ok_or_else(|| Error::UnknownTask { id: id.to_string() })
+    }
+
     /// The task tree.
     pub fn tree(&self) -> &TaskTree {
         &self.tree
@@ -306,15 +317,7 @@ impl Navigator {
         let transition = decide(&self.workflows, task, result)?;
         let now = now_millis();
         let record_output = output.clone();
-        let task = self
-            .tree
-            .update(task_id, |task| {
-                apply(task, &transition, output, now);
-                task.clone()
-            })
-            .ok_or_else(|| Error::UnknownTask {
-                id: task_id.to_string(),
-            })?;
+        let task = self.change_task(task_id, |task| apply(task, &transition, output, now))?;
         let record = self.ledger.record(|id| SyncRecord {
             id,
             task_id: task_id.to_string(),
@@ -385,21 +388,15 @@ impl Navigator {
         } else {
             format!("{workflow_id}/{step}")
         };
-        let task = self
-            .tree
-            .update(task_id, |task| {
-                task.current_step = step.to_string();
-                task.status = TaskStatus::Pending;
-                task.step_retries.remove(&key);
-                task.updated_at = now;
-                if note.is_some() {
-                    task.last_output.clone_from(&note);
-                }
-                task.clone()
-            })
-            .ok_or_else(|| Error::UnknownTask {
-                id: task_id.to_string(),
-            })?;
+        let task = self.change_task(task_id, |task| {
+            task.current_step = step.to_string();
+            task.status = TaskStatus::Pending;
+            task.step_retries.remove(&key);
+            task.updated_at = now;
+            if note.is_some() {
+                task.last_output.clone_from(&note);
+            }
+        })?;
         let record = self.ledger.record(|id| SyncRecord {
             id,
             task_id: task_id.to_string(),
