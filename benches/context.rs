@@ -121,6 +121,7 @@ fn bench_repo(c: &mut Criterion, name: &str, root: &Path, heavy: bool) {
                 path: "**".into(),
                 level: Level::Path,
                 collapse: true,
+                focus: Vec::new(),
             },
             Rule::new(format!("{}/", dirs[0]), Level::Signatures),
             Rule::new(format!("{}/", dirs[dirs.len() / 2]), Level::Full),

@@ -8,8 +8,9 @@
 //! navigator context ./repo-overview-only --tokens 4000      # no goal: breadth-first overview
 //! ```
 //! The context goes to stdout (or, with `--json`, one JSON object with the context, its files
-//! in order with level, tokens, score and reasons, and the plan); reports go to stderr. Exit
-//! codes: 0 done, 1 error, 3 the repository changed since the replayed plan was made.
+//! in order with level, tokens, the line ranges shown at full source, score and reasons, and
+//! the plan); reports go to stderr. Exit codes: 0 done, 1 error, 3 the repository changed
+//! since the replayed plan was made.
 
 use anyhow::{bail, Context as _};
 use clap::ValueEnum;
@@ -161,6 +162,7 @@ fn json(
             let r = scored(&s.path);
             serde_json::json!({
                 "path": s.path, "level": s.level as u8, "tokens": s.tokens,
+                "full_lines": s.full_lines,
                 "score": r.map(|r| r.score), "reasons": r.map(|r| r.reasons.clone()).unwrap_or_default(),
             })
         })

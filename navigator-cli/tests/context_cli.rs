@@ -61,6 +61,8 @@ fn json_lists_files_in_rank_order_with_levels_tokens_scores_and_reasons() {
     assert_eq!(first["path"], "src/auth/middleware.rs");
     assert_eq!(first["level"], 4);
     assert!(first["tokens"].as_u64().unwrap() > 0);
+    // A whole file shows all its lines at full source.
+    assert_eq!(first["full_lines"][0][0], 1);
     assert_eq!(first["score"], 1.0);
     assert!(!first["reasons"].as_array().unwrap().is_empty(), "{first}");
     assert!(v["context"]

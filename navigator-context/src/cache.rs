@@ -9,7 +9,7 @@ use crate::outline::Outline;
 use std::path::{Path, PathBuf};
 
 /// Bumped when the outline format or extraction rules change.
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
 
 /// Where outlines are cached; `None` disables the disk cache.
 #[derive(Debug, Clone)]

@@ -339,9 +339,8 @@ fn coarse_satellite(
         (Level::Path, true),
     ] {
         plan.rules = vec![Rule {
-            path: "**".into(),
-            level,
             collapse,
+            ..Rule::new("**", level)
         }];
         // Every shown file costs at least one token (its path line), so a map with more files
         // than the budget cannot fit file by file: skip rendering (and parsing) it at all.
@@ -378,13 +377,15 @@ fn rank_order(map: &RepoMap, mut plan: FlightPlan, values: &HashMap<String, f64>
     plan
 }
 
-/// What the policy is shown of a plan: the same map with full source folded to signatures.
+/// What the policy is shown of a plan: the same map with full source (whole files and focused
+/// items) folded to signatures.
 /// Deciding where to zoom needs the shape of the code, not its bodies; the delivered context
 /// still has them, and the prompt says so.
 fn prompt_view(plan: &FlightPlan) -> FlightPlan {
     let mut view = plan.clone();
     for r in &mut view.rules {
         r.level = r.level.min(Level::Signatures);
+        r.focus.clear();
     }
     view
 }

@@ -13,6 +13,9 @@
 //!     level: 3
 //!   - path: src/auth/middleware.rs
 //!     level: 4
+//!   - path: src/parser.rs
+//!     level: 2
+//!     focus: [Parser::parse, Parser::next_token]
 //!   - path: vendor/
 //!     level: 1
 //!     collapse: true
@@ -100,6 +103,12 @@ pub struct Rule {
     /// Show the files it wins as one line per directory with a file count.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub collapse: bool,
+    /// Items (functions, methods, classes) to show at full source inside the outline of
+    /// levels 2 and 3, by qualified name: `Class.method` (Python, JS, ...), `Type::method`
+    /// (Rust, C++); names that resolve to nothing are ignored. Zooms into a file too big to
+    /// show whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub focus: Vec<String>,
 }
 
 impl Rule {
@@ -109,6 +118,15 @@ impl Rule {
             path: path.into(),
             level,
             collapse: false,
+            focus: Vec::new(),
+        }
+    }
+
+    /// A rule showing `focus`'s items at full source inside the outline at `level`.
+    pub fn focused(path: impl Into<String>, level: Level, focus: Vec<String>) -> Self {
+        Rule {
+            focus,
+            ..Rule::new(path, level)
         }
     }
 }

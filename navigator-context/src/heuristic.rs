@@ -111,16 +111,19 @@ fn zoom_areas(input: &TurnInput<'_>) -> Action {
         path: "**".into(),
         level: Level::Path as u8,
         collapse: true,
+        focus: Vec::new(),
     }];
     changes.extend(areas.iter().map(|(d, _)| RuleChange {
         path: d.clone(),
         level: Level::TopLevel as u8,
         collapse: false,
+        focus: Vec::new(),
     }));
     changes.extend(files.iter().map(|p| RuleChange {
         path: p.to_string(),
         level: Level::Signatures as u8,
         collapse: false,
+        focus: Vec::new(),
     }));
     let names: Vec<&str> = areas.iter().map(|(d, _)| d.as_str()).collect();
     Action::UpdateFlightPlan {
@@ -143,25 +146,50 @@ fn full_source_paths(packed: &FlightPlan) -> Vec<&str> {
         .collect()
 }
 
-/// Turn two: full source for the files the packed plan gives full source to.
+/// The rules of a packed plan that zoom into items of a file too big to show whole.
+fn focused_rules(packed: &FlightPlan) -> Vec<&crate::flight_plan::Rule> {
+    packed
+        .rules
+        .iter()
+        .filter(|r| !r.focus.is_empty() && r.level < Level::Full)
+        .collect()
+}
+
+/// Turn two: full source for the files the packed plan gives full source to, and for the
+/// items it shows of files too big to show whole.
 fn zoom_files(input: &TurnInput<'_>) -> Action {
     let packed = pack(input.map, input.ranking, input.plan);
     let full = full_source_paths(&packed);
-    Action::UpdateFlightPlan {
-        changes: full
+    let focused = focused_rules(&packed);
+    let mut changes: Vec<RuleChange> = full
+        .iter()
+        .map(|p| RuleChange {
+            path: p.to_string(),
+            level: Level::Full as u8,
+            collapse: false,
+            focus: Vec::new(),
+        })
+        .collect();
+    changes.extend(focused.iter().map(|r| RuleChange {
+        path: r.path.clone(),
+        level: r.level.into(),
+        collapse: false,
+        focus: r.focus.clone(),
+    }));
+    let mut what: Vec<String> = full.iter().map(|p| p.to_string()).collect();
+    what.extend(
+        focused
             .iter()
-            .map(|p| RuleChange {
-                path: p.to_string(),
-                level: Level::Full as u8,
-                collapse: false,
-            })
-            .collect(),
+            .map(|r| format!("{} ({})", r.path, r.focus.join(", "))),
+    );
+    Action::UpdateFlightPlan {
+        changes,
         reasoning: format!(
             "zoom in: full source for {}",
-            if full.is_empty() {
+            if what.is_empty() {
                 "none (no file fits whole)".to_string()
             } else {
-                full.join(", ")
+                what.join(", ")
             }
         ),
     }
@@ -177,6 +205,7 @@ fn repack(input: &TurnInput<'_>) -> Action {
             path: r.path.clone(),
             level: r.level.into(),
             collapse: r.collapse,
+            focus: r.focus.clone(),
         })
         .collect();
     // Zoom out of whatever an earlier turn zoomed in on and the new ranking dropped: back into
@@ -191,6 +220,7 @@ fn repack(input: &TurnInput<'_>) -> Action {
                 path: r.path.clone(),
                 level: Level::Path as u8,
                 collapse: r.path.ends_with('/'),
+                focus: Vec::new(),
             }),
     );
     let full = full_source_paths(&packed);

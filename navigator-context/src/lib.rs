@@ -27,6 +27,7 @@ mod report;
 mod scan;
 mod tokens;
 mod verbosity;
+mod zoom;
 
 pub use bm25::terms;
 pub use error::{Error, Result};

@@ -22,6 +22,9 @@ pub struct Symbol {
     pub doc: Option<String>,
     /// 1-based line of the item.
     pub line: u32,
+    /// 1-based last line of the item (its body included).
+    #[serde(default)]
+    pub end_line: u32,
 }
 
 /// The items of one file, in source order.
@@ -95,6 +98,17 @@ fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
         signature: clip(&collapse_ws(head)),
         doc,
         line: node.start_position().row as u32 + 1,
+        end_line: end_row(node) as u32 + 1,
+    }
+}
+
+/// The last row holding the item's text: a node ending at column 0 ends on the row before.
+fn end_row(node: Node) -> usize {
+    let end = node.end_position();
+    if end.column == 0 && end.row > node.start_position().row {
+        end.row - 1
+    } else {
+        end.row
     }
 }
 

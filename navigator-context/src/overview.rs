@@ -101,6 +101,7 @@ pub(crate) fn overview(
         path: "**".into(),
         level: Level::Path,
         collapse: true,
+        focus: Vec::new(),
     }];
     let all_open = below.keys().all(|d| opened.contains(d));
     for dir in &order {
@@ -113,6 +114,7 @@ pub(crate) fn overview(
                     path: k.clone(),
                     level: Level::Path,
                     collapse: true,
+                    focus: Vec::new(),
                 });
             }
         }

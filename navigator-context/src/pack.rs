@@ -11,6 +11,7 @@ use crate::flight_plan::{FlightPlan, Level, Rule};
 use crate::relevance::Scored;
 use crate::render::{effective_level, file_block, header, render, Rendered};
 use crate::scan::RepoMap;
+use crate::zoom::ItemQuery;
 use std::collections::HashMap;
 
 /// Full source is given to at most this many files ...
@@ -24,6 +25,16 @@ const FULL_SHARE: f64 = 0.7;
 /// neighbours' outlines.
 const CLEAR_SHARE: f64 = 0.85;
 const CLEAR_GAP: f64 = 0.8;
+/// Only the best file too big to show whole is zoomed into: zooming into the next ones took
+/// the outlines of the candidates further down (gold files shown fell on dev).
+const MAX_ZOOMED: usize = 1;
+/// A zoomed file that is not clearly first (the next one scores over [`CLEAR_GAP`] of it) gets
+/// at most this share of the budget.
+const UNCLEAR_ZOOM_SHARE: f64 = 0.25;
+/// Zooming keeps room for the top-level outlines of this many next candidates ...
+const RESERVE_FILES: usize = 10;
+/// ... taking at most this share of the budget.
+const RESERVE_SHARE: f64 = 0.2;
 /// Files below this score get no outline.
 const OUTLINE_SCORE: f64 = 0.05;
 /// Files at or above this score get docs and nested signatures.
@@ -54,15 +65,36 @@ pub(crate) struct Costs<'a> {
     map: &'a RepoMap,
     plan: &'a FlightPlan,
     memo: HashMap<(usize, Level), usize>,
+    /// Items shown at full source inside a file's outline, per file.
+    focus: HashMap<usize, Vec<String>>,
 }
 
 impl<'a> Costs<'a> {
+    /// Costs of the files as `plan`'s exact-path rules zoom into them.
     pub(crate) fn new(map: &'a RepoMap, plan: &'a FlightPlan) -> Self {
+        let mut costs = Costs::bare(map, plan);
+        for r in plan.rules.iter().filter(|r| !r.focus.is_empty()) {
+            if let Some(i) = costs.index(&r.path) {
+                costs.focus.insert(i, r.focus.clone());
+            }
+        }
+        costs
+    }
+
+    /// Costs of the files with no zoom into items.
+    fn bare(map: &'a RepoMap, plan: &'a FlightPlan) -> Self {
         Costs {
             map,
             plan,
             memo: HashMap::new(),
+            focus: HashMap::new(),
         }
+    }
+
+    /// Zooms file `i` into `focus` (its outline levels' costs change).
+    fn set_focus(&mut self, i: usize, focus: Vec<String>) {
+        self.memo.retain(|(j, _), _| *j != i);
+        self.focus.insert(i, focus);
     }
 
     fn index(&self, path: &str) -> Option<usize> {
@@ -77,10 +109,11 @@ impl<'a> Costs<'a> {
         let file = &self.map.files()[i];
         let level = effective_level(file, level, true, self.plan.huge_file_bytes);
         let tok = self.plan.tokenizer;
+        let focus = self.focus.get(&i).map_or(&[][..], Vec::as_slice);
         let c = *self
             .memo
             .entry((i, level))
-            .or_insert_with(|| file_block(file, level, tok).1);
+            .or_insert_with(|| file_block(file, level, focus, tok).1);
         (c, level)
     }
 }
@@ -89,7 +122,7 @@ impl<'a> Costs<'a> {
 /// budget, tokenizer and caps, its rules are replaced.
 pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> FlightPlan {
     let budget = plan.token_budget;
-    let mut costs = Costs::new(map, plan);
+    let mut costs = Costs::bare(map, plan);
     let top_dirs = map
         .files()
         .iter()
@@ -106,23 +139,63 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         .collect();
     let mut full_used = 0;
     let clear = ranked.get(1).is_none_or(|&(_, s)| s <= CLEAR_GAP);
-    for (k, &(i, score)) in ranked.iter().take(MAX_FULL).enumerate() {
-        if score < FULL_SCORE {
-            break;
-        }
+    let share_of = |k: usize| {
         let share = if k == 0 && clear {
             CLEAR_SHARE
         } else {
             FULL_SHARE
         };
+        (budget as f64 * share) as usize
+    };
+    let mut too_big: Vec<(usize, usize)> = Vec::new();
+    for (k, &(i, score)) in ranked.iter().take(MAX_FULL).enumerate() {
+        if score < FULL_SCORE {
+            break;
+        }
         let (c, level) = costs.cost(i, Level::Full);
-        if level == Level::Full
-            && c <= remaining
-            && full_used + c <= (budget as f64 * share) as usize
-        {
+        if level != Level::Full {
+            continue;
+        }
+        if c <= remaining && full_used + c <= share_of(k) {
             full_used += c;
             remaining -= c;
             chosen.push((i, Level::Full));
+        } else {
+            too_big.push((k, i));
+        }
+    }
+    // Files too big to show whole: zoom in on the items the goal is about, inside their
+    // outline, with what the whole files left of their share, keeping room for the outlines
+    // of the next candidates (a file shown only by its path is not found).
+    let reserve: usize = ranked
+        .iter()
+        .filter(|(i, _)| !chosen.iter().any(|(j, _)| j == i))
+        .take(RESERVE_FILES)
+        .map(|&(i, _)| costs.cost(i, Level::TopLevel).0)
+        .sum::<usize>()
+        .min((budget as f64 * RESERVE_SHARE) as usize);
+    for &(k, i) in too_big.iter().take(MAX_ZOOMED) {
+        let cap = if k == 0 && clear {
+            1.0
+        } else {
+            UNCLEAR_ZOOM_SHARE
+        };
+        let allowance = remaining
+            .saturating_sub(reserve)
+            .min(share_of(k).saturating_sub(full_used))
+            .min((budget as f64 * cap) as usize);
+        let focus = ItemQuery::new(&plan.goal).choose(
+            &map.files()[i],
+            Level::TopLevel,
+            allowance,
+            plan.tokenizer,
+        );
+        if !focus.is_empty() {
+            costs.set_focus(i, focus);
+            let (c, _) = costs.cost(i, Level::TopLevel);
+            full_used += c;
+            remaining -= c.min(remaining);
+            chosen.push((i, Level::TopLevel));
         }
     }
     // The skeleton: top-level outlines of the package roots (a crate's lib.rs, a package's
@@ -227,13 +300,16 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         path: "**".into(),
         level: Level::Path,
         collapse: true,
+        focus: Vec::new(),
     }];
     chosen.sort_by_key(|&(i, _)| i);
-    rules.extend(
-        chosen
-            .into_iter()
-            .map(|(i, l)| Rule::new(map.files()[i].path.clone(), l)),
-    );
+    rules.extend(chosen.into_iter().map(|(i, l)| {
+        let path = map.files()[i].path.clone();
+        match costs.focus.remove(&i) {
+            Some(focus) if l < Level::Full => Rule::focused(path, l, focus),
+            _ => Rule::new(path, l),
+        }
+    }));
     FlightPlan {
         rules,
         ..plan.clone()

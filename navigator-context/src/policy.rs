@@ -21,6 +21,10 @@ pub struct RuleChange {
     /// Fold the matched files into one line per directory with a file count.
     #[serde(default)]
     pub collapse: bool,
+    /// At levels 2 and 3: items to show at full source inside the outline, by qualified name
+    /// (`Class.method`, `Type::method`), for files too big to show whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub focus: Vec<String>,
 }
 
 /// What a policy decided.
@@ -152,6 +156,7 @@ pub(crate) fn apply(
             path: c.path.clone(),
             level,
             collapse: c.collapse,
+            focus: c.focus.clone(),
         };
         match plan.rules.iter_mut().find(|r| r.path == c.path) {
             Some(r) => *r = rule,

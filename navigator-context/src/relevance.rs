@@ -198,7 +198,7 @@ fn is_long(goal: &str) -> bool {
 /// A long goal keeps full weight for its title and its code clues (identifiers, qualified
 /// names, paths, error lines) and gives the rest of its prose [`W_PROSE`]; a term said
 /// several times weighs a little more.
-fn weighted_query(goal: &str, parsed: &Goal, stems: &mut Stems) -> Vec<(String, f64)> {
+pub(crate) fn weighted_query(goal: &str, parsed: &Goal, stems: &mut Stems) -> Vec<(String, f64)> {
     let mut weights: HashMap<String, f64> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
     let mut add = |text: &str, w: f64, weights: &mut HashMap<String, f64>| {

@@ -42,6 +42,9 @@ pub struct Shown {
     pub level: Level,
     /// Tokens of its block, header included.
     pub tokens: usize,
+    /// The 1-based line ranges shown at full source: the whole file at level 4, the items a
+    /// rule's `focus` names at levels 2 and 3, none otherwise.
+    pub full_lines: Vec<(u32, u32)>,
 }
 
 impl Rendered {
@@ -130,7 +133,28 @@ fn file_body(file: &FileEntry, level: Level) -> String {
 
 /// The block one file contributes at `level`, and its tokens (memoised per file, tokenizer
 /// and level). Content levels start with a header naming path, level and the body's tokens.
-pub(crate) fn file_block(file: &FileEntry, level: Level, tokenizer: Tokenizer) -> (String, usize) {
+/// At levels 2 and 3 the items `focus` names are spliced in at full source (not memoised).
+pub(crate) fn file_block(
+    file: &FileEntry,
+    level: Level,
+    focus: &[String],
+    tokenizer: Tokenizer,
+) -> (String, usize) {
+    if matches!(level, Level::TopLevel | Level::Signatures) && !focus.is_empty() {
+        if let Some(body) = crate::zoom::focused_body(file, level, focus) {
+            let n = focus_count(file, focus);
+            let block = format!(
+                "## {} (level {}: {}, {n} {} at full source, {} tokens)\n{body}",
+                file.path,
+                level as u8,
+                level_name(level),
+                if n == 1 { "item" } else { "items" },
+                tokenizer.count(&body)
+            );
+            let tokens = tokenizer.count(&block);
+            return (block, tokens);
+        }
+    }
     let body = file_body(file, level);
     if level <= Level::Path {
         let tokens = file.block_tokens(tokenizer, level, || body.clone());
@@ -146,6 +170,30 @@ pub(crate) fn file_block(file: &FileEntry, level: Level, tokenizer: Tokenizer) -
     );
     let tokens = file.block_tokens(tokenizer, level, || block.clone());
     (block, tokens)
+}
+
+/// How many of `focus`'s names resolve to items of `file`.
+fn focus_count(file: &FileEntry, focus: &[String]) -> usize {
+    let names: std::collections::HashSet<String> = crate::zoom::items(file)
+        .into_iter()
+        .map(|i| i.name.replace("::", "."))
+        .collect();
+    focus
+        .iter()
+        .filter(|f| names.contains(&f.replace("::", ".")))
+        .count()
+}
+
+/// The line ranges of `file` shown at full source at `level` with `focus`.
+fn full_lines(file: &FileEntry, level: Level, focus: &[String]) -> Vec<(u32, u32)> {
+    match level {
+        Level::Full => {
+            let n = file.text().map_or(0, |t| t.lines().count()) as u32;
+            vec![(1, n.max(1))]
+        }
+        Level::TopLevel | Level::Signatures => crate::zoom::focused_lines(file, focus),
+        _ => Vec::new(),
+    }
 }
 
 /// Whether the tokenizer's pre-split cuts in front of `block` whatever came before it, so
@@ -182,7 +230,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
     let rules = RuleSet::compile(&plan.rules)?;
     // Content blocks keyed by (rule position for exact rules, else past them; path); path
     // lines and collapsed directory names share one path order.
-    let mut content: BTreeMap<(usize, String), (String, usize, Level)> = BTreeMap::new();
+    let mut content: BTreeMap<(usize, String), (String, Shown)> = BTreeMap::new();
     let mut paths: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let mut collapsed: BTreeMap<String, usize> = BTreeMap::new();
     let mut levels = Vec::with_capacity(map.files().len());
@@ -211,12 +259,18 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         if level == Level::Hidden {
             continue;
         }
-        let (block, tokens) = file_block(file, level, plan.tokenizer);
+        let (block, tokens) = file_block(file, level, &rule.focus, plan.tokenizer);
         if level == Level::Path {
             paths.insert(file.path.clone(), (block, tokens));
         } else {
             let order = if res.exact { res.rule } else { usize::MAX };
-            content.insert((order, file.path.clone()), (block, tokens, level));
+            let shown = Shown {
+                path: file.path.clone(),
+                level,
+                tokens,
+                full_lines: full_lines(file, level, &rule.focus),
+            };
+            content.insert((order, file.path.clone()), (block, shown));
         }
     }
     let collapsed_dirs: Vec<(String, usize)> = collapsed.into_iter().collect();
@@ -232,15 +286,11 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
     let mut additive = true;
     let mut text = head;
     let mut shown = Vec::with_capacity(content.len());
-    for ((_, path), (block, n, level)) in content {
+    for (block, file) in content.into_values() {
         additive &= splits_cleanly(&block);
         text.push_str(&block);
-        tokens += n;
-        shown.push(Shown {
-            path,
-            level,
-            tokens: n,
-        });
+        tokens += file.tokens;
+        shown.push(file);
     }
     if !shown.is_empty() && !paths.is_empty() {
         text.push_str(OTHER_FILES);
@@ -306,6 +356,7 @@ mod tests {
                             path: "c/".into(),
                             level: Level::Path,
                             collapse: true,
+                            focus: Vec::new(),
                         },
                     ];
                     let out = render(&map, &plan).unwrap();

@@ -55,6 +55,7 @@ impl Policy for RandomCost {
                     path: "src/auth/".into(),
                     level,
                     collapse: false,
+                    focus: Vec::new(),
                 }],
                 reasoning: "probe".into(),
             },

@@ -24,8 +24,10 @@
 //! scratch directory.
 //!
 //! Prints per task and per split: the share of tasks with a gold file in the context at
-//! verbosity >= 2, with a gold file at full source, Acc@1 of the ranking, for the explorer and
-//! for the baseline; and the prompt tokens the explorer's state-over-history prompts saved
+//! verbosity >= 2, with a gold file at full source, with all the lines the commit changed in
+//! some gold file at full source (the whole file, or the items a zoomed file shows; from
+//! `git diff -U0` between `base_commit` and `commit`), Acc@1 of the ranking, for the explorer
+//! and for the baseline; and the prompt tokens the explorer's state-over-history prompts saved
 //! against resending the whole transcript each turn.
 
 use anyhow::{bail, Context};
@@ -269,6 +271,7 @@ fn bm25_pack(map: &RepoMap, goal: &str, ranking: &[String], budget: usize) -> Fl
         path: "**".into(),
         level: Level::Path,
         collapse: true,
+        focus: Vec::new(),
     }];
     let mut left = budget.saturating_sub(tok.count(&render(map, &plan).unwrap().text));
     for path in ranking {
@@ -299,21 +302,79 @@ fn bm25_pack(map: &RepoMap, goal: &str, ranking: &[String], budget: usize) -> Fl
     plan
 }
 
+/// The lines each gold file's commit changed, as 1-based ranges of the parent's version: a
+/// deletion or change covers its old lines, a pure insertion the line it follows. Empty when
+/// the task names no commit (the file-level figures still apply).
+fn changed_lines(task: &Task) -> anyhow::Result<HashMap<String, Vec<(u32, u32)>>> {
+    let (Some(base), Some(commit)) = (&task.base_commit, &task.commit) else {
+        return Ok(HashMap::new());
+    };
+    let mut args = vec![
+        "diff",
+        "-U0",
+        "--no-color",
+        "--no-renames",
+        base,
+        commit,
+        "--",
+    ];
+    args.extend(task.gold_files.iter().map(String::as_str));
+    let diff = git(Path::new(&task.repo), &args)?;
+    let mut out: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+    let mut file: Option<String> = None;
+    for line in diff.lines() {
+        if let Some(p) = line.strip_prefix("--- a/") {
+            file = Some(p.to_string());
+        } else if line.starts_with("--- ") {
+            file = None;
+        } else if let (Some(rest), Some(f)) = (line.strip_prefix("@@ -"), &file) {
+            let old = rest.split_whitespace().next().unwrap_or("");
+            let (start, count) = match old.split_once(',') {
+                Some((a, b)) => (a.parse::<u32>()?, b.parse::<u32>()?),
+                None => (old.parse::<u32>()?, 1),
+            };
+            let range = if count == 0 {
+                (start.max(1), start.max(1))
+            } else {
+                (start, start + count - 1)
+            };
+            out.entry(f.clone()).or_default().push(range);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether every line a gold file's commit changed is shown at full source (the whole file, or
+/// the items a focused rule splices into its outline).
+fn code_in_full(rendered: &navigator_context::Rendered, path: &str, hunks: &[(u32, u32)]) -> bool {
+    let Some(shown) = rendered.shown.iter().find(|s| s.path == path) else {
+        return false;
+    };
+    if hunks.is_empty() {
+        return shown.level == Level::Full;
+    }
+    hunks
+        .iter()
+        .all(|&(a, b)| shown.full_lines.iter().any(|&(x, y)| x <= a && b <= y))
+}
+
 #[derive(Default)]
 struct Tally {
     n: usize,
     present: usize,
     full: usize,
+    code_full: usize,
     acc1: usize,
     gold_share: f64,
 }
 
 impl Tally {
-    fn add(&mut self, gold: &[String], levels: &[Level], top1: Option<&str>) {
+    fn add(&mut self, gold: &[String], levels: &[Level], code_full: bool, top1: Option<&str>) {
         let shown = levels.iter().filter(|l| **l >= Level::TopLevel).count();
         self.n += 1;
         self.present += usize::from(shown > 0);
         self.full += usize::from(levels.contains(&Level::Full));
+        self.code_full += usize::from(code_full);
         self.acc1 += usize::from(top1.is_some_and(|t| gold.iter().any(|g| g == t)));
         self.gold_share += shown as f64 / gold.len() as f64;
     }
@@ -321,9 +382,10 @@ impl Tally {
     fn line(&self, name: &str) -> String {
         let pct = |k: usize| 100.0 * k as f64 / self.n.max(1) as f64;
         format!(
-            "  {name:<22} gold present {:>5.1}%  gold at full source {:>5.1}%  Acc@1 {:.2}  (mean share of gold shown {:.1}%)",
+            "  {name:<22} gold present {:>5.1}%  gold at full source {:>5.1}%  changed code at full source {:>5.1}%  Acc@1 {:.2}  (mean share of gold shown {:.1}%)",
             pct(self.present),
             pct(self.full),
+            pct(self.code_full),
             self.acc1 as f64 / self.n.max(1) as f64,
             100.0 * self.gold_share / self.n.max(1) as f64
         )
@@ -484,11 +546,21 @@ async fn main() -> anyhow::Result<()> {
         let bm25 = bm25_ranking(&map, &task.goal);
         let base = render(&map, &bm25_pack(&map, &task.goal, &bm25, tokens))?;
         let base_levels: Vec<Level> = task.gold_files.iter().map(|g| base.level_of(g)).collect();
+        let hunks = changed_lines(&task).with_context(|| format!("{at}: diff"))?;
+        let in_full = |r: &navigator_context::Rendered| {
+            task.gold_files
+                .iter()
+                .any(|g| code_in_full(r, g, hunks.get(g).map_or(&[][..], Vec::as_slice)))
+        };
+        let (code_full, base_code_full) = (in_full(&rendered), in_full(&base));
         let split = splits.entry(task.split.clone()).or_default();
-        split.explorer.add(&task.gold_files, &levels, top1);
+        split
+            .explorer
+            .add(&task.gold_files, &levels, code_full, top1);
         split.baseline.add(
             &task.gold_files,
             &base_levels,
+            base_code_full,
             bm25.first().map(String::as_str),
         );
         split.saving.add(&out);
@@ -496,28 +568,43 @@ async fn main() -> anyhow::Result<()> {
         if show > 0 {
             for g in &task.gold_files {
                 let rank = out.ranking.iter().position(|s| s.path == *g);
+                let full: Vec<(u32, u32)> = rendered
+                    .shown
+                    .iter()
+                    .find(|s| s.path == *g)
+                    .map(|s| s.full_lines.clone())
+                    .unwrap_or_default();
                 println!(
-                    "      gold {g} at {:?}, rank {rank:?}",
-                    rendered.level_of(g)
+                    "      gold {g} at {:?}, rank {rank:?}, changed {:?}, full {full:?}",
+                    rendered.level_of(g),
+                    hunks.get(g).map_or(&[][..], Vec::as_slice),
                 );
+            }
+            for r in out.plan.rules.iter().filter(|r| !r.focus.is_empty()) {
+                println!("      focus {} {}: {}", r.path, r.level, r.focus.join(", "));
             }
             for s in out.ranking.iter().take(show) {
                 println!("      {:.3} {} {:?}", s.score, s.path, s.reasons);
             }
         }
         let shown = |l: &[Level]| l.iter().filter(|l| **l >= Level::TopLevel).count();
-        let full = |l: &[Level]| if l.contains(&Level::Full) { "F" } else { "-" };
+        // F: a gold file whole; f: the changed code of a gold file, inside a zoomed outline.
+        let full = |l: &[Level], code: bool| match (l.contains(&Level::Full), code) {
+            (true, _) => "F",
+            (false, true) => "f",
+            _ => "-",
+        };
         println!(
             "{n:>3}. [{}] {:<56} gold {}/{} {} top1 {:<5} | bm25 {}/{} {} top1 {:<5} | {} turns, {} tokens, top {}",
             task.split,
             task.goal.chars().take(56).collect::<String>(),
             shown(&levels),
             task.gold_files.len(),
-            full(&levels),
+            full(&levels, code_full),
             top1.is_some_and(|t| task.gold_files.iter().any(|g| g == t)),
             shown(&base_levels),
             task.gold_files.len(),
-            full(&base_levels),
+            full(&base_levels, base_code_full),
             bm25.first().is_some_and(|t| task.gold_files.contains(t)),
             out.turns.len(),
             out.tokens,

@@ -1,0 +1,517 @@
+//! Zooming inside a file: full source for the items a goal is about (functions, methods), the
+//! rest of the file as its outline.
+//!
+//! Why: the file a task is about is often bigger than the whole token budget (attrs's
+//! `_make.py` is ~25k tokens, clap's parser several thousand), so "full source or outline" per
+//! file leaves the code to change out of the context exactly when it matters. A rule's `focus`
+//! names items by qualified name (`_ClassBuilder.__init__`, `Parser::parse`); the file is then
+//! rendered as its outline at the rule's level with those items spliced in at full source,
+//! each under a comment giving its lines. Names, not line numbers, so a plan stays readable
+//! and a policy (or a person) can write one; the plan's pins catch an edited file.
+
+use crate::bm25::{terms, Stems};
+use crate::flight_plan::Level;
+use crate::goal::Goal;
+use crate::lang::Lang;
+use crate::outline::Symbol;
+use crate::scan::FileEntry;
+use crate::tokens::Tokenizer;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+/// One item of a file that can be shown at full source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Item {
+    /// Qualified name: the names of the enclosing items and its own, joined by `.` (`::` in
+    /// Rust and C++).
+    pub name: String,
+    /// 1-based first line, leading doc comments, attributes and decorators included.
+    pub start: u32,
+    /// 1-based last line.
+    pub end: u32,
+    /// Index of its symbol in the file's outline.
+    pub symbol: usize,
+    /// Whether another item is nested inside it (a class, an impl block).
+    pub container: bool,
+}
+
+fn separator(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Rust | Lang::Cpp => "::",
+        _ => ".",
+    }
+}
+
+/// The type an `impl` block is for: `impl<T> fmt::Display for Foo<T>` gives `Foo`.
+fn impl_type(signature: &str) -> Option<String> {
+    let rest = signature
+        .strip_prefix("unsafe ")
+        .unwrap_or(signature)
+        .strip_prefix("impl")?;
+    let mut rest = rest.trim_start();
+    if rest.starts_with('<') {
+        let mut depth = 0;
+        let mut cut = rest.len();
+        for (k, c) in rest.char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        cut = k + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = rest[cut..].trim_start();
+    }
+    let ty = rest.split_once(" for ").map_or(rest, |(_, t)| t).trim();
+    let path: String = ty
+        .trim_start_matches(['&', '*'])
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+        .collect();
+    let name = path.rsplit("::").next().unwrap_or("").to_string();
+    (!name.is_empty()).then_some(name)
+}
+
+/// What an item is called within its parent: its name, else (Rust `impl` blocks) its type,
+/// else its signature.
+fn key(s: &Symbol) -> String {
+    if !s.name.is_empty() {
+        return s.name.clone();
+    }
+    impl_type(&s.signature).unwrap_or_else(|| s.signature.clone())
+}
+
+/// Whether a source line is part of an item's preamble: a doc comment, a comment, an
+/// attribute or a decorator.
+fn is_preamble(lang: Lang, line: &str) -> bool {
+    let t = line.trim_start();
+    match lang {
+        Lang::Python => t.starts_with('@') || t.starts_with('#'),
+        _ => {
+            t.starts_with("//")
+                || t.starts_with("/*")
+                || t.starts_with('*')
+                || t.starts_with("#[")
+                || t.starts_with('@')
+        }
+    }
+}
+
+/// The items of `file`, in outline order (empty without an outline or text).
+pub(crate) fn items(file: &FileEntry) -> Vec<Item> {
+    let (Some(outline), Some(text), Some(lang)) = (file.outline(), file.text(), file.lang) else {
+        return Vec::new();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let sep = separator(lang);
+    let symbols = &outline.symbols;
+    let mut path: Vec<String> = Vec::new();
+    let mut out = Vec::with_capacity(symbols.len());
+    for (k, s) in symbols.iter().enumerate() {
+        path.truncate(s.depth as usize);
+        path.push(key(s));
+        let mut start = s.line.max(1);
+        while start > 1
+            && lines
+                .get(start as usize - 2)
+                .is_some_and(|l| is_preamble(lang, l))
+        {
+            start -= 1;
+        }
+        let container = symbols.get(k + 1).is_some_and(|n| n.depth > s.depth);
+        out.push(Item {
+            name: path.join(sep),
+            start,
+            end: s.end_line.max(s.line),
+            symbol: k,
+            container,
+        });
+    }
+    out
+}
+
+/// A file's head (imports, module docs: the lines above its first item) is shown with the
+/// focused items when it is at most this long: edits often add an import, and the imports say
+/// what the items use.
+const HEAD_LINES: u32 = 60;
+
+/// The line ranges `focus` selects in `items`, sorted and merged (nested items fold into
+/// their parent's range), with the file's head when any name resolves.
+fn ranges(lines: &[&str], items: &[Item], focus: &[String]) -> Vec<(u32, u32)> {
+    let wanted: HashSet<String> = focus.iter().map(|f| f.replace("::", ".")).collect();
+    let mut r: Vec<(u32, u32)> = items
+        .iter()
+        .filter(|i| wanted.contains(&i.name.replace("::", ".")))
+        .map(|i| (i.start, i.end))
+        .collect();
+    if r.is_empty() {
+        return r;
+    }
+    let first = items.first().map_or(1, |i| i.start);
+    let head = (1..first).rev().find(|&l| {
+        lines
+            .get(l as usize - 1)
+            .is_some_and(|t| !t.trim().is_empty())
+    });
+    if let Some(h) = head.filter(|&h| h <= HEAD_LINES) {
+        r.push((1, h));
+    }
+    r.sort();
+    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(r.len());
+    for (a, b) in r {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    merged
+}
+
+/// The lines of `file` that `focus` shows at full source (empty when no name resolves).
+pub(crate) fn focused_lines(file: &FileEntry, focus: &[String]) -> Vec<(u32, u32)> {
+    if focus.is_empty() {
+        return Vec::new();
+    }
+    let lines: Vec<&str> = file.text().unwrap_or("").lines().collect();
+    ranges(&lines, &items(file), focus)
+}
+
+/// The comment marker of `lang`, for the line headers of spliced items.
+fn comment(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Python => "#",
+        _ => "//",
+    }
+}
+
+/// The body of `file` at `level` (top-level outline or all signatures) with the items named
+/// by `focus` at full source; `None` when no name resolves (the plain outline applies).
+pub(crate) fn focused_body(file: &FileEntry, level: Level, focus: &[String]) -> Option<String> {
+    let items = items(file);
+    let (outline, text, lang) = (file.outline()?, file.text()?, file.lang?);
+    let lines: Vec<&str> = text.lines().collect();
+    let spans = ranges(&lines, &items, focus);
+    if spans.is_empty() {
+        return None;
+    }
+    let cm = comment(lang);
+    let mut fence = "```".to_string();
+    while text.contains(fence.as_str()) {
+        fence.push('`');
+    }
+    let mut out = format!("{fence}{}\n", lang.name());
+    let mut next = 0;
+    let emit = |out: &mut String, (a, b): (u32, u32)| {
+        let _ = writeln!(out, "{cm} lines {a}-{b}");
+        for l in &lines[(a as usize - 1).min(lines.len())..(b as usize).min(lines.len())] {
+            out.push_str(l);
+            out.push('\n');
+        }
+    };
+    for item in &items {
+        while next < spans.len() && spans[next].0 <= item.start {
+            emit(&mut out, spans[next]);
+            next += 1;
+        }
+        let s = &outline.symbols[item.symbol];
+        let inside = spans.iter().any(|&(a, b)| a <= item.start && item.end <= b);
+        let encloses = spans.iter().any(|&(a, b)| item.start <= a && b <= item.end);
+        if inside || !(level == Level::Signatures || s.depth == 0 || encloses) {
+            continue;
+        }
+        let source = lines.get(s.line as usize - 1).copied().unwrap_or("");
+        let indent = &source[..source.len() - source.trim_start().len()];
+        if level == Level::Signatures {
+            if let Some(doc) = &s.doc {
+                let _ = writeln!(out, "{indent}{cm} {doc}");
+            }
+        }
+        let _ = writeln!(out, "{indent}{}", s.signature);
+    }
+    for &span in &spans[next..] {
+        emit(&mut out, span);
+    }
+    let _ = writeln!(out, "{fence}");
+    Some(out)
+}
+
+/// The source lines of `item`.
+fn item_text(lines: &[&str], item: &Item) -> String {
+    let (a, b) = (item.start as usize - 1, item.end as usize);
+    lines
+        .get(a.min(lines.len())..b.min(lines.len()))
+        .unwrap_or_default()
+        .join("\n")
+}
+
+/// What the goal says, prepared for scoring a file's items.
+pub(crate) struct ItemQuery {
+    /// Stemmed goal terms with weights (the ranking's query).
+    terms: Vec<(String, f64)>,
+    /// Identifiers the goal spells as code, lower case.
+    identifiers: HashSet<String>,
+    /// Frames with a line: (file as written, line).
+    frames: Vec<(String, u32)>,
+    stems: Stems,
+}
+
+/// An identifier the goal spells as code names the item: worth this many strong term hits.
+const NAMED: f64 = 4.0;
+/// A traceback or panic frame inside the item.
+const FRAMED: f64 = 8.0;
+/// Term hits in the item's own name count this many times.
+const NAME_TF: u32 = 3;
+/// Items scoring below this share of the best are not worth their tokens.
+const MIN_SHARE: f64 = 0.1;
+
+impl ItemQuery {
+    pub(crate) fn new(goal: &str) -> Self {
+        let parsed = Goal::parse(goal);
+        let mut stems = Stems::new();
+        let terms = crate::relevance::weighted_query(goal, &parsed, &mut stems);
+        ItemQuery {
+            terms,
+            identifiers: parsed
+                .identifiers
+                .iter()
+                .map(|i| i.to_lowercase())
+                .collect(),
+            frames: parsed
+                .frames
+                .iter()
+                .filter_map(|f| Some((f.file.clone(), f.line?)))
+                .collect(),
+            stems,
+        }
+    }
+
+    /// A relevance score per item of `file` (0 for containers, which their members stand for).
+    fn scores(&mut self, file: &FileEntry, items: &[Item]) -> Vec<f64> {
+        let text = file.text().unwrap_or("");
+        let lines: Vec<&str> = text.lines().collect();
+        let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+        let frame_lines: Vec<u32> = self
+            .frames
+            .iter()
+            .filter(|(f, _)| f.replace('\\', "/").ends_with(name))
+            .map(|&(_, l)| l)
+            .collect();
+        let docs: Vec<(HashMap<String, u32>, usize)> = items
+            .iter()
+            .map(|it| {
+                let body = item_text(&lines, it);
+                let own = it.name.rsplit(['.', ':']).next().unwrap_or("");
+                let mut t = terms(&body);
+                for _ in 0..NAME_TF {
+                    t.extend(terms(own));
+                }
+                self.stems.counts(t)
+            })
+            .collect();
+        let n = items.len() as f64;
+        let mut df: HashMap<&str, f64> = HashMap::new();
+        for (tf, _) in &docs {
+            for t in tf.keys() {
+                *df.entry(t.as_str()).or_default() += 1.0;
+            }
+        }
+        let avg = (docs.iter().map(|d| d.1).sum::<usize>() as f64 / n.max(1.0)).max(1.0);
+        items
+            .iter()
+            .zip(&docs)
+            .map(|(it, (tf, len))| {
+                if it.container {
+                    return 0.0;
+                }
+                let mut s = 0.0;
+                for (q, w) in &self.terms {
+                    let Some(&f) = tf.get(q) else { continue };
+                    let d = df[q.as_str()];
+                    let idf = ((n - d + 0.5) / (d + 0.5) + 1.0).ln();
+                    let f = f64::from(f);
+                    s += w * idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * *len as f64 / avg));
+                }
+                let own = it.name.rsplit(['.', ':']).next().unwrap_or("");
+                if self.identifiers.contains(&own.to_lowercase()) {
+                    s += NAMED;
+                }
+                if frame_lines.iter().any(|&l| it.start <= l && l <= it.end) {
+                    s += FRAMED;
+                }
+                s
+            })
+            .collect()
+    }
+
+    /// The items of `file` to show at full source within `allowance` tokens for the whole
+    /// block (outline at `level` included), best first until it is spent; empty when none
+    /// fits or none matches the goal. Names come back in source order.
+    pub(crate) fn choose(
+        &mut self,
+        file: &FileEntry,
+        level: Level,
+        allowance: usize,
+        tokenizer: Tokenizer,
+    ) -> Vec<String> {
+        let items = items(file);
+        if items.is_empty() {
+            return Vec::new();
+        }
+        let scores = self.scores(file, &items);
+        let best = scores.iter().cloned().fold(0.0, f64::max);
+        if best <= 0.0 {
+            return Vec::new();
+        }
+        let mut order: Vec<usize> = (0..items.len())
+            .filter(|&k| scores[k] >= MIN_SHARE * best)
+            .collect();
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        let cost = |focus: &[String]| crate::render::file_block(file, level, focus, tokenizer).1;
+        let mut total = cost(&[]);
+        if total > allowance {
+            return Vec::new();
+        }
+        // Each item adds about its own text and a line header (its outline line goes, which
+        // keeps the estimate on the safe side); the exact block is counted once at the end.
+        let lines: Vec<&str> = file.text().unwrap_or("").lines().collect();
+        let header = tokenizer.count("# lines 1000-2000\n");
+        let mut focus: Vec<String> = Vec::new();
+        for k in order {
+            let it = &items[k];
+            if focus.contains(&it.name) {
+                continue;
+            }
+            let c = tokenizer.count(&item_text(&lines, it)) + header;
+            if total + c <= allowance {
+                total += c;
+                focus.push(it.name.clone());
+            }
+        }
+        while !focus.is_empty() && cost(&focus) > allowance {
+            focus.pop();
+        }
+        let rank: HashMap<&str, usize> = items
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(k, i)| (i.name.as_str(), k))
+            .collect();
+        focus.sort_by_key(|f| rank.get(f.as_str()).copied().unwrap_or(usize::MAX));
+        focus
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::{RepoMap, ScanOptions};
+
+    const PY: &str = "import os\n\n\nclass Builder:\n    \"\"\"Builds.\"\"\"\n\n    def __init__(self, cls):\n        self.cls = cls\n\n    @property\n    def slots(self):\n        # cached slots\n        return self.cls.__slots__\n\n\ndef attrs(maybe_cls=None):\n    return Builder(maybe_cls)\n";
+
+    const RS: &str = "pub struct Parser;\n\n/// Parsing.\nimpl<'a> Iterator for Parser {\n    type Item = u8;\n    /// Next byte.\n    #[inline]\n    fn next(&mut self) -> Option<u8> {\n        None\n    }\n}\n";
+
+    fn map(files: &[(&str, &str)]) -> (tempfile::TempDir, RepoMap) {
+        let dir = tempfile::tempdir().unwrap();
+        for (p, t) in files {
+            std::fs::write(dir.path().join(p), t).unwrap();
+        }
+        let options = ScanOptions {
+            cache_dir: None,
+            ..ScanOptions::for_root(dir.path())
+        };
+        let map = RepoMap::open_with(dir.path(), &options).unwrap();
+        (dir, map)
+    }
+
+    #[test]
+    fn items_are_qualified_and_take_their_decorators_and_docs() {
+        let (_d, m) = map(&[("make.py", PY), ("parse.rs", RS)]);
+        let got: Vec<(String, u32, u32)> = items(m.file("make.py").unwrap())
+            .into_iter()
+            .map(|i| (i.name, i.start, i.end))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Builder".into(), 4, 13),
+                ("Builder.__init__".into(), 7, 8),
+                ("Builder.slots".into(), 10, 13),
+                ("attrs".into(), 16, 17),
+            ]
+        );
+        let rs: Vec<(String, u32, u32)> = items(m.file("parse.rs").unwrap())
+            .into_iter()
+            .map(|i| (i.name, i.start, i.end))
+            .collect();
+        assert_eq!(rs[1], ("Parser".into(), 3, 11), "impl keyed by its type");
+        assert!(rs.contains(&("Parser::next".into(), 6, 10)), "{rs:?}");
+        assert_eq!(
+            impl_type("impl<T: Clone> fmt::Display for &Foo<T>"),
+            Some("Foo".into())
+        );
+        assert_eq!(impl_type("unsafe impl Send for Bar"), Some("Bar".into()));
+        assert_eq!(impl_type("fn x()"), None);
+    }
+
+    #[test]
+    fn focused_body_splices_items_into_the_outline() {
+        let (_d, m) = map(&[("make.py", PY)]);
+        let f = m.file("make.py").unwrap();
+        let body = focused_body(f, Level::TopLevel, &["Builder.slots".into()]).unwrap();
+        assert_eq!(
+            body,
+            "```python\n# lines 1-1\nimport os\nclass Builder\n# lines 10-13\n    @property\n    def slots(self):\n        # cached slots\n        return self.cls.__slots__\ndef attrs(maybe_cls=None)\n```\n"
+        );
+        // Nested focus folds into its parent's range; unknown names resolve to nothing.
+        let both = ["Builder".into(), "Builder.slots".into()];
+        assert_eq!(focused_lines(f, &both), vec![(1, 1), (4, 13)]);
+        assert!(focused_body(f, Level::TopLevel, &["nope".into()]).is_none());
+        let sigs = focused_body(f, Level::Signatures, &["attrs".into()]).unwrap();
+        assert!(
+            sigs.contains("    # Builds.\n") || sigs.contains("# Builds."),
+            "{sigs}"
+        );
+        assert!(sigs.contains("    def __init__(self, cls)\n"), "{sigs}");
+        assert!(
+            sigs.ends_with(
+                "# lines 16-17\ndef attrs(maybe_cls=None):\n    return Builder(maybe_cls)\n```\n"
+            ),
+            "{sigs}"
+        );
+    }
+
+    #[test]
+    fn choose_prefers_the_items_the_goal_names_within_the_allowance() {
+        let (_d, m) = map(&[("make.py", PY)]);
+        let f = m.file("make.py").unwrap();
+        let tok = Tokenizer::default();
+        let mut q = ItemQuery::new("Cache the slots of the builder");
+        assert_eq!(
+            q.choose(f, Level::TopLevel, 10_000, tok),
+            vec!["Builder.slots".to_string(), "attrs".into()],
+            "items that never say the goal's words (`__init__`) stay outlines"
+        );
+        let outline_only = crate::render::file_block(f, Level::TopLevel, &[], tok).1;
+        let slots = crate::render::file_block(f, Level::TopLevel, &["Builder.slots".into()], tok).1;
+        assert_eq!(
+            q.choose(f, Level::TopLevel, slots, tok),
+            vec!["Builder.slots".to_string()],
+            "the best item first, the rest only if it fits"
+        );
+        assert!(q
+            .choose(f, Level::TopLevel, outline_only - 1, tok)
+            .is_empty());
+        let mut traceback = ItemQuery::new(
+            "Crash\n\nTraceback (most recent call last):\n  File \"/x/make.py\", line 17, in attrs\nTypeError: bad",
+        );
+        assert_eq!(
+            traceback.choose(f, Level::TopLevel, slots, tok),
+            vec!["attrs".to_string()]
+        );
+    }
+}
