@@ -412,28 +412,23 @@ fn set_exact(plan: &mut FlightPlan, path: &str, level: Level) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::ScanOptions;
 
     /// `n` files, each a struct whose impl holds many documented methods: cheap as a top-level
     /// outline, expensive with all signatures and docs.
     fn wide_map(n: usize) -> (tempfile::TempDir, RepoMap) {
-        let dir = tempfile::tempdir().unwrap();
-        for k in 0..n {
-            let mut text = format!("pub struct Thing{k};\nimpl Thing{k} {{\n");
-            for m in 0..30 {
-                text.push_str(&format!(
-                    "    /// Does step {m} of the work with care and explains itself at length.\n    pub fn step_{m}(&self) -> u32 {{ {m} }}\n"
-                ));
-            }
-            text.push_str("}\n");
-            std::fs::write(dir.path().join(format!("f{k:02}.rs")), text).unwrap();
-        }
-        let options = ScanOptions {
-            cache_dir: None,
-            ..ScanOptions::for_root(dir.path())
-        };
-        let map = RepoMap::open_with(dir.path(), &options).unwrap();
-        (dir, map)
+        let files: Vec<(String, String)> = (0..n)
+            .map(|k| {
+                let mut text = format!("pub struct Thing{k};\nimpl Thing{k} {{\n");
+                for m in 0..30 {
+                    text.push_str(&format!(
+                        "    /// Does step {m} of the work with care and explains itself at length.\n    pub fn step_{m}(&self) -> u32 {{ {m} }}\n"
+                    ));
+                }
+                text.push_str("}\n");
+                (format!("f{k:02}.rs"), text)
+            })
+            .collect();
+        crate::scan::temp_map(&files)
     }
 
     #[test]

@@ -394,6 +394,22 @@ fn load(
 /// graph read the same prefix).
 const BODY_BYTES: usize = 64 * 1024;
 
+/// Writes `files` (path, text) into a fresh temporary directory and scans it without the
+/// outline cache: the unit tests' repository.
+#[cfg(test)]
+pub(crate) fn temp_map(files: &[(String, String)]) -> (tempfile::TempDir, RepoMap) {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, t) in files {
+        std::fs::write(dir.path().join(p), t).unwrap();
+    }
+    let options = ScanOptions {
+        cache_dir: None,
+        ..ScanOptions::for_root(dir.path())
+    };
+    let map = RepoMap::open_with(dir.path(), &options).unwrap();
+    (dir, map)
+}
+
 /// The names of the symbols `f` defines (parsing its outline on first use).
 pub(crate) fn symbol_names(f: &FileEntry) -> impl Iterator<Item = &str> {
     f.outline()

@@ -409,23 +409,18 @@ impl ItemQuery {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::{RepoMap, ScanOptions};
+    use crate::scan::RepoMap;
 
     const PY: &str = "import os\n\n\nclass Builder:\n    \"\"\"Builds.\"\"\"\n\n    def __init__(self, cls):\n        self.cls = cls\n\n    @property\n    def slots(self):\n        # cached slots\n        return self.cls.__slots__\n\n\ndef attrs(maybe_cls=None):\n    return Builder(maybe_cls)\n";
 
     const RS: &str = "pub struct Parser;\n\n/// Parsing.\nimpl<'a> Iterator for Parser {\n    type Item = u8;\n    /// Next byte.\n    #[inline]\n    fn next(&mut self) -> Option<u8> {\n        None\n    }\n}\n";
 
     fn map(files: &[(&str, &str)]) -> (tempfile::TempDir, RepoMap) {
-        let dir = tempfile::tempdir().unwrap();
-        for (p, t) in files {
-            std::fs::write(dir.path().join(p), t).unwrap();
-        }
-        let options = ScanOptions {
-            cache_dir: None,
-            ..ScanOptions::for_root(dir.path())
-        };
-        let map = RepoMap::open_with(dir.path(), &options).unwrap();
-        (dir, map)
+        let files: Vec<(String, String)> = files
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect();
+        crate::scan::temp_map(&files)
     }
 
     #[test]

@@ -4,29 +4,11 @@
 mod fixture;
 
 use navigator_context::{
-    pin, render, replay, satellite, Budgets, Error, Exploration, Explorer, FlightPlan,
-    HeuristicPolicy, Level, RepoMap, Rule, ScanOptions, Tokenizer,
+    pin, render, replay, satellite, Error, FlightPlan, Level, Rule, Tokenizer,
 };
 use std::fs;
-use std::path::Path;
 
-fn open(root: &Path) -> RepoMap {
-    let options = ScanOptions {
-        cache_dir: None,
-        ..ScanOptions::for_root(root)
-    };
-    RepoMap::open_with(root, &options).unwrap()
-}
-
-fn explore(map: &RepoMap, goal: &str, budget: usize) -> Exploration {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(
-            Explorer::new(map, Budgets::tokens(budget)).explore(goal, &mut HeuristicPolicy::new()),
-        )
-        .unwrap()
-}
+use fixture::{explore, open};
 
 /// A repository, an explored plan for it (through YAML, as a user would keep it).
 fn explored(budget: usize) -> (tempfile::TempDir, FlightPlan, String) {

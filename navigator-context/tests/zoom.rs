@@ -2,30 +2,12 @@
 //! the file's outline, recorded in the Flight Plan (`focus`), replayed exactly, and caught as
 //! drift when the file changes.
 
-use navigator_context::{
-    render, replay, Budgets, Error, Exploration, Explorer, FlightPlan, HeuristicPolicy, Level,
-    RepoMap, Rule, ScanOptions,
-};
+mod fixture;
+
+use navigator_context::{render, replay, Error, FlightPlan, Level, Rule};
 use std::fs;
-use std::path::Path;
 
-fn open(root: &Path) -> RepoMap {
-    let options = ScanOptions {
-        cache_dir: None,
-        ..ScanOptions::for_root(root)
-    };
-    RepoMap::open_with(root, &options).unwrap()
-}
-
-fn explore(map: &RepoMap, goal: &str, budget: usize) -> Exploration {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(
-            Explorer::new(map, Budgets::tokens(budget)).explore(goal, &mut HeuristicPolicy::new()),
-        )
-        .unwrap()
-}
+use fixture::{explore, open};
 
 /// A package whose `make.py` holds 80 functions (~12k tokens), one of them about slots.
 fn big_repo() -> tempfile::TempDir {
