@@ -135,6 +135,12 @@ impl Home {
         let embedder = self.embedder()?;
         Ok(SearchEngine::open(self.index_dir(), embedder).await?)
     }
+
+    /// The index re-embedded with the configured model from the text it stores.
+    pub async fn reindexed_engine(&self) -> Result<SearchEngine, Failure> {
+        let embedder = self.embedder()?;
+        Ok(SearchEngine::reindex(self.index_dir(), embedder, Default::default()).await?)
+    }
 }
 
 /// A category as typed on the command line (`project`, `Projects`, `AREA`).

@@ -34,8 +34,10 @@ enum Command {
     Search(search::Args),
     /// Show the index as a PARA tree: categories, folders, notes.
     Toc(toc::Args),
-    /// Show what the index holds: notes, model, last index run.
+    /// Show what the index holds: notes, chunks, model, last index run.
     Status(status::Args),
+    /// Embed every indexed note again with the current model (after changing models).
+    Reindex(status::ReindexArgs),
     /// Build the best context window for a coding goal from a repository, within token and
     /// USD budgets; or an overview without a goal; or replay a Flight Plan.
     Context(context::Args),
@@ -55,6 +57,7 @@ fn main() -> std::process::ExitCode {
         Command::Search(args) => search::run(args),
         Command::Toc(args) => toc::run(args),
         Command::Status(args) => status::run(args),
+        Command::Reindex(args) => status::reindex(args),
         Command::Context(args) => home::runtime().and_then(|rt| {
             rt.block_on(context::run(args))
                 .map_err(|e| exit::Failure::new(exit::CONTEXT, e))

@@ -35,7 +35,7 @@ pub(crate) struct Sync<'a, P: FnMut(IngestProgress)> {
     renamed_from: HashSet<String>,
     to_embed: Vec<Item>,
     /// Items written with a stored vector, pending (one store and index commit per batch).
-    to_reuse: (Vec<Item>, Vec<Vec<f32>>),
+    to_reuse: (Vec<Item>, Vec<crate::ItemVectors>),
     batch: usize,
     written: usize,
     pub(crate) report: IngestReport,
@@ -116,7 +116,7 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
         }
         let donor = self.by_text.get(&text).cloned();
         let vector = match &donor {
-            Some(id) => self.engine.stored_vector(id)?,
+            Some(id) => self.engine.stored_vectors(id)?,
             None => None,
         };
         match (vector, donor) {
@@ -155,7 +155,7 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
     async fn flush_reused(&mut self) -> Result<()> {
         let (items, vectors) = std::mem::take(&mut self.to_reuse);
         if !items.is_empty() {
-            self.engine.upsert_with_vectors(&items, &vectors).await?;
+            self.engine.upsert_embedded(&items, &vectors).await?;
             self.written += items.len();
         }
         Ok(())
