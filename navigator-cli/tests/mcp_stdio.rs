@@ -34,10 +34,21 @@ fn tools_resources_and_prompts_are_listed_with_schemas_and_hints() {
         let name = tool["name"].as_str().unwrap();
         assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
         assert_eq!(tool["outputSchema"]["type"], "object", "{name}");
-        assert_eq!(tool["outputSchema"]["anyOf"].as_array().unwrap().len(), 2, "{name}");
+        assert_eq!(
+            tool["outputSchema"]["anyOf"].as_array().unwrap().len(),
+            2,
+            "{name}"
+        );
         let writes = name.ends_with("_note") && name != "read_note";
-        assert_eq!(tool["annotations"]["readOnlyHint"], json!(!writes), "{name}");
-        assert!(tool["annotations"]["destructiveHint"].is_boolean(), "{name}");
+        assert_eq!(
+            tool["annotations"]["readOnlyHint"],
+            json!(!writes),
+            "{name}"
+        );
+        assert!(
+            tool["annotations"]["destructiveHint"].is_boolean(),
+            "{name}"
+        );
     }
     // The search input is the core SearchRequest schema: new fields appear by themselves.
     let search = tools.iter().find(|t| t["name"] == "search").unwrap();
@@ -63,17 +74,25 @@ fn tools_resources_and_prompts_are_listed_with_schemas_and_hints() {
     let read = server.request("resources/read", json!({ "uri": brief }));
     let contents = &read["result"]["contents"][0];
     assert_eq!(contents["mimeType"], "text/markdown");
-    assert!(contents["text"].as_str().unwrap().starts_with("---\ntitle: Website relaunch"));
+    assert!(contents["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("---\ntitle: Website relaunch"));
     let templates = server.request("resources/templates/list", json!({}));
     assert_eq!(
         templates["result"]["resourceTemplates"][0]["uriTemplate"],
         "navigator://note/{id}"
     );
     let prompt = server.request("prompts/get", json!({ "name": "navigator" }));
-    let text = prompt["result"]["messages"][0]["content"]["text"].as_str().unwrap();
+    let text = prompt["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
     assert!(text.contains("PARA") && !text.contains("{{"), "{text}");
     let unknown = server.request("prompts/get", json!({ "name": "nope" }));
-    assert!(unknown["error"]["message"].as_str().unwrap().contains("nope"));
+    assert!(unknown["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("nope"));
 }
 
 #[test]
@@ -89,7 +108,10 @@ fn search_reads_and_errors_on_the_sample_vault() {
         .iter()
         .map(|r| r["itemId"].as_str().unwrap())
         .collect();
-    assert!(top.iter().any(|id| id.ends_with("Contractor quotes.md")), "{top:?}");
+    assert!(
+        top.iter().any(|id| id.ends_with("Contractor quotes.md")),
+        "{top:?}"
+    );
     for r in answer["results"].as_array().unwrap() {
         let score = r["relevanceScore"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&score), "{r}");
@@ -102,23 +124,59 @@ fn search_reads_and_errors_on_the_sample_vault() {
     assert_eq!(recent["items"].as_array().unwrap().len(), 2, "{recent}");
 
     // Every kind of bad call is a tool error with a code; the session goes on.
-    assert_eq!(server.error_code("search", json!({ "query": "" })), "bad_request");
-    assert_eq!(server.error_code("search", json!({ "query": "x", "limit": 51 })), "bad_request");
-    assert_eq!(server.error_code("search", json!({ "qeury": "x" })), "bad_request");
-    assert_eq!(server.error_code("search", json!({ "query": 7 })), "bad_request");
-    assert_eq!(server.error_code("get_item", json!({ "id": "nope.md" })), "not_found");
-    assert_eq!(server.error_code("recent", json!({ "limit": 0 })), "bad_request");
-    assert_eq!(server.error_code("build_context", json!({ "goal": "x" })), "not_configured");
+    assert_eq!(
+        server.error_code("search", json!({ "query": "" })),
+        "bad_request"
+    );
+    assert_eq!(
+        server.error_code("search", json!({ "query": "x", "limit": 51 })),
+        "bad_request"
+    );
+    assert_eq!(
+        server.error_code("search", json!({ "qeury": "x" })),
+        "bad_request"
+    );
+    assert_eq!(
+        server.error_code("search", json!({ "query": 7 })),
+        "bad_request"
+    );
+    assert_eq!(
+        server.error_code("get_item", json!({ "id": "nope.md" })),
+        "not_found"
+    );
+    assert_eq!(
+        server.error_code("recent", json!({ "limit": 0 })),
+        "bad_request"
+    );
+    assert_eq!(
+        server.error_code("build_context", json!({ "goal": "x" })),
+        "not_configured"
+    );
     assert_eq!(
         server.error_code("toc_children", json!({ "parentId": "toc:year:1990" })),
         "not_found"
     );
     let (is_error, content) = server.call("search", json!({ "query": "x", "limit": 0 }));
     assert!(is_error);
-    assert!(content["error"]["message"].as_str().unwrap().contains("limit"), "{content}");
-    let unknown = server.request("tools/call", json!({ "name": "no_such_tool", "arguments": {} }));
+    assert!(
+        content["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("limit"),
+        "{content}"
+    );
+    let unknown = server.request(
+        "tools/call",
+        json!({ "name": "no_such_tool", "arguments": {} }),
+    );
     assert!(unknown["error"].is_object(), "{unknown}");
-    assert_eq!(server.ok("recent", json!({}))["items"].as_array().unwrap().len(), 10);
+    assert_eq!(
+        server.ok("recent", json!({}))["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10
+    );
 }
 
 #[test]
@@ -128,8 +186,14 @@ fn a_second_server_on_the_same_data_directory_stops_with_a_clear_error() {
     let out = navigator(&fixture.home()).arg("mcp").output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let message = text(&out);
-    assert!(message.contains("in use by another `navigator mcp`"), "{message}");
-    assert!(message.contains(&fixture.home().display().to_string()), "{message}");
+    assert!(
+        message.contains("in use by another `navigator mcp`"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&fixture.home().display().to_string()),
+        "{message}"
+    );
 }
 
 #[test]
@@ -145,10 +209,17 @@ fn notes_are_written_inside_the_vault_and_found() {
     }
     #[cfg(unix)]
     assert_eq!(
-        server.error_code("write_note", json!({ "path": "Outbox/leak.md", "content": "x" })),
+        server.error_code(
+            "write_note",
+            json!({ "path": "Outbox/leak.md", "content": "x" })
+        ),
         "outside_vault"
     );
-    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0, "nothing written outside");
+    assert_eq!(
+        std::fs::read_dir(outside.path()).unwrap().count(),
+        0,
+        "nothing written outside"
+    );
 
     let created = write(
         &mut server,
@@ -162,7 +233,10 @@ fn notes_are_written_inside_the_vault_and_found() {
     assert_eq!(created["item"]["category"], "area");
     let file = std::fs::read_to_string(fixture.vault().join("2 Areas/Health/Physio exercises.md"))
         .unwrap();
-    assert!(file.contains("aliases:") && file.contains("title: Physio exercises"), "{file}");
+    assert!(
+        file.contains("aliases:") && file.contains("title: Physio exercises"),
+        "{file}"
+    );
     assert_eq!(
         server.error_code(
             "write_note",
@@ -199,7 +273,10 @@ fn the_vault_is_indexed_in_the_background_at_start_while_reads_are_answered() {
         if recent["total"].as_u64().unwrap() >= 40 {
             break;
         }
-        assert!(answers < 2000, "the start-up index never finished: {recent}");
+        assert!(
+            answers < 2000,
+            "the start-up index never finished: {recent}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let created = write(

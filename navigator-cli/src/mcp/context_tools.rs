@@ -197,8 +197,8 @@ impl McpServer {
         };
         let handle = tokio::runtime::Handle::current();
         let (out, rendered, policy_name) = tokio::task::spawn_blocking(move || {
-            let mut policy = context::policy(&cli_args)
-                .map_err(|e| ToolError::bad_request(format!("{e:#}")))?;
+            let mut policy =
+                context::policy(&cli_args).map_err(|e| ToolError::bad_request(format!("{e:#}")))?;
             let map = open(&repo)?;
             let mut budgets = Budgets::tokens(tokens);
             budgets.usd = cli_args.usd;
@@ -235,7 +235,14 @@ impl McpServer {
                 reasoning: t.reasoning.clone(),
             })
             .collect();
-        Ok(self.output(&out.plan, &rendered, yaml, out.usd, out.stop.describe(), turns))
+        Ok(self.output(
+            &out.plan,
+            &rendered,
+            yaml,
+            out.usd,
+            out.stop.describe(),
+            turns,
+        ))
     }
 
     async fn do_replay(&self, arguments: JsonObject) -> ToolResult<ContextOutput> {

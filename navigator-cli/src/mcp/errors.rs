@@ -215,7 +215,10 @@ mod tests {
         assert_eq!(schema["type"], "object");
         let any = schema["anyOf"].as_array().unwrap();
         assert_eq!(any.len(), 2);
-        assert!(schema.contains_key("$defs"), "definitions moved to the root");
+        assert!(
+            schema.contains_key("$defs"),
+            "definitions moved to the root"
+        );
         assert_eq!(any[1]["required"], json!(["error"]));
     }
 }

@@ -33,12 +33,12 @@ use anyhow::anyhow;
 use navigator_core::SearchService;
 use navigator_search::ingest::{self, IngestOptions};
 use navigator_search::{NavigatorAgent, SearchEngine, SystemClock};
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
-use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::service::RequestContext;
 use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler, ServiceExt};
 use std::path::{Path, PathBuf};
@@ -216,9 +216,9 @@ pub fn run(args: Args) -> Outcome {
     let home = Home::resolve_with(args.home.clone())?;
     let _lock = lock::acquire(home.dir()).map_err(|e| Failure::new(CONFIG, e))?;
     let canonical = |what: &str, p: &Path| -> Result<PathBuf, Failure> {
-        let c = p.canonicalize().map_err(|e| {
-            Failure::new(INPUT, anyhow!("{what} {}: {e}", p.display()))
-        })?;
+        let c = p
+            .canonicalize()
+            .map_err(|e| Failure::new(INPUT, anyhow!("{what} {}: {e}", p.display())))?;
         if !c.is_dir() {
             return Err(Failure::new(
                 INPUT,

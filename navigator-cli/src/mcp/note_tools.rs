@@ -155,7 +155,9 @@ impl McpServer {
 fn one_of(id: Option<String>, path: Option<String>) -> ToolResult<String> {
     match (id, path) {
         (Some(v), None) | (None, Some(v)) => Ok(v),
-        _ => Err(ToolError::bad_request("give exactly one of `id` and `path`")),
+        _ => Err(ToolError::bad_request(
+            "give exactly one of `id` and `path`",
+        )),
     }
 }
 
@@ -206,12 +208,7 @@ impl McpServer {
         let args: WriteNoteArgs = parse(arguments)?;
         let place = vault::resolve(self.vault()?, &args.path, true)?;
         let mut note = NoteText::parse(&place.rel, &args.content)?;
-        apply_fields(
-            &mut note,
-            args.title,
-            args.tags,
-            args.front_matter.as_ref(),
-        )?;
+        apply_fields(&mut note, args.title, args.tags, args.front_matter.as_ref())?;
         if !note.has("created") {
             note.set("created", today());
         }
@@ -254,12 +251,7 @@ impl McpServer {
                 format!("{body}\n\n{more}")
             };
         }
-        apply_fields(
-            &mut note,
-            args.title,
-            args.tags,
-            args.front_matter.as_ref(),
-        )?;
+        apply_fields(&mut note, args.title, args.tags, args.front_matter.as_ref())?;
         note.set("updated", today());
         vault::write_atomic(&place, &note.render()?, false)?;
         self.indexed("updated", place, None).await

@@ -67,9 +67,9 @@ pub(crate) async fn list(
 ) -> Result<ListResourcesResult, ErrorData> {
     let offset = match request.and_then(|r| r.cursor) {
         None => 0,
-        Some(c) => c
-            .parse::<usize>()
-            .map_err(|_| ErrorData::invalid_params(format!("cursor `{c}` is not one of ours"), None))?,
+        Some(c) => c.parse::<usize>().map_err(|_| {
+            ErrorData::invalid_params(format!("cursor `{c}` is not one of ours"), None)
+        })?,
     };
     let mut all: Vec<Resource> = Category::ALL
         .into_iter()
@@ -83,9 +83,12 @@ pub(crate) async fn list(
         let plans = server.plans.lock().unwrap_or_else(|p| p.into_inner());
         for (i, p) in plans.iter().enumerate() {
             all.push(
-                Resource::new(format!("{}{}", uri::FLIGHT_PLAN, i + 1), format!("flight-plan-{}", i + 1))
-                    .with_title(format!("Flight Plan: {}", p.goal))
-                    .with_mime_type("application/yaml"),
+                Resource::new(
+                    format!("{}{}", uri::FLIGHT_PLAN, i + 1),
+                    format!("flight-plan-{}", i + 1),
+                )
+                .with_title(format!("Flight Plan: {}", p.goal))
+                .with_mime_type("application/yaml"),
             );
         }
     }
@@ -98,7 +101,10 @@ pub(crate) async fn list(
             .with_mime_type(MARKDOWN)
     }));
     let end = offset.saturating_add(PAGE).min(all.len());
-    let page = all.get(offset.min(all.len())..end).unwrap_or_default().to_vec();
+    let page = all
+        .get(offset.min(all.len())..end)
+        .unwrap_or_default()
+        .to_vec();
     let mut result = ListResourcesResult::with_all_items(page);
     if end < all.len() {
         result.next_cursor = Some(end.to_string());
@@ -120,7 +126,10 @@ async fn scan(server: &McpServer, category: Option<Category>) -> Result<Vec<Item
 }
 
 /// Reads one resource.
-pub(crate) async fn read(server: &McpServer, uri_text: &str) -> Result<ReadResourceResult, ErrorData> {
+pub(crate) async fn read(
+    server: &McpServer,
+    uri_text: &str,
+) -> Result<ReadResourceResult, ErrorData> {
     if let Some(id) = uri::note_id(uri_text) {
         let note = server.note(&id).await.map_err(resource_error)?;
         return Ok(ReadResourceResult::new(vec![ResourceContents::text(
@@ -208,6 +217,8 @@ pub(crate) fn prompt(request: &GetPromptRequestParams) -> Result<GetPromptResult
             None,
         ));
     }
-    Ok(GetPromptResult::new(messages)
-        .with_description("The Navigator search agent's instructions"))
+    Ok(
+        GetPromptResult::new(messages)
+            .with_description("The Navigator search agent's instructions"),
+    )
 }

@@ -231,7 +231,7 @@ impl McpServer {
             });
         }
         let mut children = store.toc_children(&parent).await?;
-        children.sort_by(|a, b| a.start_time.cmp(&b.start_time));
+        children.sort_by_key(|a| a.start_time);
         let examined = children.len();
         let empty_reason = children.is_empty().then(|| {
             if parent.is_empty() {

@@ -97,7 +97,9 @@ pub(crate) fn resolve(vault: &Path, given: &str, add_extension: bool) -> ToolRes
             Err(e) => return Err(ToolError::io("reading", &abs, e)),
         }
     }
-    let abs = parts.iter().fold(vault.to_path_buf(), |p, part| p.join(part));
+    let abs = parts
+        .iter()
+        .fold(vault.to_path_buf(), |p, part| p.join(part));
     Ok(NotePath {
         rel: parts.join("/"),
         abs,
@@ -245,7 +247,10 @@ mod tests {
         let (_d, root) = vault();
         let p = resolve(&root, "1 Projects/Phoenix/plan", true).unwrap();
         assert_eq!(p.rel, "1 Projects/Phoenix/plan.md");
-        assert_eq!(p.abs, root.join("1 Projects").join("Phoenix").join("plan.md"));
+        assert_eq!(
+            p.abs,
+            root.join("1 Projects").join("Phoenix").join("plan.md")
+        );
         assert_eq!(
             resolve(&root, "./Notes.txt", false).unwrap().rel,
             "Notes.txt"
@@ -279,8 +284,7 @@ mod tests {
         let e = resolve(&root, "escape/x.md", true).unwrap_err();
         assert_eq!(e.code, "outside_vault");
         std::fs::write(outside.path().join("secret.md"), "s").unwrap();
-        std::os::unix::fs::symlink(outside.path().join("secret.md"), root.join("link.md"))
-            .unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), root.join("link.md")).unwrap();
         assert_eq!(
             resolve(&root, "link.md", false).unwrap_err().code,
             "outside_vault"

@@ -40,7 +40,10 @@ impl Fixture {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("home")).unwrap();
-        copy_dir(&repo_root().join("examples/data/vault"), &dir.path().join("vault"));
+        copy_dir(
+            &repo_root().join("examples/data/vault"),
+            &dir.path().join("vault"),
+        );
         Fixture { dir }
     }
 
@@ -135,8 +138,13 @@ impl Server {
                 "clientInfo": { "name": "navigator-tests", "version": "0" }
             }),
         );
-        assert_eq!(reply["result"]["serverInfo"]["name"], "navigator", "{reply}");
-        self.send_line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        assert_eq!(
+            reply["result"]["serverInfo"]["name"], "navigator",
+            "{reply}"
+        );
+        self.send_line(
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        );
         self
     }
 
@@ -177,10 +185,16 @@ impl Server {
 
     /// Calls a tool: (isError, structuredContent).
     pub fn call(&mut self, tool: &str, arguments: Value) -> (bool, Value) {
-        let reply = self.request("tools/call", json!({ "name": tool, "arguments": arguments }));
+        let reply = self.request(
+            "tools/call",
+            json!({ "name": tool, "arguments": arguments }),
+        );
         let result = &reply["result"];
         assert!(result.is_object(), "tools/call {tool} returned {reply}");
-        (result["isError"] == json!(true), result["structuredContent"].clone())
+        (
+            result["isError"] == json!(true),
+            result["structuredContent"].clone(),
+        )
     }
 
     pub fn ok(&mut self, tool: &str, arguments: Value) -> Value {
