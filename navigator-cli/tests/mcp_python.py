@@ -37,18 +37,18 @@ class Client:
         self.schemas = schemas
         self.validated = set()
 
-    async def call(self, name, arguments):
-        result = await self.session.call_tool(name, arguments)
+    async def call(self, name, arguments, progress=None):
+        result = await self.session.call_tool(name, arguments, progress_callback=progress)
         if not result.is_error:
             jsonschema.validate(result.structured_content, self.schemas[name])
             self.validated.add(name)
         return result
 
-    async def ok(self, name, arguments):
+    async def ok(self, name, arguments, progress=None):
         # A write can meet the start-up index run still holding the index (`busy`): that is
         # the documented answer, so wait for it to finish, a bounded number of times.
         for _ in range(600):
-            result = await self.call(name, arguments)
+            result = await self.call(name, arguments, progress)
             code = (result.structured_content or {}).get("error", {}).get("code")
             if result.is_error and code == "busy":
                 await asyncio.sleep(0.1)
@@ -129,13 +129,21 @@ async def knowledge_base(client, notes):
 
 
 async def write_then_find(client):
+    reports = []
+
+    async def on_progress(progress, total, message):
+        reports.append((progress, total, message))
+
     created = await client.ok("write_note", {
         "path": "1 Projects/Orbit Migration/Cutover plan",
         "content": "# Cutover plan\n\nMove the zephyrine ledger to the cobalt cluster on Saturday.\n",
         "tags": ["migration", "orbit"],
         "frontMatter": {"status": "active"},
-    })
+    }, progress=on_progress)
     note_id = created["id"]
+    check(reports and all("indexing" in m for _, _, m in reports), f"re-index progress: {reports}")
+    values = [p for p, _, _ in reports]
+    check(values == sorted(values), f"progress only grows: {values}")
     check(note_id == "1 Projects/Orbit Migration/Cutover plan.md", f"id {note_id}")
     check(created["item"]["category"] == "project" and created["index"]["added"] >= 1, f"indexed: {created['index']}")
     found = await client.ok("search", {"query": "zephyrine ledger cobalt cluster"})

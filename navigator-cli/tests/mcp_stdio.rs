@@ -4,7 +4,7 @@
 
 mod mcp_support;
 
-use mcp_support::{navigator, text, Fixture, Server};
+use mcp_support::{navigator, repo_root, text, Fixture, Server};
 use serde_json::{json, Value};
 
 const TOOLS: [&str; 11] = [
@@ -285,4 +285,37 @@ fn the_vault_is_indexed_in_the_background_at_start_while_reads_are_answered() {
     );
     assert!(created["item"].is_object(), "{created}");
     assert_eq!(created["index"]["added"], 1, "only the new note: {created}");
+}
+
+#[test]
+fn a_cancelled_call_leaves_the_session_working() {
+    let fixture = Fixture::indexed();
+    let repo = repo_root();
+    let mut server = fixture.serve_with(&["--repo".as_ref(), repo.as_os_str()]);
+    let goal = json!({ "goal": "How does the engine repair its indexes on open?", "tokens": 4000 });
+    let id = server.send(
+        "tools/call",
+        json!({ "name": "build_context", "arguments": goal }),
+    );
+    server.send_line(
+        &json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": { "requestId": id, "reason": "the user moved on" }
+        })
+        .to_string(),
+    );
+    // Whether the cancel arrived in time or not, the next call is answered.
+    let recent = server.ok("recent", json!({ "limit": 1 }));
+    assert_eq!(recent["items"].as_array().unwrap().len(), 1);
+    let built = server.ok("build_context", goal);
+    assert!(
+        built["tokens"].as_u64().unwrap() <= 4000,
+        "{}",
+        built["tokens"]
+    );
+    assert!(built["planUri"]
+        .as_str()
+        .unwrap()
+        .starts_with("navigator://flight-plan/"));
 }

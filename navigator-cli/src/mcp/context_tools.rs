@@ -6,11 +6,12 @@
 
 use super::errors::{input_schema, output_schema, parse, respond, ToolError, ToolResult};
 use super::uri;
-use super::{McpServer, SessionPlan};
+use super::{cancellable, McpServer, Progress, SessionPlan};
 use crate::context::{self, LlmKind};
 use navigator_context::{render, replay, Budgets, Explorer, FlightPlan, Rendered, RepoMap};
 use rmcp::model::{CallToolResult, JsonObject};
-use rmcp::{tool, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -133,8 +134,13 @@ impl McpServer {
         output_schema = output_schema::<ContextOutput>(),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = false, open_world_hint = true)
     )]
-    async fn build_context(&self, arguments: JsonObject) -> CallToolResult {
-        respond(self.do_build_context(arguments).await)
+    async fn build_context(
+        &self,
+        arguments: JsonObject,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let progress = Progress::of(&context);
+        respond(cancellable(&context, self.do_build_context(arguments, &progress)).await)
     }
 
     #[tool(
@@ -143,8 +149,12 @@ impl McpServer {
         output_schema = output_schema::<ContextOutput>(),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn replay_flight_plan(&self, arguments: JsonObject) -> CallToolResult {
-        respond(self.do_replay(arguments).await)
+    async fn replay_flight_plan(
+        &self,
+        arguments: JsonObject,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        respond(cancellable(&context, self.do_replay(arguments)).await)
     }
 }
 
@@ -158,7 +168,11 @@ impl McpServer {
         })
     }
 
-    async fn do_build_context(&self, arguments: JsonObject) -> ToolResult<ContextOutput> {
+    async fn do_build_context(
+        &self,
+        arguments: JsonObject,
+        progress: &Progress,
+    ) -> ToolResult<ContextOutput> {
         let args: BuildContextArgs = parse(arguments)?;
         if args.goal.trim().is_empty() {
             return Err(ToolError::bad_request("goal: must not be empty"));
@@ -195,6 +209,11 @@ impl McpServer {
             refit: false,
             json: false,
         };
+        progress.report(
+            0,
+            Some(2),
+            format!("exploring {} for the goal", repo.display()),
+        );
         let handle = tokio::runtime::Handle::current();
         let (out, rendered, policy_name) = tokio::task::spawn_blocking(move || {
             let mut policy =
@@ -213,6 +232,7 @@ impl McpServer {
         })
         .await
         .map_err(|e| ToolError::new("internal", format!("the exploration stopped: {e}")))??;
+        progress.report(1, Some(2), format!("explored in {} turns", out.turns.len()));
         let comments = [
             format!(
                 "explored with policy `{policy_name}`: {} turns, ${:.4}",

@@ -37,7 +37,8 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -141,10 +142,98 @@ impl McpServer {
     }
 
     /// Re-indexes the vault incrementally (only changed notes are read and embedded), with
-    /// the write lock held by the caller.
-    pub(crate) async fn reindex(&self) -> errors::ToolResult<ingest::IngestReport> {
+    /// the write lock held by the caller, reporting progress when the client asked for it.
+    pub(crate) async fn reindex(
+        &self,
+        progress: &Progress,
+    ) -> errors::ToolResult<ingest::IngestReport> {
         let vault = self.vault()?;
-        Ok(ingest::index_folder(&self.engine, vault, &self.ingest, |_| {}).await?)
+        let report = |p: ingest::IngestProgress| match p {
+            ingest::IngestProgress::Walked { notes } => {
+                progress.report(0, Some(notes), "indexing the vault: walked")
+            }
+            ingest::IngestProgress::Read { done, total } => {
+                progress.report(done, Some(total), "indexing the vault")
+            }
+            ingest::IngestProgress::Embedded { texts } => {
+                progress.report(0, None, format!("indexing the vault: {texts} embedded"))
+            }
+        };
+        Ok(ingest::index_folder(&self.engine, vault, &self.ingest, report).await?)
+    }
+}
+
+/// Progress notifications for one tool call, sent in order, when the client gave a progress
+/// token; nothing otherwise.
+pub(crate) struct Progress {
+    sender: Option<tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>>,
+    token: Option<ProgressToken>,
+    step: std::sync::atomic::AtomicUsize,
+}
+
+impl Progress {
+    /// Progress for the call of `context`.
+    pub(crate) fn of(context: &RequestContext<RoleServer>) -> Self {
+        let Some(token) = context.meta.get_progress_token() else {
+            return Self::none();
+        };
+        let (sender, mut queue) = tokio::sync::mpsc::unbounded_channel();
+        let peer = context.peer.clone();
+        tokio::spawn(async move {
+            while let Some(param) = queue.recv().await {
+                if peer.notify_progress(param).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            sender: Some(sender),
+            token: Some(token),
+            step: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// No notifications (the start-up index run has no caller to tell).
+    pub(crate) fn none() -> Self {
+        Self {
+            sender: None,
+            token: None,
+            step: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// Reports `done` of `total`; the progress value only grows, as MCP requires.
+    pub(crate) fn report(&self, done: usize, total: Option<usize>, message: impl Into<String>) {
+        let (Some(sender), Some(token)) = (&self.sender, &self.token) else {
+            return;
+        };
+        let step = self
+            .step
+            .fetch_max(done, std::sync::atomic::Ordering::Relaxed)
+            .max(done);
+        let mut param =
+            ProgressNotificationParam::new(token.clone(), step as f64).with_message(message);
+        if let Some(total) = total {
+            param = param.with_total(total.max(step) as f64);
+        }
+        let _ = sender.send(param);
+    }
+}
+
+/// Runs a tool body until it finishes or the client cancels the request
+/// (`notifications/cancelled`). Writes stay safe when cancelled: a note is written atomically
+/// before any await, and an interrupted re-index loses nothing it committed (the next one
+/// finishes it).
+pub(crate) async fn cancellable<T>(
+    context: &RequestContext<RoleServer>,
+    body: impl std::future::Future<Output = errors::ToolResult<T>>,
+) -> errors::ToolResult<T> {
+    tokio::select! {
+        result = body => result,
+        () = context.ct.cancelled() => Err(errors::ToolError::new(
+            "cancelled",
+            "the client cancelled the call",
+        )),
     }
 }
 
@@ -280,7 +369,7 @@ fn start_index(server: &McpServer) {
     let server = server.clone();
     tokio::spawn(async move {
         let _guard = guard;
-        match server.reindex().await {
+        match server.reindex(&Progress::none()).await {
             Ok(report) => tracing::info!("vault indexed: {report}"),
             Err(e) => tracing::error!("indexing the vault: {}: {}", e.code, e.message),
         }

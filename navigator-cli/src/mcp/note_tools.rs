@@ -6,12 +6,13 @@
 use super::errors::{input_schema, output_schema, parse, respond, ToolError, ToolResult};
 use super::uri;
 use super::vault::{self, NotePath, NoteText};
-use super::McpServer;
+use super::{cancellable, McpServer, Progress};
 use chrono::Utc;
 use navigator_core::{Category, Item, ItemStore};
 use navigator_search::ingest::IngestReport;
 use rmcp::model::{CallToolResult, JsonObject};
-use rmcp::{tool, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -126,8 +127,13 @@ impl McpServer {
         output_schema = output_schema::<WriteOutput>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
-    async fn write_note(&self, arguments: JsonObject) -> CallToolResult {
-        respond(self.do_write_note(arguments).await)
+    async fn write_note(
+        &self,
+        arguments: JsonObject,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let progress = Progress::of(&context);
+        respond(cancellable(&context, self.do_write_note(arguments, &progress)).await)
     }
 
     #[tool(
@@ -136,8 +142,13 @@ impl McpServer {
         output_schema = output_schema::<WriteOutput>(),
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
-    async fn update_note(&self, arguments: JsonObject) -> CallToolResult {
-        respond(self.do_update_note(arguments).await)
+    async fn update_note(
+        &self,
+        arguments: JsonObject,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let progress = Progress::of(&context);
+        respond(cancellable(&context, self.do_update_note(arguments, &progress)).await)
     }
 
     #[tool(
@@ -146,8 +157,13 @@ impl McpServer {
         output_schema = output_schema::<WriteOutput>(),
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
-    async fn archive_note(&self, arguments: JsonObject) -> CallToolResult {
-        respond(self.do_archive_note(arguments).await)
+    async fn archive_note(
+        &self,
+        arguments: JsonObject,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let progress = Progress::of(&context);
+        respond(cancellable(&context, self.do_archive_note(arguments, &progress)).await)
     }
 }
 
@@ -204,7 +220,11 @@ fn summary(report: &IngestReport) -> IndexSummary {
 }
 
 impl McpServer {
-    async fn do_write_note(&self, arguments: JsonObject) -> ToolResult<WriteOutput> {
+    async fn do_write_note(
+        &self,
+        arguments: JsonObject,
+        progress: &Progress,
+    ) -> ToolResult<WriteOutput> {
         let args: WriteNoteArgs = parse(arguments)?;
         let place = vault::resolve(self.vault()?, &args.path, true)?;
         let mut note = NoteText::parse(&place.rel, &args.content)?;
@@ -216,10 +236,14 @@ impl McpServer {
         let text = note.render()?;
         let _guard = self.try_write()?;
         vault::write_atomic(&place, &text, true)?;
-        self.indexed("created", place, None).await
+        self.indexed("created", place, None, progress).await
     }
 
-    async fn do_update_note(&self, arguments: JsonObject) -> ToolResult<WriteOutput> {
+    async fn do_update_note(
+        &self,
+        arguments: JsonObject,
+        progress: &Progress,
+    ) -> ToolResult<WriteOutput> {
         let args: UpdateNoteArgs = parse(arguments)?;
         let given = one_of(args.id, args.path)?;
         if args.content.is_none()
@@ -254,10 +278,14 @@ impl McpServer {
         apply_fields(&mut note, args.title, args.tags, args.front_matter.as_ref())?;
         note.set("updated", today());
         vault::write_atomic(&place, &note.render()?, false)?;
-        self.indexed("updated", place, None).await
+        self.indexed("updated", place, None, progress).await
     }
 
-    async fn do_archive_note(&self, arguments: JsonObject) -> ToolResult<WriteOutput> {
+    async fn do_archive_note(
+        &self,
+        arguments: JsonObject,
+        progress: &Progress,
+    ) -> ToolResult<WriteOutput> {
         let args: ArchiveNoteArgs = parse(arguments)?;
         let given = one_of(args.id, args.path)?;
         let root = self.vault()?;
@@ -292,7 +320,8 @@ impl McpServer {
         }
         std::fs::rename(&place.abs, &target.abs)
             .map_err(|e| ToolError::io("moving the note to", &target.abs, e))?;
-        self.indexed("archived", target, Some(place.rel)).await
+        self.indexed("archived", target, Some(place.rel), progress)
+            .await
     }
 
     /// Re-indexes after a write and answers with the note's item.
@@ -301,8 +330,9 @@ impl McpServer {
         action: &str,
         place: NotePath,
         previous_id: Option<String>,
+        progress: &Progress,
     ) -> ToolResult<WriteOutput> {
-        let report = self.reindex().await.map_err(|e| {
+        let report = self.reindex(progress).await.map_err(|e| {
             ToolError::new(
                 e.code,
                 format!(

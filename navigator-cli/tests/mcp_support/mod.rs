@@ -69,8 +69,13 @@ impl Fixture {
 
     /// The server on this fixture, handshake done.
     pub fn serve(&self) -> Server {
+        self.serve_with(&[])
+    }
+
+    /// The server with more arguments.
+    pub fn serve_with(&self, args: &[&std::ffi::OsStr]) -> Server {
         let mut cmd = navigator(&self.home());
-        cmd.arg("mcp").arg("--vault").arg(self.vault());
+        cmd.arg("mcp").arg("--vault").arg(self.vault()).args(args);
         Server::spawn(cmd).initialized()
     }
 }
