@@ -142,9 +142,11 @@ impl McpServer {
     }
 
     /// Re-indexes the vault incrementally (only changed notes are read and embedded), with
-    /// the write lock held by the caller, reporting progress when the client asked for it.
+    /// the write lock held by the caller, reporting progress when the client asked for it:
+    /// `paths` only when given (a note tool knows what it wrote), else the whole vault.
     pub(crate) async fn reindex(
         &self,
+        paths: Option<&[&str]>,
         progress: &Progress,
     ) -> errors::ToolResult<ingest::IngestReport> {
         let vault = self.vault()?;
@@ -159,7 +161,12 @@ impl McpServer {
                 progress.report(0, None, format!("indexing the vault: {texts} embedded"))
             }
         };
-        Ok(ingest::index_folder(&self.engine, vault, &self.ingest, report).await?)
+        Ok(match paths {
+            Some(paths) => {
+                ingest::index_paths(&self.engine, vault, paths, &self.ingest, report).await?
+            }
+            None => ingest::index_folder(&self.engine, vault, &self.ingest, report).await?,
+        })
     }
 }
 
@@ -369,7 +376,7 @@ fn start_index(server: &McpServer) {
     let server = server.clone();
     tokio::spawn(async move {
         let _guard = guard;
-        match server.reindex(&Progress::none()).await {
+        match server.reindex(None, &Progress::none()).await {
             Ok(report) => tracing::info!("vault indexed: {report}"),
             Err(e) => tracing::error!("indexing the vault: {}: {}", e.code, e.message),
         }

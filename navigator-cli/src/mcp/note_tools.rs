@@ -1,7 +1,7 @@
 //! Write tools: `write_note`, `update_note`, `archive_note`. Each confines its path to the
-//! vault, writes atomically, then re-indexes the vault incrementally (only the changed note is
-//! read and embedded; a move is followed as a rename, without re-embedding) and answers with
-//! the indexed item. Each takes the write lock without waiting (`busy` otherwise).
+//! vault, writes atomically, then re-indexes the paths it touched (`ingest::index_paths`: the
+//! note, its new folders; a move is followed as a rename, without re-embedding; the rest of
+//! the vault is not walked) and answers with the indexed item. Each takes the write lock without waiting (`busy` otherwise).
 
 use super::errors::{input_schema, output_schema, parse, respond, ToolError, ToolResult};
 use super::uri;
@@ -332,7 +332,9 @@ impl McpServer {
         previous_id: Option<String>,
         progress: &Progress,
     ) -> ToolResult<WriteOutput> {
-        let report = self.reindex(progress).await.map_err(|e| {
+        let mut paths = vec![place.rel.as_str()];
+        paths.extend(previous_id.as_deref());
+        let report = self.reindex(Some(&paths), progress).await.map_err(|e| {
             ToolError::new(
                 e.code,
                 format!(
