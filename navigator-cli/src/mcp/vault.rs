@@ -82,9 +82,15 @@ pub(crate) fn resolve(vault: &Path, given: &str, add_extension: bool) -> ToolRes
         }
         last.push_str(".md");
     }
+    // Every part that exists must be a real folder or file; below the first missing one
+    // everything is created by the write itself.
     let mut abs = vault.to_path_buf();
+    let mut on_disk = true;
     for part in &parts {
         abs.push(part);
+        if !on_disk {
+            continue;
+        }
         match std::fs::symlink_metadata(&abs) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 return Err(ToolError::outside_vault(format!(
@@ -93,13 +99,10 @@ pub(crate) fn resolve(vault: &Path, given: &str, add_extension: bool) -> ToolRes
                 )))
             }
             Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => on_disk = false,
             Err(e) => return Err(ToolError::io("reading", &abs, e)),
         }
     }
-    let abs = parts
-        .iter()
-        .fold(vault.to_path_buf(), |p, part| p.join(part));
     Ok(NotePath {
         rel: parts.join("/"),
         abs,
