@@ -165,6 +165,10 @@ fn search_reads_and_errors_on_the_sample_vault() {
             .contains("limit"),
         "{content}"
     );
+    // A line that is not JSON is answered with a parse error, not silence.
+    server.send_line("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": ");
+    let parse_error = server.next_message();
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
     let unknown = server.request(
         "tools/call",
         json!({ "name": "no_such_tool", "arguments": {} }),

@@ -10,7 +10,8 @@
 //!   its category), a category's listing as `navigator://category/{category}`, and the Flight
 //!   Plans made in this session as `navigator://flight-plan/{n}`; the prompt `navigator` is the
 //!   Navigator agent's template (`resources.rs`).
-//! - Failures are tool results with `isError: true` and a code (`errors.rs`).
+//! - Failures are tool results with `isError: true` and a code (`errors.rs`); a line that is
+//!   not JSON gets a JSON-RPC `-32700` reply (navigator-workflow's stdio front).
 //!
 //! Concurrency: reads go straight to the engine and never take the write lock; writes (the
 //! note tools, and the index run at start when `--vault` is given) take it without waiting,
@@ -356,7 +357,7 @@ pub fn run(args: Args) -> Outcome {
         }
         let (input, output) = rmcp::transport::stdio_pipes();
         let service = server
-            .serve((input, output))
+            .serve(navigator_workflow::mcp::json_rpc_front(input, output))
             .await
             .map_err(|e| Failure::new(INDEX, anyhow!("starting the MCP session: {e}")))?;
         service

@@ -188,6 +188,15 @@ impl Server {
         }
     }
 
+    /// The next message the server writes, whatever its id.
+    pub fn next_message(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the server replied");
+        serde_json::from_str(&line).expect("JSON lines")
+    }
+
     /// Calls a tool: (isError, structuredContent).
     pub fn call(&mut self, tool: &str, arguments: Value) -> (bool, Value) {
         let reply = self.request(
