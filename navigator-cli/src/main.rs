@@ -8,6 +8,7 @@ mod context;
 mod exit;
 mod home;
 mod index;
+mod mcp;
 mod search;
 mod status;
 mod toc;
@@ -41,6 +42,9 @@ enum Command {
     /// Build the best context window for a coding goal from a repository, within token and
     /// USD budgets; or an overview without a goal; or replay a Flight Plan.
     Context(context::Args),
+    /// Serve search, notes, the table of contents and code context to AI agents over the
+    /// Model Context Protocol (stdio).
+    Mcp(mcp::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -58,6 +62,7 @@ fn main() -> std::process::ExitCode {
         Command::Toc(args) => toc::run(args),
         Command::Status(args) => status::run(args),
         Command::Reindex(args) => status::reindex(args),
+        Command::Mcp(args) => mcp::run(args),
         Command::Context(args) => home::runtime().and_then(|rt| {
             rt.block_on(context::run(args))
                 .map_err(|e| exit::Failure::new(exit::CONTEXT, e))

@@ -87,6 +87,18 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
         self.seen.insert(id.to_string());
     }
 
+    /// Marks every id the engine holds from this source as still there, except `gone`: for a
+    /// run over some paths only, where the rest of the source is known unchanged.
+    pub(crate) fn keep_all_except(&mut self, gone: &HashSet<String>) {
+        let kept: Vec<String> = self
+            .known
+            .keys()
+            .filter(|id| !gone.contains(*id))
+            .cloned()
+            .collect();
+        self.seen.extend(kept);
+    }
+
     /// Whether the engine holds `id` with this content hash (nothing to do).
     pub(crate) fn unchanged(&self, id: &str, content_hash: &str) -> bool {
         self.known
