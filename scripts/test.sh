@@ -31,6 +31,10 @@ home="${NAVIGATOR_HOME:-$root/.navigator}"
 # Runtime + model for the real-embedding tests (idempotent; no download when already there).
 bash scripts/setup-embeddings.sh "$home"
 
+# The official MCP Python SDK (PyPI, pinned, sha256-checked) for the test that drives
+# `navigator mcp` with a real client (navigator-cli/tests/mcp_python.rs); idempotent.
+bash scripts/setup-mcp-client.sh "$home"
+
 # A real llama.cpp server on 127.0.0.1 for the OpenAI-compatible client's integration test
 # (PyPI only, sha256-checked, idempotent); stopped when this script exits.
 bash scripts/setup-llm-server.sh "$home"

@@ -94,7 +94,7 @@ pub struct Args {
 }
 
 /// The policy `args` ask for.
-fn policy(args: &Args) -> anyhow::Result<Box<dyn Policy>> {
+pub(crate) fn policy(args: &Args) -> anyhow::Result<Box<dyn Policy>> {
     let priced = |model: &str, local: bool| {
         let mut prices = PricingTable::default();
         if local || prices.get(model).is_err() {

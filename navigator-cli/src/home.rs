@@ -60,6 +60,20 @@ impl Home {
         Ok(Self { dir })
     }
 
+    /// `dir` when given (checked like `$NAVIGATOR_HOME`: an existing, readable folder), else
+    /// [`resolve`](Self::resolve).
+    pub fn resolve_with(dir: Option<PathBuf>) -> Result<Self, Failure> {
+        match dir {
+            Some(d) => {
+                let dir = navigator_core::embed::env_home(Some(d.into_os_string()))
+                    .map_err(|e| Failure::new(CONFIG, e))?
+                    .ok_or_else(|| Failure::new(CONFIG, anyhow!("--home: an empty path")))?;
+                Ok(Self { dir })
+            }
+            None => Self::resolve(),
+        }
+    }
+
     /// The data directory.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -134,6 +148,12 @@ impl Home {
     pub async fn engine(&self) -> Result<SearchEngine, Failure> {
         let embedder = self.embedder()?;
         Ok(SearchEngine::open(self.index_dir(), embedder).await?)
+    }
+
+    /// The index re-embedded with the configured model from the text it stores.
+    pub async fn reindexed_engine(&self) -> Result<SearchEngine, Failure> {
+        let embedder = self.embedder()?;
+        Ok(SearchEngine::reindex(self.index_dir(), embedder, Default::default()).await?)
     }
 }
 

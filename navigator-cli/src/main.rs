@@ -8,6 +8,7 @@ mod context;
 mod exit;
 mod home;
 mod index;
+mod mcp;
 mod search;
 mod status;
 mod toc;
@@ -34,11 +35,16 @@ enum Command {
     Search(search::Args),
     /// Show the index as a PARA tree: categories, folders, notes.
     Toc(toc::Args),
-    /// Show what the index holds: notes, model, last index run.
+    /// Show what the index holds: notes, chunks, model, last index run.
     Status(status::Args),
+    /// Embed every indexed note again with the current model (after changing models).
+    Reindex(status::ReindexArgs),
     /// Build the best context window for a coding goal from a repository, within token and
     /// USD budgets; or an overview without a goal; or replay a Flight Plan.
     Context(context::Args),
+    /// Serve search, notes, the table of contents and code context to AI agents over the
+    /// Model Context Protocol (stdio).
+    Mcp(mcp::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -55,6 +61,8 @@ fn main() -> std::process::ExitCode {
         Command::Search(args) => search::run(args),
         Command::Toc(args) => toc::run(args),
         Command::Status(args) => status::run(args),
+        Command::Reindex(args) => status::reindex(args),
+        Command::Mcp(args) => mcp::run(args),
         Command::Context(args) => home::runtime().and_then(|rt| {
             rt.block_on(context::run(args))
                 .map_err(|e| exit::Failure::new(exit::CONTEXT, e))

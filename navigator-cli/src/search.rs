@@ -3,7 +3,7 @@
 use crate::exit::{Failure, Outcome, INPUT, NOTHING_FOUND};
 use crate::home::{runtime, Home};
 use navigator_core::{
-    Category, DateRange, SearchFilters, SearchMode, SearchRequest, SearchService,
+    Category, DateRange, SearchFilters, SearchMode, SearchRequest, SearchService, TagFilter,
 };
 use std::process::ExitCode;
 
@@ -30,6 +30,12 @@ pub struct Args {
     /// Only items updated on or before this date.
     #[arg(long, value_parser = parse_date)]
     pub until: Option<chrono::DateTime<chrono::Utc>>,
+    /// Only items with this tag (case-insensitive, `#` optional); repeatable: every one.
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+    /// Only items with at least one of these tags; repeatable.
+    #[arg(long = "any-tag")]
+    pub any_tags: Vec<String>,
     /// Include archived items when no category is given.
     #[arg(long)]
     pub archived: bool,
@@ -65,9 +71,14 @@ pub fn run(args: Args) -> Outcome {
     if !args.categories.is_empty() {
         request = request.categories(args.categories.iter().copied());
     }
-    // The filters grow with the contract (tags, say): fields not set here keep their default.
+    let tags = (!args.tags.is_empty() || !args.any_tags.is_empty()).then(|| TagFilter {
+        any: args.any_tags.clone(),
+        all: args.tags.clone(),
+    });
+    // The filters grow with the contract: fields not set here keep their default.
     #[allow(clippy::needless_update)]
     let filters = SearchFilters {
+        tags,
         date_range: (args.since.is_some() || args.until.is_some()).then_some(DateRange {
             start: args.since,
             end: args.until,

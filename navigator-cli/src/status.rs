@@ -15,11 +15,32 @@ pub struct Args {
     pub json: bool,
 }
 
+/// Re-embed every indexed note with the configured model, from the text the index keeps.
+#[derive(Debug, clap::Args)]
+pub struct ReindexArgs {}
+
+/// Runs `navigator reindex`.
+pub fn reindex(_args: ReindexArgs) -> Outcome {
+    let home = Home::resolve()?;
+    home.require_index()?;
+    let started = std::time::Instant::now();
+    let (items, chunks, model) = runtime()?.block_on(async {
+        let engine = home.reindexed_engine().await?;
+        let chunks = engine.chunk_count().map_err(crate::exit::Failure::from)?;
+        Ok::<_, crate::exit::Failure>((engine.len(), chunks, engine.embedder().fingerprint()))
+    })?;
+    println!(
+        "re-embedded {items} notes as {chunks} chunks with {model} in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> Outcome {
     let home = Home::resolve()?;
     let last = home.last_index();
-    let (model, dims, counts) = if home.index_dir().exists() {
+    let (model, chunks, counts) = if home.index_dir().exists() {
         runtime()?.block_on(async {
             let engine = home.engine().await?;
             let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
@@ -34,8 +55,9 @@ pub fn run(args: Args) -> Outcome {
             {
                 *counts.entry(item.category.as_str()).or_default() += 1;
             }
-            let e = engine.embedder();
-            Ok::<_, crate::exit::Failure>((Some(e.model_id().to_string()), e.dimensions(), counts))
+            let model = engine.embedder().fingerprint();
+            let chunks = engine.chunk_count().map_err(crate::exit::Failure::from)?;
+            Ok::<_, crate::exit::Failure>((Some(model), chunks, counts))
         })?
     } else {
         (None, 0, BTreeMap::new())
@@ -47,8 +69,8 @@ pub fn run(args: Args) -> Outcome {
             "index": home.index_dir(),
             "items": total,
             "byCategory": counts,
+            "chunks": chunks,
             "model": model,
-            "dimensions": dims,
             "lastIndex": last,
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
@@ -60,7 +82,8 @@ pub fn run(args: Args) -> Outcome {
         Some(m) => {
             let parts: Vec<String> = counts.iter().map(|(c, n)| format!("{n} {c}")).collect();
             println!("items           {total} ({})", parts.join(", "));
-            println!("model           {m} ({dims}-d)");
+            println!("chunks          {chunks} embedded passages");
+            println!("model           {m}");
         }
     }
     match last {

@@ -113,10 +113,15 @@ fn index_search_toc_status_on_the_sample_vault() {
     let out = navigator(home.path(), &["status", "--json"]);
     let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
-        status["model"], "sentence-transformers/all-MiniLM-L6-v2-int8",
+        status["model"], "sentence-transformers/all-MiniLM-L6-v2-int8 (384-d, mean pooling)",
         "{status}"
     );
-    assert!(status["items"].as_u64().unwrap() >= 40, "{status}");
+    let items = status["items"].as_u64().unwrap();
+    assert!(items >= 40, "{status}");
+    assert!(
+        status["chunks"].as_u64().unwrap() > items,
+        "the vault's long notes are chunked: {status}"
+    );
     assert_eq!(
         status["lastIndex"]["report"]["skipped"],
         serde_json::json!([]),
@@ -127,4 +132,29 @@ fn index_search_toc_status_on_the_sample_vault() {
     let out = navigator(home.path(), &["index", vault, "--quiet", "--json"]);
     let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(run["report"]["embedded"], 0, "{run}");
+
+    // Tags filter: every result carries the tag, whatever its case.
+    let out = navigator(
+        home.path(),
+        &["search", "budget", "--tag", "KITCHEN", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let hits: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!hits.is_empty());
+    for hit in &hits {
+        let id = hit["itemId"].as_str().unwrap();
+        assert!(
+            id.to_lowercase().contains("kitchen"),
+            "only kitchen-tagged notes: {id}"
+        );
+    }
+
+    // Re-embedding from the stored text keeps every note and chunk.
+    let out = navigator(home.path(), &["reindex"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("re-embedded"), "{}", text(&out));
+    let out = navigator(home.path(), &["status", "--json"]);
+    let after: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(after["chunks"], status["chunks"], "{after}");
+    assert_eq!(after["items"], status["items"], "{after}");
 }

@@ -36,6 +36,41 @@ pub trait Embedder: Send + Sync {
     async fn embed_documents(&self, documents: &[&str]) -> Result<Vec<Vec<f32>>> {
         self.embed(documents).await
     }
+
+    /// What an index records about the model that built it: vectors from two embedders with
+    /// different fingerprints must not be compared. Defaults to the model id and width;
+    /// embedders whose configuration changes their vectors (pooling, prefixes) add it. An
+    /// embedder that wraps another (a cache, a counter) forwards it.
+    fn fingerprint(&self) -> String {
+        format!("{} ({}-d)", self.model_id(), self.dimensions())
+    }
+
+    /// The most tokens one document may have before the model truncates it (special tokens
+    /// excluded), or `None` when the model takes any length. Search engines split longer
+    /// documents into chunks of at most this many tokens, so no text goes unembedded.
+    fn max_input_tokens(&self) -> Option<usize> {
+        None
+    }
+
+    /// How many tokens the model's tokenizer makes of `text`, special tokens excluded. The
+    /// default estimates from the text (about four characters per token, at least one per
+    /// word), for embedders without a tokenizer of their own.
+    fn count_tokens(&self, text: &str) -> usize {
+        estimate_tokens(text)
+    }
+}
+
+/// A tokenizer-free estimate of a text's token count: about four characters per token, and
+/// never fewer tokens than words.
+///
+/// ```
+/// use navigator_core::estimate_tokens;
+/// assert_eq!(estimate_tokens(""), 0);
+/// assert!(estimate_tokens("a b c d e") >= 5);
+/// ```
+pub fn estimate_tokens(text: &str) -> usize {
+    let words = text.split_whitespace().count();
+    words.max(text.chars().count().div_ceil(4))
 }
 
 /// Cosine similarity of two vectors; 0 when either is all zeros or the lengths differ.

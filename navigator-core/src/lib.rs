@@ -43,7 +43,7 @@ pub use agent::{
 #[cfg(feature = "fastembed")]
 pub use embed::FastEmbedder;
 pub use embed::{EmbeddingPaths, ModelConfig, Pooling};
-pub use embedder::{cosine, l2_normalize, Embedder};
+pub use embedder::{cosine, estimate_tokens, l2_normalize, Embedder};
 pub use error::{BoxError, Error, ErrorKind, Result};
 pub use json::{from_json, from_value, json_schema};
 #[cfg(feature = "anthropic")]

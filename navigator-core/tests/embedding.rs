@@ -159,3 +159,16 @@ fn bge_m3_preset_is_configured_for_cls_1024_and_external_data() {
     let err = FastEmbedder::bge_m3(dir.path()).unwrap_err();
     assert!(err.to_string().contains("model.onnx"), "{err}");
 }
+
+#[test]
+fn minilm_reports_its_window_and_counts_tokens_past_it() {
+    let e = embedder();
+    // MiniLM was trained on 256 tokens (its tokenizer config allows 512): [CLS] and [SEP]
+    // leave 254 for text.
+    assert_eq!(e.max_input_tokens(), Some(254));
+    assert_eq!(e.count_tokens("hello world"), 2);
+    // Counting must not stop at the model's window (the tokenizer truncates when embedding).
+    let long = "word ".repeat(1_000);
+    assert_eq!(e.count_tokens(&long), 1_000);
+    assert_eq!(e.count_tokens(""), 0);
+}

@@ -20,6 +20,8 @@ pub(crate) struct ItemMeta {
     pub(crate) item_type: ItemType,
     pub(crate) status: Option<String>,
     pub(crate) parent_id: Option<String>,
+    /// The item's tags as given (filters compare them normalised).
+    pub(crate) tags: Vec<String>,
     pub(crate) created_at: DateTime<Utc>,
     pub(crate) updated_at: DateTime<Utc>,
     pub(crate) access_count: u64,
@@ -36,6 +38,7 @@ impl ItemMeta {
             item_type: item.item_type,
             status: item.status.clone(),
             parent_id: item.parent_id.clone(),
+            tags: item.tags.clone(),
             created_at: item.created_at,
             updated_at: item.updated_at,
             access_count: item.access_count,
@@ -227,6 +230,7 @@ impl Filter {
                 .updated
                 .as_ref()
                 .is_none_or(|r| r.contains(m.updated_at))
+            && self.tags.as_ref().is_none_or(|t| t.matches(&m.tags))
     }
 }
 
@@ -249,6 +253,7 @@ mod tests {
             status: None,
             parent_id: None,
             updated: None,
+            tags: None,
         }
     }
 

@@ -29,6 +29,12 @@ pub struct EngineConfig {
     /// started it by then. Lower latency on a multi-core machine; turn off to keep each search
     /// on one thread.
     pub parallel_retrieval: bool,
+    /// Most tokens per embedded chunk of a long item: the embedder's window
+    /// ([`Embedder::max_input_tokens`](navigator_core::Embedder::max_input_tokens)) capped at
+    /// this (a window of thousands of tokens makes passages too coarse to find).
+    pub chunk_tokens: usize,
+    /// Tokens a further chunk of a long section repeats from the one before it.
+    pub chunk_overlap: usize,
 }
 
 impl Default for EngineConfig {
@@ -41,6 +47,8 @@ impl Default for EngineConfig {
             exact_scan_below: 2_000,
             embed_batch: 64,
             parallel_retrieval: std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
+            chunk_tokens: 512,
+            chunk_overlap: 32,
         }
     }
 }

@@ -72,6 +72,21 @@ pub enum Error {
         /// The embedder's model id.
         model: String,
     },
+    /// The index was built with another embedding model than the one it was opened with:
+    /// their vectors cannot be compared. Open it with its own model, or re-embed it with
+    /// [`SearchEngine::reindex`](crate::SearchEngine::reindex).
+    #[error(
+        "the index in {} was built with {index_model}, not {embedder_model}: open it with its own model or re-embed it (`navigator reindex`)",
+        dir.display()
+    )]
+    ModelMismatch {
+        /// The engine directory.
+        dir: std::path::PathBuf,
+        /// The model the index records.
+        index_model: String,
+        /// The embedder it was opened with.
+        embedder_model: String,
+    },
     /// A folder or file to ingest could not be read as a whole (missing, not a folder, not
     /// readable), with its path. Single bad files and rows inside it are skipped and
     /// reported instead (`ingest::IngestReport`).
@@ -131,7 +146,7 @@ impl Error {
             }
             Self::Io { .. } => ErrorKind::Io,
             Self::Corrupt { .. } => ErrorKind::CorruptIndex,
-            Self::Dimensions { .. } => ErrorKind::ModelMismatch,
+            Self::Dimensions { .. } | Self::ModelMismatch { .. } => ErrorKind::ModelMismatch,
             Self::Toc(_) => ErrorKind::BadRequest,
             // The folder or file given to ingest: the caller's input.
             Self::Ingest { .. } => ErrorKind::BadRequest,

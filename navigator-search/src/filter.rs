@@ -1,9 +1,10 @@
-//! [`Filter`]: the narrowing part of a request (scope, archive, status, parent, date range) in
+//! [`Filter`]: the narrowing part of a request (scope, archive, status, parent, date range,
+//! tags) in
 //! one place, applied the same way to the keyword index (as query clauses) and to the vector
 //! index and catalog (as a predicate: `Filter::matches`, which lives in `catalog.rs` beside the
 //! record it reads, so the catalog depends on the filter and not the other way round).
 
-use navigator_core::{Category, DateRange, SearchMode, SearchRequest};
+use navigator_core::{Category, DateRange, SearchMode, SearchRequest, TagFilter};
 
 /// The conditions an item must meet to be returned for a request.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +15,7 @@ pub(crate) struct Filter {
     pub(crate) parent_id: Option<String>,
     /// Applies to the updated time, as the contract's `DateRange` says.
     pub(crate) updated: Option<DateRange>,
+    pub(crate) tags: Option<TagFilter>,
 }
 
 impl Filter {
@@ -24,6 +26,7 @@ impl Filter {
             status: f.status,
             parent_id: f.parent_id,
             updated: f.date_range,
+            tags: f.tags,
         }
     }
 
@@ -35,6 +38,7 @@ impl Filter {
             status: None,
             parent_id: None,
             updated: None,
+            tags: None,
         }
     }
 
@@ -42,13 +46,15 @@ impl Filter {
     pub(crate) fn is_unrestricted(&self) -> bool {
         self.categories.len() == Category::ALL.len()
             && self.status.is_none()
-            && self.parent_id.is_none()
-            && self.updated.is_none()
+            && self.is_category_only()
     }
 
     /// Whether the filter restricts nothing but the categories.
     pub(crate) fn is_category_only(&self) -> bool {
-        self.status.is_none() && self.parent_id.is_none() && self.updated.is_none()
+        self.status.is_none()
+            && self.parent_id.is_none()
+            && self.updated.is_none()
+            && self.tags.is_none()
     }
 }
 

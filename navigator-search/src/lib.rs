@@ -70,6 +70,8 @@
 mod agent;
 #[cfg(feature = "engine")]
 mod catalog;
+#[cfg(feature = "engine")]
+mod chunk;
 mod clock;
 #[cfg(feature = "engine")]
 mod config;
@@ -98,6 +100,8 @@ mod vector;
 
 #[cfg(feature = "engine")]
 pub use agent::{NavigatorAgent, QueryUnderstanding, UnderstoodQuery, NAVIGATOR_TEMPLATE};
+#[cfg(feature = "engine")]
+pub use chunk::{text_hash, ChunkVector, ItemVectors};
 pub use clock::{Clock, FixedClock, SystemClock};
 #[cfg(feature = "engine")]
 pub use config::EngineConfig;

@@ -243,11 +243,14 @@ impl Ranked {
     }
 
     /// The page as the contract's [`SearchPage`]: `items` are the page's stored items in page
-    /// order (`None` for one deleted meanwhile, which is skipped), `query_terms` and
-    /// `snippets` the backend's text analysis for [`snippet::for_hit`].
+    /// order (`None` for one deleted meanwhile, which is skipped), `passages` the passage of
+    /// each that a snippet comes from (`None`: the whole body; may be shorter than the
+    /// page), `query_terms` and `snippets` the backend's text analysis for
+    /// [`snippet::for_hit`].
     pub(crate) fn into_page(
         self,
         items: Vec<Option<Item>>,
+        passages: &[Option<String>],
         query_terms: &[String],
         snippets: &mut impl snippet::Snippets,
     ) -> Result<SearchPage> {
@@ -255,10 +258,17 @@ impl Ranked {
             .page()
             .iter()
             .zip(items)
-            .filter_map(|(scored, item)| item.map(|item| (scored, item)))
-            .map(|(scored, item)| {
-                let snippet =
-                    snippet::for_hit(&item, scored.keyword.is_some(), query_terms, snippets);
+            .enumerate()
+            .filter_map(|(i, (scored, item))| item.map(|item| (i, scored, item)))
+            .map(|(i, scored, item)| {
+                let passage = passages.get(i).and_then(Option::as_deref);
+                let snippet = snippet::for_hit(
+                    &item,
+                    passage,
+                    scored.keyword.is_some(),
+                    query_terms,
+                    snippets,
+                );
                 Ok(scored.to_result(&item, snippet)?)
             })
             .collect::<Result<Vec<_>>>()?;

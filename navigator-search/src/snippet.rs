@@ -21,16 +21,25 @@ pub(crate) trait Snippets {
     fn highlight(&mut self, body: &str, query_terms: &[String]) -> Option<String>;
 }
 
-/// The snippet of a result and the field it comes from (`body`, `title` or `tags`).
+/// The snippet of a result and the field it comes from (`body`, `title` or `tags`). For a
+/// chunked item `passage` is its best chunk, where the body snippet is taken from (the
+/// whole body when it has none of the query terms).
 pub(crate) fn for_hit(
     item: &Item,
+    passage: Option<&str>,
     keyword_hit: bool,
     query_terms: &[String],
     snippets: &mut impl Snippets,
 ) -> (String, &'static str) {
+    let body = passage.unwrap_or(&item.body);
     if keyword_hit {
-        if let Some(body) = snippets.highlight(&item.body, query_terms) {
-            return (body, "body");
+        if let Some(found) = snippets.highlight(body, query_terms) {
+            return (found, "body");
+        }
+        if passage.is_some() {
+            if let Some(found) = snippets.highlight(&item.body, query_terms) {
+                return (found, "body");
+            }
         }
         if snippets
             .terms(&item.title)
@@ -43,7 +52,7 @@ pub(crate) fn for_hit(
             return (tags, "tags");
         }
     }
-    best_passage(&item.body, query_terms, |text| snippets.terms(text))
+    best_passage(body, query_terms, |text| snippets.terms(text))
         .map_or_else(|| (lead(item), "title"), |p| (p, "body"))
 }
 
@@ -63,6 +72,86 @@ impl Snippets for LightSnippets {
         }
         best_passage(body, query_terms, navigator_core::text::terms)
     }
+}
+
+/// Where in `text` words of the query occur: `(byte offset, index into query_terms)` for
+/// each word that one of the analysed (lower-cased, stemmed) `query_terms` is a stem of. One
+/// pass without the analyser: a word matches a stem it starts with (`studies`, `studi`), or
+/// the stem less its last letter when that is an `i` (`happy`, `happi`). Cheap enough to
+/// run over whole long notes, close enough to choose the passage a snippet comes from (the
+/// analyser then highlights inside it).
+pub(crate) fn term_positions(text: &str, query_terms: &[String]) -> Vec<(usize, usize)> {
+    // Terms by their first two bytes: most words share them with no term and cost one lookup.
+    let mut by_start: std::collections::HashMap<[u8; 2], Vec<usize>> = Default::default();
+    let mut short: Vec<usize> = Vec::new();
+    for (i, t) in query_terms.iter().enumerate() {
+        match t.as_bytes() {
+            [a, b, ..] => by_start
+                .entry([a.to_ascii_lowercase(), b.to_ascii_lowercase()])
+                .or_default()
+                .push(i),
+            _ => short.push(i),
+        }
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_word_byte(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_word_byte(bytes[i]) {
+            i += 1;
+        }
+        // Word bytes are ASCII letters and digits or parts of non-ASCII characters, so the
+        // run ends on a character boundary.
+        let word = &text[start..i];
+        let matched = if word.is_ascii() {
+            let w = word.as_bytes();
+            let candidates = match w {
+                [a, b, ..] => by_start.get(&[a.to_ascii_lowercase(), b.to_ascii_lowercase()]),
+                _ => None,
+            };
+            candidates
+                .into_iter()
+                .flatten()
+                .chain(&short)
+                .copied()
+                .find(|&t| stem_of_ascii(w, &query_terms[t]))
+        } else {
+            let lower = word.to_lowercase();
+            query_terms.iter().position(|t| stem_of(&lower, t))
+        };
+        if let Some(t) = matched {
+            out.push((start, t));
+        }
+    }
+    out
+}
+
+/// Letters and digits, and every byte of a non-ASCII character (treated as a letter).
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b >= 0x80
+}
+
+/// [`stem_of`] for an ASCII word, without lower-casing it first.
+fn stem_of_ascii(word: &[u8], stem: &str) -> bool {
+    let stem = stem.as_bytes();
+    let prefix = |n: usize| word.len() >= n && word[..n].eq_ignore_ascii_case(&stem[..n]);
+    !stem.is_empty()
+        && (prefix(stem.len())
+            || (stem.len() > 3 && stem.ends_with(b"i") && prefix(stem.len() - 1)))
+}
+
+/// Whether `stem` (analysed) is the stem of the lower-cased `word`.
+fn stem_of(word: &str, stem: &str) -> bool {
+    if stem.is_empty() {
+        return false;
+    }
+    word.starts_with(stem)
+        || (stem.len() > 3 && stem.ends_with('i') && word.starts_with(&stem[..stem.len() - 1]))
 }
 
 /// Splits `text` into sentences (on `.`, `!`, `?` or a line break followed by whitespace).
@@ -134,6 +223,25 @@ pub(crate) fn lead(item: &Item) -> String {
 /// An item's tags as a snippet; `None` when it has none.
 pub(crate) fn tags(item: &Item) -> Option<String> {
     (!item.tags.is_empty()).then(|| truncate(&item.tags.join(", "), MAX_SNIPPET_CHARS))
+}
+
+#[cfg(test)]
+mod term_tests {
+    use super::term_positions;
+
+    #[test]
+    fn words_match_their_stems_with_offsets() {
+        let terms = vec!["studi".to_string(), "happi".to_string(), "bake".to_string()];
+        let text = "Two Studies; happy bakers, unhappy cats. Bake!";
+        let found = term_positions(text, &terms);
+        let words: Vec<(&str, usize)> = found
+            .iter()
+            .map(|&(at, t)| (&text[at..at + 4], t))
+            .collect();
+        assert_eq!(words, [("Stud", 0), ("happ", 1), ("bake", 2), ("Bake", 2)]);
+        assert!(term_positions("nothing here", &terms).is_empty());
+        assert!(term_positions("x", &[String::new()]).is_empty());
+    }
 }
 
 #[cfg(test)]

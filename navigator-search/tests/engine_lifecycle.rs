@@ -160,7 +160,7 @@ async fn reopening_keeps_everything_and_rebuilds_lost_indexes() {
     }
     // Both derived indexes lost: rebuilt from the store on open.
     std::fs::remove_dir_all(dir.path().join("keyword")).unwrap();
-    std::fs::remove_file(dir.path().join("vectors.usearch")).unwrap();
+    std::fs::remove_file(dir.path().join("chunks.usearch")).unwrap();
     let engine = SearchEngine::open_with(dir.path(), embedder(), config())
         .await
         .unwrap();
@@ -183,7 +183,7 @@ async fn a_corrupt_vector_file_is_rebuilt() {
             .unwrap();
         engine.bulk_load(&corpus(), |_| {}).await.unwrap();
     }
-    std::fs::write(dir.path().join("vectors.usearch"), b"garbage").unwrap();
+    std::fs::write(dir.path().join("chunks.usearch"), b"garbage").unwrap();
     let engine = SearchEngine::open_with(dir.path(), embedder(), config())
         .await
         .unwrap();

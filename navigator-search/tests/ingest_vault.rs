@@ -7,7 +7,7 @@ mod common;
 use common::{config, embedder};
 use navigator_core::{Category, ItemType, SearchFilters, SearchMode, SearchRequest, SearchService};
 use navigator_search::ingest::{
-    import_jsonl, index_folder, IngestOptions, IngestReport, SkipReason,
+    import_jsonl, index_folder, index_paths, IngestOptions, IngestReport, SkipReason,
 };
 use navigator_search::SearchEngine;
 use std::path::Path;
@@ -539,4 +539,87 @@ async fn the_sample_vault_indexes_cleanly_and_answers_by_meaning() {
     );
     let top = ask("bread with a long cold fermentation").await;
     assert!(top[0].ends_with("Sourdough bread.md"), "{top:?}");
+}
+
+#[tokio::test]
+async fn index_paths_reindexes_the_given_notes_only() {
+    let vault = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let v = vault.path();
+    write(
+        v,
+        "Projects/Phoenix/Plan.md",
+        "# Plan\nShip the phoenix beta in May.",
+    );
+    write(
+        v,
+        "Areas/Bread.md",
+        "# Bread\nSourdough with a cold retard overnight.",
+    );
+    let engine = engine(data.path()).await;
+    index(&engine, v).await;
+    let paths = |engine: &SearchEngine, list: &[&str]| {
+        let engine = engine.clone();
+        let list: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+        let root = v.to_path_buf();
+        async move {
+            let refs: Vec<&str> = list.iter().map(String::as_str).collect();
+            index_paths(&engine, &root, &refs, &IngestOptions::default(), |_| {})
+                .await
+                .unwrap()
+        }
+    };
+
+    // A new note in a new folder: both added. A file changed but not named is not read.
+    write(
+        v,
+        "Projects/Orbit/Cutover.md",
+        "# Cutover\nMove the zephyrine ledger on Saturday.",
+    );
+    write(v, "Areas/Bread.md", "# Bread\nRye with caraway now.");
+    let added = paths(&engine, &["Projects/Orbit/Cutover.md"]).await;
+    assert_eq!(
+        (added.added, added.deleted, added.seen),
+        (2, 0, 2),
+        "{added}"
+    );
+    assert_eq!(
+        keyword(&engine, "zephyrine").await,
+        ["Projects/Orbit/Cutover.md"]
+    );
+    let orbit = engine
+        .item("Projects/Orbit/")
+        .unwrap()
+        .expect("the new folder");
+    assert_eq!(orbit.category, Category::Project);
+    assert!(keyword(&engine, "caraway").await.is_empty(), "not walked");
+    assert_eq!(engine.len(), 5, "the phoenix folder and notes are kept");
+
+    // A move names both paths: followed as a rename, with the stored vector.
+    std::fs::create_dir_all(v.join("Archives/Orbit")).unwrap();
+    std::fs::rename(
+        v.join("Projects/Orbit/Cutover.md"),
+        v.join("Archives/Orbit/Cutover.md"),
+    )
+    .unwrap();
+    let moved = paths(
+        &engine,
+        &["Projects/Orbit/Cutover.md", "Archives/Orbit/Cutover.md"],
+    )
+    .await;
+    assert_eq!((moved.renamed, moved.deleted), (1, 0), "{moved}");
+    assert!(engine.item("Projects/Orbit/Cutover.md").unwrap().is_none());
+    let archived = engine.item("Archives/Orbit/Cutover.md").unwrap().unwrap();
+    assert_eq!(archived.category, Category::Archive);
+
+    // A named path whose file is gone is removed.
+    std::fs::remove_file(v.join("Archives/Orbit/Cutover.md")).unwrap();
+    let gone = paths(&engine, &["Archives/Orbit/Cutover.md"]).await;
+    assert_eq!(gone.deleted, 1, "{gone}");
+    assert!(keyword(&engine, "zephyrine").await.is_empty());
+
+    for bad in ["../outside.md", "/etc/passwd", ""] {
+        let err = index_paths(&engine, v, &[bad], &IngestOptions::default(), |_| {}).await;
+        assert!(err.is_err(), "{bad} must be refused");
+    }
 }

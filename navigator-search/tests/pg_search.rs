@@ -248,6 +248,7 @@ async fn every_filter_narrows_like_the_embedded_engine() {
                 start: None,
                 end: Some(at("2026-01-01T00:00:00Z")),
             }),
+            ..Default::default()
         }))
         .await
         .unwrap();

@@ -5,9 +5,10 @@
 //! cargo run --release -p navigator-eval --bin beir_eval -- ../shared/eval/scifact --split train
 //! ```
 //!
-//! Reads `corpus.jsonl`, `queries.jsonl` and `qrels/<split>.tsv`. Corpus and query vectors are
-//! cached on disk (default `target/beir-cache/`), keyed by model and a SHA-256 of the text, so
-//! only the first run pays for embedding thousands of abstracts.
+//! Reads `corpus.jsonl`, `queries.jsonl` and `qrels/<split>.tsv`. Documents go through the
+//! engine's own write path ([`SearchEngine::upsert`]: long documents are chunked there), with
+//! an embedder that caches vectors on disk (default `target/beir-cache/`), keyed by model and a
+//! SHA-256 of the text, so only the first run pays for embedding thousands of passages.
 
 use anyhow::{bail, Context, Result};
 use navigator_core::{Embedder, FastEmbedder, Item, ItemType, SearchMode, SearchRequest};
@@ -116,6 +117,47 @@ fn read_qrels(path: &Path) -> Result<HashMap<String, HashMap<String, f64>>> {
         }
     }
     Ok(qrels)
+}
+
+/// The real embedder behind the disk cache: what the engine indexes with.
+struct CachedEmbedder {
+    inner: Arc<dyn Embedder>,
+    cache: tokio::sync::Mutex<VectorCache>,
+}
+
+#[async_trait::async_trait]
+impl Embedder for CachedEmbedder {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+
+    fn dimensions(&self) -> usize {
+        self.inner.dimensions()
+    }
+
+    fn fingerprint(&self) -> String {
+        self.inner.fingerprint()
+    }
+    fn max_input_tokens(&self) -> Option<usize> {
+        self.inner.max_input_tokens()
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        self.inner.count_tokens(text)
+    }
+
+    async fn embed(&self, texts: &[&str]) -> navigator_core::Result<Vec<Vec<f32>>> {
+        let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+        self.cache
+            .lock()
+            .await
+            .vectors(self.inner.as_ref(), &owned, "passages")
+            .await
+            .map_err(|e| navigator_core::Error::Embedding {
+                model: self.inner.model_id().to_string(),
+                message: e.to_string(),
+            })
+    }
 }
 
 /// Vectors cached on disk: records of a 16-byte text hash followed by the vector.
@@ -246,7 +288,7 @@ fn recall_at(ranked: &[String], relevant: &HashMap<String, f64>, k: usize) -> f6
 #[tokio::main]
 async fn main() -> Result<()> {
     let args = parse_args()?;
-    let embedder: Arc<dyn Embedder> = Arc::new(FastEmbedder::default_model()?);
+    let model: Arc<dyn Embedder> = Arc::new(FastEmbedder::default_model()?);
     let corpus = read_jsonl(&args.dataset.join("corpus.jsonl"))?;
     let queries = read_jsonl(&args.dataset.join("queries.jsonl"))?;
     let qrels = read_qrels(
@@ -278,7 +320,7 @@ async fn main() -> Result<()> {
         corpus.len(),
         queries.len(),
         args.split,
-        embedder.model_id()
+        model.model_id()
     );
 
     let at: chrono::DateTime<chrono::Utc> = DOC_TIME.parse()?;
@@ -297,15 +339,15 @@ async fn main() -> Result<()> {
             )
         })
         .collect::<Result<_>>()?;
-    let mut cache = VectorCache::open(&args.cache, embedder.model_id(), embedder.dimensions())?;
-    let doc_texts: Vec<String> = items.iter().map(Item::embedding_text).collect();
-    let doc_vectors = cache
-        .vectors(embedder.as_ref(), &doc_texts, "documents")
-        .await?;
+    let mut cache = VectorCache::open(&args.cache, model.model_id(), model.dimensions())?;
     let query_texts: Vec<String> = queries.iter().map(|(_, t)| t.clone()).collect();
     let query_vectors = cache
-        .vectors(embedder.as_ref(), &query_texts, "queries")
+        .vectors(model.as_ref(), &query_texts, "queries")
         .await?;
+    let embedder: Arc<dyn Embedder> = Arc::new(CachedEmbedder {
+        inner: model,
+        cache: tokio::sync::Mutex::new(cache),
+    });
 
     let dir = tempfile::tempdir()?;
     let config = EngineConfig {
@@ -314,13 +356,14 @@ async fn main() -> Result<()> {
     };
     let engine = SearchEngine::open_with(dir.path(), embedder.clone(), config).await?;
     let started = Instant::now();
-    for (items, vectors) in items.chunks(1000).zip(doc_vectors.chunks(1000)) {
-        engine.upsert_with_vectors(items, vectors).await?;
+    for batch in items.chunks(1000) {
+        engine.upsert(batch).await?;
     }
     engine.flush()?;
     println!(
-        "indexed {} documents in {:.2} s (vectors precomputed)",
+        "indexed {} documents as {} chunks in {:.2} s (cached vectors)",
         items.len(),
+        engine.chunk_count()?,
         started.elapsed().as_secs_f64()
     );
 

@@ -29,6 +29,10 @@ use std::sync::{Arc, Mutex};
 #[derive(Clone)]
 pub struct FastEmbedder {
     model: Arc<Mutex<TextEmbedding>>,
+    /// The model's tokenizer without truncation (counting tokens must see the whole text).
+    counter: Arc<tokenizers::Tokenizer>,
+    /// Tokens per document before truncation, special tokens excluded.
+    max_input: usize,
     config: ModelConfig,
     model_dir: PathBuf,
 }
@@ -76,6 +80,7 @@ impl FastEmbedder {
             special_tokens_map_file: read("special_tokens_map.json", "special tokens map")?,
             tokenizer_config_file: read("tokenizer_config.json", "tokenizer config")?,
         };
+        let model_max = model_max_length(&tokenizer_files.tokenizer_config_file);
         let pooling = match config.pooling {
             Pooling::Mean => fastembed::Pooling::Mean,
             Pooling::Cls => fastembed::Pooling::Cls,
@@ -94,8 +99,21 @@ impl FastEmbedder {
         }
         let embedding = TextEmbedding::try_new_from_user_defined(model, options)
             .map_err(|e| embed_err(&config, format!("loading {}: {e}", dir.display())))?;
+        let mut counter = embedding.tokenizer.clone();
+        counter
+            .with_truncation(None)
+            .map_err(|e| embed_err(&config, format!("tokenizer of {}: {e}", dir.display())))?;
+        counter.with_padding(None);
+        // Special tokens ([CLS]/[SEP], <s>/</s>) take part of the model's window.
+        let special = counter.encode("", true).map_or(2, |e| e.len());
+        let max_input = model_max
+            .map_or(config.max_length, |m| m.min(config.max_length))
+            .saturating_sub(special)
+            .max(1);
         let embedder = Self {
             model: Arc::new(Mutex::new(embedding)),
+            counter: Arc::new(counter),
+            max_input,
             config,
             model_dir: dir,
         };
@@ -279,11 +297,76 @@ impl Embedder for FastEmbedder {
         self.embed_prefixed(self.config.document_prefix.as_deref(), documents)
             .await
     }
+
+    /// The smaller of the tokenizer configuration's `model_max_length` and the configured
+    /// [`max_length`](ModelConfig::max_length) (the length the model was trained on, 256 for
+    /// MiniLM whose position table holds 512), less the special tokens and the document
+    /// prefix.
+    fn max_input_tokens(&self) -> Option<usize> {
+        let prefix = self
+            .config
+            .document_prefix
+            .as_deref()
+            .map_or(0, |p| self.count_tokens(p));
+        Some(self.max_input.saturating_sub(prefix).max(1))
+    }
+
+    /// Model id, width and pooling, and the prefixes when set (e.g.
+    /// `BAAI/bge-m3 (1024-d, cls pooling)`).
+    fn fingerprint(&self) -> String {
+        let pooling = match self.config.pooling {
+            Pooling::Mean => "mean",
+            Pooling::Cls => "cls",
+        };
+        let mut s = format!(
+            "{} ({}-d, {pooling} pooling",
+            self.config.model_id, self.config.dimensions
+        );
+        for (what, prefix) in [
+            ("query prefix", &self.config.query_prefix),
+            ("document prefix", &self.config.document_prefix),
+        ] {
+            if let Some(p) = prefix {
+                s.push_str(&format!(", {what} {p:?}"));
+            }
+        }
+        s.push(')');
+        s
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        self.counter
+            .encode(text, false)
+            .map_or_else(|_| crate::estimate_tokens(text), |e| e.len())
+    }
+}
+
+/// `model_max_length` from a `tokenizer_config.json`; `None` when absent, unreadable or the
+/// "no limit" sentinel (Hugging Face writes 1e30 there).
+fn model_max_length(tokenizer_config: &[u8]) -> Option<usize> {
+    let json: serde_json::Value = serde_json::from_slice(tokenizer_config).ok()?;
+    let n = json.get("model_max_length")?.as_f64()?;
+    (1.0..1e9).contains(&n).then_some(n as usize)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::token_batches;
+    use super::{model_max_length, token_batches};
+
+    #[test]
+    fn model_max_length_reads_the_limit_and_ignores_the_sentinel() {
+        assert_eq!(model_max_length(br#"{"model_max_length": 512}"#), Some(512));
+        assert_eq!(
+            model_max_length(br#"{"model_max_length": 8192.0}"#),
+            Some(8192)
+        );
+        assert_eq!(
+            model_max_length(br#"{"model_max_length": 1000000000000000019884624838656}"#),
+            None
+        );
+        assert_eq!(model_max_length(b"{}"), None);
+        assert_eq!(model_max_length(b"not json"), None);
+    }
 
     #[test]
     fn batches_are_bounded_by_texts_and_padded_tokens_and_cover_every_text_once() {

@@ -115,6 +115,13 @@ impl Item {
         self
     }
 
+    /// Sets the tags (`SearchFilters::tags` matches them case-insensitively, a leading `#`
+    /// ignored).
+    pub fn with_tags<S: Into<String>>(mut self, tags: impl IntoIterator<Item = S>) -> Self {
+        self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// Moves the item to another live category (a contact kept under an area, say).
     pub fn in_category(mut self, category: Category) -> Result<Self> {
         self.category = category;

@@ -92,6 +92,76 @@ impl TryFrom<DateRangeWire> for DateRange {
     }
 }
 
+/// Tags a result must carry. Tags compare case-insensitively and without a leading `#`
+/// (`#Rust` and `rust` are one tag).
+///
+/// ```
+/// use navigator_core::TagFilter;
+/// let f = TagFilter::any(["rust", "go"]);
+/// assert!(f.matches(&["Rust".to_string()]));
+/// assert!(!TagFilter::all(["rust", "go"]).matches(&["#rust".to_string()]));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TagFilter {
+    /// At least one of these (no condition when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub any: Vec<String>,
+    /// Every one of these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub all: Vec<String>,
+}
+
+impl TagFilter {
+    /// Items with at least one of `tags`.
+    pub fn any<S: Into<String>>(tags: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            any: tags.into_iter().map(Into::into).collect(),
+            all: Vec::new(),
+        }
+    }
+
+    /// Items with every one of `tags`.
+    pub fn all<S: Into<String>>(tags: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            any: Vec::new(),
+            all: tags.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// A tag as compared: trimmed, without leading `#`, lower-cased.
+    pub fn normalize(tag: &str) -> String {
+        tag.trim().trim_start_matches('#').to_lowercase()
+    }
+
+    /// Whether an item with `tags` passes.
+    pub fn matches(&self, tags: &[String]) -> bool {
+        let have: Vec<String> = tags.iter().map(|t| Self::normalize(t)).collect();
+        let has = |t: &String| have.contains(&Self::normalize(t));
+        (self.any.is_empty() || self.any.iter().any(has)) && self.all.iter().all(has)
+    }
+
+    /// Checks that it names at least one tag and that every tag is a valid term.
+    pub fn validate(&self) -> Result<()> {
+        if self.any.is_empty() && self.all.is_empty() {
+            return Err(Error::invalid(
+                "filters.tags",
+                "name at least one tag in `any` or `all`",
+            ));
+        }
+        for (list, tags) in [("any", &self.any), ("all", &self.all)] {
+            for (i, t) in tags.iter().enumerate() {
+                let field = format!("filters.tags.{list}[{i}]");
+                if Self::normalize(t).is_empty() {
+                    return Err(Error::invalid(&field, "must not be empty"));
+                }
+                checks::check_term(&field, t)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Narrowing conditions on a search.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -105,6 +175,9 @@ pub struct SearchFilters {
     /// Only children of this item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<String>,
+    /// Only items with these tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<TagFilter>,
 }
 
 impl SearchFilters {
@@ -129,6 +202,14 @@ impl SearchFilters {
         }
         if let Some(p) = &self.parent_id {
             m.insert("parentId".into(), p.clone());
+        }
+        if let Some(t) = &self.tags {
+            if !t.any.is_empty() {
+                m.insert("tags.any".into(), t.any.join(","));
+            }
+            if !t.all.is_empty() {
+                m.insert("tags.all".into(), t.all.join(","));
+            }
         }
         m
     }
@@ -258,6 +339,9 @@ impl SearchRequest {
             }
             if let Some(p) = &f.parent_id {
                 checks::check_term("filters.parentId", p)?;
+            }
+            if let Some(t) = &f.tags {
+                t.validate()?;
             }
         }
         if let Some(cats) = &self.categories {

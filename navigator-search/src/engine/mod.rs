@@ -4,14 +4,15 @@
 //! Layout of an engine directory: `store.redb` — or, over another [`Store`]
 //! ([`SearchEngine::with_store`]), `index.redb` — holding the engine's bookkeeping (each item's
 //! key and vector, a copy of the items, the change log the indexes replay), `keyword/`
-//! (tantivy), `vectors.usearch` (HNSW graph over 8-bit codes), `vectors.f32` (the exact
-//! vectors the graph's candidates are re-ranked with).
+//! (tantivy), `chunks.usearch` (HNSW graph over 8-bit codes of every chunk's vector),
+//! `chunks.f32` (the exact vectors the graph's candidates are re-ranked with).
 //!
 //! Over another store, every write goes to that store first and then, under the engine's
 //! write lock, to the bookkeeping and the indexes; opening compares the store with the
 //! bookkeeping item by item and logs every difference as a change, so whatever a crash
 //! interrupted, or the store's other writers did, is replayed into the indexes.
 
+mod embed;
 mod helper;
 mod query;
 mod repair;
@@ -31,6 +32,10 @@ pub use write::Progress;
 
 /// Counter name of the last store sequence number saved in the vector file.
 const VECTOR_SEQ: &str = "vector_seq";
+/// Meta name of the embedding model the index was built with ([`Embedder::fingerprint`]).
+const MODEL_META: &str = "model";
+/// The vector files (graph, exact vectors) in an engine directory.
+const VECTOR_FILES: [&str; 2] = ["chunks.usearch", "chunks.f32"];
 
 /// The embedded hybrid search engine over a PARA knowledge base.
 ///
@@ -129,7 +134,19 @@ impl SearchEngine {
         embedder: Arc<dyn Embedder>,
         config: EngineConfig,
     ) -> Result<Self> {
-        Self::open_over(dir.as_ref(), None, embedder, config).await
+        Self::open_over(dir.as_ref(), None, embedder, config, false).await
+    }
+
+    /// Opens the engine in `dir` and embeds every item again with `embedder`, from the text
+    /// the store keeps: what to run after changing the embedding model (an index opened with
+    /// another model than its own is an [`Error::ModelMismatch`]). The new model is recorded
+    /// once the vectors are dropped; an interrupted re-index is finished by the next open.
+    pub async fn reindex(
+        dir: impl AsRef<Path>,
+        embedder: Arc<dyn Embedder>,
+        config: EngineConfig,
+    ) -> Result<Self> {
+        Self::open_over(dir.as_ref(), None, embedder, config, true).await
     }
 
     /// Opens (or creates) the engine's indexes in `dir` over any [`Store`] as the source of
@@ -151,7 +168,7 @@ impl SearchEngine {
         embedder: Arc<dyn Embedder>,
         config: EngineConfig,
     ) -> Result<Self> {
-        Self::open_over(dir.as_ref(), Some(store), embedder, config).await
+        Self::open_over(dir.as_ref(), Some(store), embedder, config, false).await
     }
 
     async fn open_over(
@@ -159,8 +176,10 @@ impl SearchEngine {
         source: Option<Arc<dyn Store>>,
         embedder: Arc<dyn Embedder>,
         config: EngineConfig,
+        reembed: bool,
     ) -> Result<Self> {
         let dir = dir.to_path_buf();
+        let fingerprint = embedder.fingerprint();
         let file = if source.is_some() {
             "index.redb"
         } else {
@@ -172,7 +191,9 @@ impl SearchEngine {
                 path: store_dir.clone(),
                 source,
             })?;
-            RedbStore::open(store_dir.join(file))
+            let store = RedbStore::open(store_dir.join(file))?;
+            check_model(&store, &store_dir, &fingerprint, reembed)?;
+            Ok(store)
         })
         .await?;
         if let Some(source) = &source {
@@ -194,8 +215,13 @@ impl SearchEngine {
         config: EngineConfig,
     ) -> Result<(Self, bool, bool)> {
         let (keyword, keyword_fresh) = KeywordIndex::open(&dir.join("keyword"))?;
+        // Graphs of versions before chunking (`vectors.*`, keyed by item) are rebuilt from
+        // the store as `chunks.*`.
+        for old in ["vectors.usearch", "vectors.f32"] {
+            let _ = std::fs::remove_file(dir.join(old));
+        }
         let (vectors, vectors_fresh) =
-            VectorIndex::open(&dir.join("vectors.usearch"), embedder.dimensions())?;
+            VectorIndex::open(&dir.join(VECTOR_FILES[0]), embedder.dimensions())?;
         let mut catalog = Catalog::default();
         store.for_each_item(|key, item| {
             catalog.insert(ItemMeta::new(key, &item));
@@ -266,6 +292,12 @@ impl SearchEngine {
         self.catalog.read().map_or(0, |c| c.len())
     }
 
+    /// How many embedded chunks the items have in all (one per item that fits the
+    /// embedder's window, more for longer items).
+    pub fn chunk_count(&self) -> Result<usize> {
+        self.vectors.len()
+    }
+
     /// Whether no item is searchable.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -290,6 +322,37 @@ impl SearchEngine {
     /// Saves the vector graph so the next open has nothing to replay.
     pub fn flush(&self) -> Result<()> {
         self.shared.flush()
+    }
+}
+
+/// Checks that the index in `dir` was built with the model `fingerprint` names (recording it
+/// for a new index); with `reembed`, drops every vector instead and records the model.
+fn check_model(store: &RedbStore, dir: &Path, fingerprint: &str, reembed: bool) -> Result<()> {
+    let recorded = store.meta(MODEL_META)?;
+    if reembed {
+        store.reset_vectors(MODEL_META, fingerprint)?;
+        for file in VECTOR_FILES {
+            match std::fs::remove_file(dir.join(file)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::Io {
+                        path: dir.join(file),
+                        source: e,
+                    })
+                }
+                _ => {}
+            }
+        }
+        return Ok(());
+    }
+    match recorded {
+        Some(m) if m == fingerprint => Ok(()),
+        Some(m) => Err(Error::ModelMismatch {
+            dir: dir.to_path_buf(),
+            index_model: m,
+            embedder_model: fingerprint.to_string(),
+        }),
+        // A new index, or one from a version that did not record its model.
+        None => store.set_meta(MODEL_META, fingerprint),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::filter::{checked_query_vector, Filter};
 use crate::retrieval::{
     embed_query, keyword_side, Candidates, ExactSimilarity, Plan, VectorSource,
 };
-use crate::snippet::MAX_SNIPPET_CHARS;
+use crate::snippet::{term_positions, MAX_SNIPPET_CHARS};
 use crate::vector::VectorIndex;
 use crate::Result;
 use navigator_core::{NavigationTarget, SearchPage, SearchRequest, SearchService};
@@ -33,7 +33,7 @@ impl VectorSource for CatalogVectors<'_> {
             && catalog.count_matching(filter, self.exact_scan_below + 1) <= self.exact_scan_below
         {
             let keys = catalog.matching_keys(filter);
-            let mut exact = self.vectors.similarities(query, &keys)?;
+            let mut exact = self.vectors.item_similarities(query, &keys)?;
             exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             exact.truncate(pool);
             return Ok(exact);
@@ -42,17 +42,51 @@ impl VectorSource for CatalogVectors<'_> {
             let mask = crate::catalog::category_mask(&filter.categories);
             return self
                 .vectors
-                .search(query, pool, |key| catalog.in_categories(key, mask));
+                .search_items(query, pool, |item| catalog.in_categories(item, mask));
         }
-        self.vectors.search(query, pool, |key| {
-            catalog.get(key).is_some_and(|m| filter.matches(m))
+        self.vectors.search_items(query, pool, |item| {
+            catalog.get(item).is_some_and(|m| filter.matches(m))
         })
     }
 }
 
+/// Per chunk of `stored`, how well it covers the query terms: distinct terms first, then
+/// occurrences (one pass over the body, see [`term_positions`]).
+fn term_overlaps(body: &str, stored: &crate::ItemVectors, query_terms: &[String]) -> Vec<f32> {
+    let found = term_positions(body, query_terms);
+    stored
+        .chunks
+        .iter()
+        .map(|c| {
+            let (start, end) = (c.start as usize, c.end as usize);
+            let inside: Vec<usize> = found
+                .iter()
+                .filter(|(at, _)| (start..end).contains(at))
+                .map(|(_, t)| *t)
+                .collect();
+            let mut distinct = inside.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            distinct.len() as f32 + inside.len() as f32 / (inside.len() as f32 + 1.0)
+        })
+        .collect()
+}
+
+/// The index of the largest value (the first on ties); `None` when empty.
+fn argmax(values: &[f32]) -> Option<usize> {
+    values
+        .iter()
+        .enumerate()
+        .fold(None, |best: Option<(usize, f32)>, (i, &v)| match best {
+            Some((_, b)) if b >= v => best,
+            _ => Some((i, v)),
+        })
+        .map(|(i, _)| i)
+}
+
 impl ExactSimilarity for CatalogVectors<'_> {
     fn similarities(&self, query: &[f32], keys: &[u64]) -> Result<Vec<(u64, f32)>> {
-        self.vectors.similarities(query, keys)
+        self.vectors.item_similarities(query, keys)
     }
 }
 
@@ -102,12 +136,42 @@ impl SearchEngine {
         let keys: Vec<u64> = ranked.page().iter().map(|s| s.key).collect();
         let items = self.store.items_by_keys(&keys)?;
         let query_terms = self.keyword.analyze(&request.query)?;
+        let passages = self.best_passages(&keys, &items, plan.vector, &query_terms)?;
         let mut snippets = self.keyword.snippets(
             &query_terms,
             ranked.page_has_keyword_hits(),
             MAX_SNIPPET_CHARS,
         )?;
-        ranked.into_page(items, &query_terms, &mut snippets)
+        ranked.into_page(items, &passages, &query_terms, &mut snippets)
+    }
+
+    /// For each chunked item of a page, the passage its snippet comes from: the chunk most
+    /// similar to the query vector, or without one the chunk sharing the most query terms.
+    /// `None` for one-chunk items (their snippet looks at the whole body).
+    fn best_passages(
+        &self,
+        keys: &[u64],
+        items: &[Option<navigator_core::Item>],
+        query: Option<&[f32]>,
+        query_terms: &[String],
+    ) -> Result<Vec<Option<String>>> {
+        keys.iter()
+            .zip(items)
+            .map(|(&key, item)| {
+                let Some(item) = item else { return Ok(None) };
+                let Some(stored) = self.store.vector(key)? else {
+                    return Ok(None);
+                };
+                if stored.chunks.len() < 2 {
+                    return Ok(None);
+                }
+                let best = match query {
+                    Some(q) => argmax(&self.vectors.chunk_similarities(q, key)?),
+                    None => argmax(&term_overlaps(&item.body, &stored, query_terms)),
+                };
+                Ok(best.map(|i| stored.passage(&item.body, i).to_string()))
+            })
+            .collect()
     }
 
     /// The `k` stored items whose vectors are nearest to `query` by cosine similarity,
@@ -124,7 +188,7 @@ impl SearchEngine {
         let catalog = self.catalog.read().map_err(|e| self.lock_err(e))?;
         let hits = self
             .vectors
-            .search(query, k, |key| catalog.in_categories(key, u8::MAX))?;
+            .search_items(query, k, |item| catalog.in_categories(item, u8::MAX))?;
         Ok(hits
             .into_iter()
             .filter_map(|(key, sim)| catalog.get(key).map(|m| (m.id.clone(), sim)))

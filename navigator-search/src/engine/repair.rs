@@ -9,6 +9,7 @@
 //! store and index work runs on tokio's blocking pool.
 
 use super::{SearchEngine, VECTOR_SEQ};
+use crate::chunk::ItemVectors;
 use crate::store::RedbStore;
 use crate::{Error, Result};
 use navigator_core::{Item, ItemScan, Store};
@@ -65,7 +66,7 @@ pub(super) async fn reconcile(own: &RedbStore, source: &dyn Store) -> Result<()>
 
 /// One chunk of the vector replay read from the store: keys with a stored vector of the
 /// right length, live items without one (to embed), and removed keys.
-type VectorChunk = (Vec<(u64, Vec<f32>)>, Vec<(u64, Item)>, Vec<u64>);
+type VectorChunk = (Vec<(u64, ItemVectors)>, Vec<(u64, Item)>, Vec<u64>);
 
 impl SearchEngine {
     /// Brings both indexes up to the store. The store and index work runs on the blocking
@@ -86,12 +87,13 @@ impl SearchEngine {
         let diverged = self
             .blocking(|engine| {
                 let n = engine.len();
-                let diverged = engine.keyword.num_docs() != n as u64 || engine.vectors.len()? != n;
+                let diverged =
+                    engine.keyword.num_docs() != n as u64 || engine.vectors.item_count()? != n;
                 if diverged {
                     tracing::warn!(
                         items = n,
                         keyword_docs = engine.keyword.num_docs(),
-                        vectors = engine.vectors.len()?,
+                        vectors = engine.vectors.item_count()?,
                         "indexes diverge from the store after replay; rebuilding them"
                     );
                     engine.keyword.clear()?;
@@ -147,12 +149,9 @@ impl SearchEngine {
                 .blocking(move |engine| engine.read_vector_chunk(&chunk))
                 .await?;
             if !missing.is_empty() {
-                let texts: Vec<String> =
-                    missing.iter().map(|(_, it)| it.embedding_text()).collect();
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                let embedded = self.embedder.embed_documents(&refs).await?;
-                self.check_dims(&embedded)?;
-                let fresh: Vec<(u64, Vec<f32>)> =
+                let items: Vec<Item> = missing.iter().map(|(_, it)| it.clone()).collect();
+                let embedded = self.embed_items(&items, &vec![None; items.len()]).await?;
+                let fresh: Vec<(u64, ItemVectors)> =
                     missing.iter().map(|(k, _)| *k).zip(embedded).collect();
                 present = self
                     .blocking(move |engine| {
@@ -163,12 +162,10 @@ impl SearchEngine {
                     .await?;
             }
             self.blocking(move |engine| {
-                let mut changes: Vec<(u64, Option<&[f32]>)> = present
-                    .iter()
-                    .map(|(k, v)| (*k, Some(v.as_slice())))
-                    .collect();
+                let mut changes: Vec<(u64, Option<&ItemVectors>)> =
+                    present.iter().map(|(k, v)| (*k, Some(v))).collect();
                 changes.extend(removed.iter().map(|&k| (k, None)));
-                engine.vectors.apply(&changes)
+                engine.vectors.apply_items(&changes)
             })
             .await?;
         }
@@ -216,7 +213,14 @@ impl SearchEngine {
             match self.store.item_by_key(key)? {
                 None => removed.push(key),
                 Some(item) => match self.store.vector(key)? {
-                    Some(v) if v.len() == self.vectors.dims() => present.push((key, v)),
+                    Some(v)
+                        if !v.chunks.is_empty()
+                            && v.chunks
+                                .iter()
+                                .all(|c| c.vector.len() == self.vectors.dims()) =>
+                    {
+                        present.push((key, v))
+                    }
                     _ => missing.push((key, item)),
                 },
             }
@@ -224,8 +228,11 @@ impl SearchEngine {
         Ok((present, missing, removed))
     }
 
-    pub(super) fn check_dims(&self, vectors: &[Vec<f32>]) -> Result<()> {
-        match vectors.iter().find(|v| v.len() != self.vectors.dims()) {
+    pub(super) fn check_dims<'v>(
+        &self,
+        vectors: impl IntoIterator<Item = &'v Vec<f32>>,
+    ) -> Result<()> {
+        match vectors.into_iter().find(|v| v.len() != self.vectors.dims()) {
             Some(v) => Err(Error::Dimensions {
                 expected: self.vectors.dims(),
                 got: v.len(),

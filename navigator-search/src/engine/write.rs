@@ -4,6 +4,7 @@
 
 use super::SearchEngine;
 use crate::catalog::ItemMeta;
+use crate::chunk::ItemVectors;
 use crate::{Error, Result};
 use navigator_core::Item;
 
@@ -20,19 +21,33 @@ impl SearchEngine {
     /// Inserts or replaces items: embeds them, commits them to the store, then indexes them.
     /// When it returns `Ok`, the items are durable and searchable. A batch with an invalid
     /// item writes nothing and names the item.
+    ///
+    /// An item longer than the embedder's window is cut into chunks (at headings, then
+    /// paragraphs and sentences) and every chunk is embedded; a chunk whose text is unchanged
+    /// since the item was last written keeps its vector.
     pub async fn upsert(&self, items: &[Item]) -> Result<()> {
         for item in items {
             item.validate()?;
         }
-        let texts: Vec<String> = items.iter().map(Item::embedding_text).collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let vectors = self.embedder.embed_documents(&refs).await?;
-        self.upsert_with_vectors(items, &vectors).await
+        let previous = self.previous_vectors(items).await?;
+        let vectors = self.embed_items(items, &previous).await?;
+        self.upsert_embedded(items, &vectors).await
     }
 
     /// Inserts or replaces items with precomputed vectors (one per item, in order, from the
-    /// engine's embedding model).
+    /// engine's embedding model), each standing for its whole item (no chunks).
     pub async fn upsert_with_vectors(&self, items: &[Item], vectors: &[Vec<f32>]) -> Result<()> {
+        let vectors: Vec<ItemVectors> = vectors
+            .iter()
+            .map(|v| ItemVectors::whole(v.clone()))
+            .collect();
+        self.upsert_embedded(items, &vectors).await
+    }
+
+    /// Inserts or replaces items with their chunk vectors as
+    /// [`stored_vectors`](Self::stored_vectors) returns them (ingest moves a renamed note
+    /// this way without embedding it again).
+    pub async fn upsert_embedded(&self, items: &[Item], vectors: &[ItemVectors]) -> Result<()> {
         if items.len() != vectors.len() {
             return Err(navigator_core::Error::invalid(
                 "vectors",
@@ -40,10 +55,19 @@ impl SearchEngine {
             )
             .into());
         }
-        self.check_dims(vectors)?;
+        for v in vectors {
+            if v.chunks.is_empty() {
+                return Err(navigator_core::Error::invalid(
+                    "vectors",
+                    "an item needs at least one vector".to_string(),
+                )
+                .into());
+            }
+            self.check_dims(v.chunks.iter().map(|c| &c.vector))?;
+        }
         let keep = crate::store::last_write_of_each_id(items);
         let items: Vec<Item> = keep.iter().map(|&i| items[i].clone()).collect();
-        let vectors: Vec<Vec<f32>> = keep.iter().map(|&i| vectors[i].clone()).collect();
+        let vectors: Vec<ItemVectors> = keep.iter().map(|&i| vectors[i].clone()).collect();
 
         let _order = self.write_order.lock().await;
         if let Some(source) = &self.source {
@@ -56,16 +80,16 @@ impl SearchEngine {
 
     /// Commits items to the engine's store, then applies them to both indexes and the
     /// catalog (blocking).
-    fn index_items(&self, items: &[Item], vectors: &[Vec<f32>]) -> Result<()> {
+    fn index_items(&self, items: &[Item], vectors: &[ItemVectors]) -> Result<()> {
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
         let changes = self.store.write_items(items, Some(vectors))?;
         let seq = changes.last().map_or(0, |c| c.seq);
-        let vec_changes: Vec<(u64, Option<&[f32]>)> = changes
+        let vec_changes: Vec<(u64, Option<&ItemVectors>)> = changes
             .iter()
             .zip(vectors)
-            .map(|(c, v)| (c.key, Some(v.as_slice())))
+            .map(|(c, v)| (c.key, Some(v)))
             .collect();
-        self.vectors.apply(&vec_changes)?;
+        self.vectors.apply_items(&vec_changes)?;
         let kw_changes: Vec<(u64, Option<&Item>)> = changes
             .iter()
             .zip(items)
@@ -106,7 +130,7 @@ impl SearchEngine {
         let Some(change) = self.store.remove_item(id)? else {
             return Ok(false);
         };
-        self.vectors.apply(&[(change.key, None)])?;
+        self.vectors.apply_items(&[(change.key, None)])?;
         self.keyword.apply(&[(change.key, None)], change.seq)?;
         self.catalog
             .write()
@@ -168,11 +192,11 @@ impl SearchEngine {
         self.store.item(id)
     }
 
-    /// The vector stored for the item with this id (as embedded when it was written), if
-    /// the item exists. With [`upsert_with_vectors`](Self::upsert_with_vectors) it moves or
-    /// re-files an item whose text did not change without embedding it again (ingest follows
-    /// renamed notes this way).
-    pub fn stored_vector(&self, id: &str) -> Result<Option<Vec<f32>>> {
+    /// The chunk vectors stored for the item with this id (as embedded when it was
+    /// written), if the item exists. With [`upsert_embedded`](Self::upsert_embedded) it
+    /// moves or re-files an item whose text did not change without embedding it again
+    /// (ingest follows renamed notes this way).
+    pub fn stored_vectors(&self, id: &str) -> Result<Option<ItemVectors>> {
         let key = self
             .catalog
             .read()

@@ -202,6 +202,91 @@ fn read_note<P: FnMut(IngestProgress)>(
     }
 }
 
+/// Re-indexes only `paths` (vault-relative, `/`-separated: note ids) of the folder `root`,
+/// without walking it: for callers that know what they changed (an editor, an agent writing
+/// notes). A path whose file exists is read exactly as [`index_folder`] reads it, and its
+/// folders are added when they are new; a path whose file is gone is removed; every other
+/// note of the vault is left as it is. A move is its old path and its new one: the new note
+/// reuses the old one's vector. A path that is absolute or climbs out with `..` is
+/// [`Error::Ingest`].
+pub async fn index_paths(
+    engine: &SearchEngine,
+    root: &Path,
+    paths: &[&str],
+    options: &IngestOptions,
+    progress: impl FnMut(IngestProgress),
+) -> Result<IngestReport> {
+    let root = source_path(root, true)?;
+    let vault = root.to_string_lossy().into_owned();
+    let fingerprint = options.layout.fingerprint();
+    for rel in paths {
+        let plain = Path::new(rel)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if rel.is_empty() || !plain {
+            return Err(Error::Ingest {
+                path: root.join(rel),
+                message: "not a plain path inside the vault".into(),
+            });
+        }
+    }
+    let (present, gone): (Vec<&str>, Vec<&str>) =
+        paths.iter().partition(|rel| root.join(rel).is_file());
+    let mut sync = Sync::begin(engine, &vault, options.batch, progress)?;
+    sync.keep_all_except(&gone.iter().map(|g| g.to_string()).collect());
+    (sync.progress)(IngestProgress::Walked {
+        notes: present.len(),
+    });
+    let meta = |path: &str, hash: &str| note::bookkeeping("vault", &vault, path, hash);
+    // New folders first, as the walk would have found them (top-level category folders are
+    // categories, not items).
+    let mut folders: Vec<String> = Vec::new();
+    for rel in &present {
+        let mut parts: Vec<&str> = rel.split('/').collect();
+        parts.pop();
+        for depth in 1..=parts.len() {
+            let folder = parts[..depth].join("/");
+            let is_item = folder.contains('/') || options.layout.category_of(&folder).is_none();
+            if is_item && !folders.contains(&folder) && !sync.has(&format!("{folder}/")) {
+                folders.push(folder);
+            }
+        }
+    }
+    for rel in &folders {
+        let id = format!("{rel}/");
+        sync.keep(&id);
+        sync.report.seen += 1;
+        let hash = note::hash(&[b"folder", fingerprint.as_bytes(), rel.as_bytes()]);
+        let at = modified(&root.join(rel.as_str()));
+        if let Some(item) = note::folder_item(rel, &options.layout, at, meta(&id, &hash)) {
+            sync.put(item).await?;
+        }
+    }
+    for rel in &present {
+        sync.keep(rel);
+    }
+    let total = present.len();
+    for (done, rel) in present.iter().enumerate() {
+        let abs = root.join(rel);
+        let meta = std::fs::metadata(&abs).map_err(|e| ingest_err(&abs, e))?;
+        let file = walk::NoteFile {
+            rel: rel.to_string(),
+            abs,
+            size: meta.len(),
+            modified: meta.modified().ok(),
+        };
+        sync.report.seen += 1;
+        if let Some(item) = read_note(&file, options, &fingerprint, &vault, &mut sync)? {
+            sync.put(item).await?;
+        }
+        (sync.progress)(IngestProgress::Read {
+            done: done + 1,
+            total,
+        });
+    }
+    sync.finish().await
+}
+
 /// Imports a JSON-lines file (schema in [`jsonl`]) into `engine`, incrementally like
 /// [`index_folder`]: rows whose line did not change are not touched, rows gone from the file
 /// are removed. Bad rows are skipped and reported with their line number.

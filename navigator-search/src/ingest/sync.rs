@@ -35,7 +35,7 @@ pub(crate) struct Sync<'a, P: FnMut(IngestProgress)> {
     renamed_from: HashSet<String>,
     to_embed: Vec<Item>,
     /// Items written with a stored vector, pending (one store and index commit per batch).
-    to_reuse: (Vec<Item>, Vec<Vec<f32>>),
+    to_reuse: (Vec<Item>, Vec<crate::ItemVectors>),
     batch: usize,
     written: usize,
     pub(crate) report: IngestReport,
@@ -87,6 +87,18 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
         self.seen.insert(id.to_string());
     }
 
+    /// Marks every id the engine holds from this source as still there, except `gone`: for a
+    /// run over some paths only, where the rest of the source is known unchanged.
+    pub(crate) fn keep_all_except(&mut self, gone: &HashSet<String>) {
+        let kept: Vec<String> = self
+            .known
+            .keys()
+            .filter(|id| !gone.contains(*id))
+            .cloned()
+            .collect();
+        self.seen.extend(kept);
+    }
+
     /// Whether the engine holds `id` with this content hash (nothing to do).
     pub(crate) fn unchanged(&self, id: &str, content_hash: &str) -> bool {
         self.known
@@ -116,7 +128,7 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
         }
         let donor = self.by_text.get(&text).cloned();
         let vector = match &donor {
-            Some(id) => self.engine.stored_vector(id)?,
+            Some(id) => self.engine.stored_vectors(id)?,
             None => None,
         };
         match (vector, donor) {
@@ -155,7 +167,7 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
     async fn flush_reused(&mut self) -> Result<()> {
         let (items, vectors) = std::mem::take(&mut self.to_reuse);
         if !items.is_empty() {
-            self.engine.upsert_with_vectors(&items, &vectors).await?;
+            self.engine.upsert_embedded(&items, &vectors).await?;
             self.written += items.len();
         }
         Ok(())

@@ -14,13 +14,18 @@ use pgvector::Vector;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The filter of a request as SQL over parameters `$1`..`$5` (categories, status, parent,
-/// updated from, updated to); the same conditions as the embedded engine's `Filter`.
+/// The filter of a request as SQL over parameters `$1`..`$7` (categories, status, parent,
+/// updated from, updated to, any of these tags, all of these tags); the same conditions as
+/// the embedded engine's `Filter` (tags compared as `TagFilter::normalize` does).
 const FILTER: &str = "category = ANY($1::text[])
     AND ($2::text IS NULL OR status = $2)
     AND ($3::text IS NULL OR parent_id = $3)
     AND ($4::timestamptz IS NULL OR updated_at >= $4)
-    AND ($5::timestamptz IS NULL OR updated_at <= $5)";
+    AND ($5::timestamptz IS NULL OR updated_at <= $5)
+    AND ($6::text[] IS NULL
+         OR ARRAY(SELECT lower(ltrim(btrim(t), '#')) FROM unnest(tags) AS t) && $6)
+    AND ($7::text[] IS NULL
+         OR ARRAY(SELECT lower(ltrim(btrim(t), '#')) FROM unnest(tags) AS t) @> $7)";
 
 /// Search [`PgStore`] items with the embedded engine's request semantics and scores.
 ///
@@ -200,7 +205,7 @@ impl PgSearchService {
         let ranked = plan.rank(&self.config, candidates, |k| metas.get(&k));
         let page: Vec<Option<Item>> = ranked.page().iter().map(|s| items.remove(&s.key)).collect();
         let terms = navigator_core::text::terms(&request.query);
-        ranked.into_page(page, &terms, &mut LightSnippets)
+        ranked.into_page(page, &[], &terms, &mut LightSnippets)
     }
 
     /// The keyword source: PostgreSQL full-text, ranked over a bounded candidate set (see
@@ -252,50 +257,52 @@ impl PgSearchService {
 
 /// Keyword candidates without ranking every match: `ts_rank` (weights D, C body, B tags,
 /// A title; length normalisation 1) runs only over a bounded set found through the GIN
-/// index — every item of each query lexeme that matches at most `$8` items (the rare,
+/// index — every item of each query lexeme that matches at most `$10` items (the rare,
 /// telling words: what BM25's IDF ranks first; lexemes the table statistics already know to
-/// be commoner are not even fetched), up to `$8` items matching all lexemes, and up to `$7`
+/// be commoner are not even fetched), up to `$10` items matching all lexemes, and up to `$9`
 /// (the pool) matching any. Lexemes are OR-ed, as the embedded engine's clauses are. The
-/// total counts matches up to `$9` and is a lower bound beyond.
+/// total counts matches up to `$11` and is a lower bound beyond.
 const KEYWORD_SQL: &str = "
 WITH lexemes AS (
-    SELECT t.lexeme FROM unnest(to_tsvector('english', $6)) AS t(lexeme)
+    SELECT t.lexeme FROM unnest(to_tsvector('english', $8)) AS t(lexeme)
     WHERE NOT EXISTS (
         SELECT 1 FROM pg_stats s,
              unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
         WHERE s.schemaname = current_schema() AND s.tablename = 'items' AND s.attname = 'tsv'
           AND e.elem = t.lexeme
-          AND e.freq * (SELECT reltuples FROM pg_class WHERE oid = 'items'::regclass) > $8::bigint)),
+          AND e.freq * (SELECT reltuples FROM pg_class WHERE oid = 'items'::regclass) > $10::bigint)),
 per_lexeme AS (
     SELECT m.key, m.tsv, count(*) OVER (PARTITION BY l.lexeme) AS n
     FROM lexemes l CROSS JOIN LATERAL (
         SELECT key, tsv FROM items
         WHERE tsv @@ quote_literal(l.lexeme)::tsquery AND {FILTER}
-        LIMIT $8::bigint + 1) m),
+        LIMIT $10::bigint + 1) m),
 candidates AS (
-    SELECT key, tsv FROM per_lexeme WHERE n <= $8::bigint
+    SELECT key, tsv FROM per_lexeme WHERE n <= $10::bigint
     UNION ALL (SELECT key, tsv FROM items
-               WHERE tsv @@ plainto_tsquery('english', $6) AND {FILTER} LIMIT $8::bigint)
-    UNION ALL (SELECT key, tsv FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER} LIMIT $7)),
+               WHERE tsv @@ plainto_tsquery('english', $8) AND {FILTER} LIMIT $10::bigint)
+    UNION ALL (SELECT key, tsv FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER} LIMIT $9)),
 ranked AS (
     SELECT DISTINCT ON (key) key,
            ts_rank('{0.1, 0.5, 0.75, 1.0}', tsv, {ANY_WORD}, 1)::real AS rank
     FROM candidates ORDER BY key)
 SELECT key, rank,
        (SELECT count(*) FROM (SELECT 1 FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER}
-                              LIMIT $9::bigint) AS c) AS total
-FROM ranked ORDER BY rank DESC, key LIMIT $7::bigint";
+                              LIMIT $11::bigint) AS c) AS total
+FROM ranked ORDER BY rank DESC, key LIMIT $9::bigint";
 
-/// The query's lexemes OR-ed (`$6` is the query text).
-const ANY_WORD: &str = "replace(plainto_tsquery('english', $6)::text, ' & ', ' | ')::tsquery";
+/// The query's lexemes OR-ed (`$8` is the query text).
+const ANY_WORD: &str = "replace(plainto_tsquery('english', $8)::text, ' & ', ' | ')::tsquery";
 
-/// A plan's [`Filter`](crate::filter::Filter) as the parameters `$1`..`$5` of [`FILTER`].
+/// A plan's [`Filter`](crate::filter::Filter) as the parameters `$1`..`$7` of [`FILTER`].
 struct SqlFilter<'a> {
     categories: Vec<&'static str>,
     status: Option<&'a str>,
     parent: Option<&'a str>,
     start: Option<chrono::DateTime<chrono::Utc>>,
     end: Option<chrono::DateTime<chrono::Utc>>,
+    any_tags: Option<Vec<String>>,
+    all_tags: Option<Vec<String>>,
 }
 
 impl<'a> SqlFilter<'a> {
@@ -304,16 +311,30 @@ impl<'a> SqlFilter<'a> {
             .updated
             .as_ref()
             .map_or((None, None), |r| (r.start, r.end));
+        let tags = |list: fn(&navigator_core::TagFilter) -> &Vec<String>| {
+            filter
+                .tags
+                .as_ref()
+                .map(list)
+                .filter(|l| !l.is_empty())
+                .map(|l| {
+                    l.iter()
+                        .map(|t| navigator_core::TagFilter::normalize(t))
+                        .collect()
+                })
+        };
         Self {
             categories: filter.categories.iter().map(|c| c.as_str()).collect(),
             status: filter.status.as_deref(),
             parent: filter.parent_id.as_deref(),
             start,
             end,
+            any_tags: tags(|t| &t.any),
+            all_tags: tags(|t| &t.all),
         }
     }
 
-    /// `$1`..`$5`, then `rest` from `$6` on.
+    /// `$1`..`$7`, then `rest` from `$8` on.
     fn params<'p>(&'p self, rest: &[&'p Param<'p>]) -> Vec<&'p Param<'p>> {
         let mut params: Vec<&'p Param<'p>> = vec![
             &self.categories,
@@ -321,6 +342,8 @@ impl<'a> SqlFilter<'a> {
             &self.parent,
             &self.start,
             &self.end,
+            &self.any_tags,
+            &self.all_tags,
         ];
         params.extend_from_slice(rest);
         params
@@ -352,9 +375,9 @@ async fn vector_candidates(
     .map_err(&err)?;
     let stmt = tx
         .prepare_cached(&format!(
-            "SELECT key, (1 - (embedding <=> $6))::real AS sim FROM items
+            "SELECT key, (1 - (embedding <=> $8))::real AS sim FROM items
              WHERE embedding IS NOT NULL AND {FILTER}
-             ORDER BY embedding <=> $6 LIMIT $7"
+             ORDER BY embedding <=> $8 LIMIT $9"
         ))
         .await
         .map_err(&err)?;

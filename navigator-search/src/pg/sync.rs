@@ -59,10 +59,16 @@ pub async fn sync_from_engine(
         let mut with: (Vec<Item>, Vec<Vec<f32>>) = (Vec::new(), Vec::new());
         let mut without: Vec<Item> = Vec::new();
         for (key, item) in chunk {
-            match engine.store().vector(*key)? {
-                Some(v) if v.len() == dims => {
+            // PostgreSQL keeps one vector per item: a chunked item's first chunk (its title
+            // and opening, what the model saw of it before chunking).
+            let first = engine
+                .store()
+                .vector(*key)?
+                .and_then(|v| v.chunks.into_iter().next());
+            match first {
+                Some(c) if c.vector.len() == dims => {
                     with.0.push(item.clone());
-                    with.1.push(v);
+                    with.1.push(c.vector);
                 }
                 _ => without.push(item.clone()),
             }

@@ -2,13 +2,15 @@
 //! database.
 //!
 //! Besides the items it keeps what the derived indexes need to be rebuilt without the
-//! embedding model: each item's vector, a stable `u64` key per item (the key both indexes use),
+//! embedding model: each item's chunk vectors, a stable `u64` key per item (the key both indexes use),
 //! and a change log (`seq → key`) that records every write in commit order. An index remembers
 //! the last sequence number it has applied; on open the engine replays the log past that number,
 //! which repairs any divergence left by a crash between the store commit and the index writes.
 
 mod service;
+mod vectors;
 
+use crate::chunk::ItemVectors;
 use crate::{Error, Result};
 use navigator_core::Item;
 use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
@@ -22,6 +24,8 @@ const CHANGES: TableDefinition<u64, u64> = TableDefinition::new("changes");
 const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
 const TOC_NODES: TableDefinition<&str, &[u8]> = TableDefinition::new("toc_nodes");
 const GRIPS: TableDefinition<&str, &[u8]> = TableDefinition::new("grips");
+/// Facts about the index as a whole (the embedding model it was built with).
+const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 
 const NEXT_KEY: &str = "next_key";
 const NEXT_SEQ: &str = "next_seq";
@@ -78,6 +82,7 @@ impl RedbStore {
             txn.open_table(COUNTERS).map_err(|e| store.err(e))?;
             txn.open_table(TOC_NODES).map_err(|e| store.err(e))?;
             txn.open_table(GRIPS).map_err(|e| store.err(e))?;
+            txn.open_table(META).map_err(|e| store.err(e))?;
         }
         txn.commit().map_err(|e| store.err(e))?;
         Ok(store)
@@ -97,7 +102,7 @@ impl RedbStore {
     pub(crate) fn write_items(
         &self,
         items: &[Item],
-        vectors: Option<&[Vec<f32>]>,
+        vectors: Option<&[ItemVectors]>,
     ) -> Result<Vec<Change>> {
         for item in items {
             item.validate()?;
@@ -138,7 +143,7 @@ impl RedbStore {
                 match vectors.map(|v| &v[i]) {
                     Some(v) => {
                         vec_t
-                            .insert(key, f32s_to_bytes(v).as_slice())
+                            .insert(key, vectors::encode(v).as_slice())
                             .map_err(|e| self.err(e))?;
                     }
                     // A write without a vector keeps the old one while the embedded text is
@@ -266,27 +271,27 @@ impl RedbStore {
         Ok(())
     }
 
-    /// The stored vector of an item key.
-    pub(crate) fn vector(&self, key: u64) -> Result<Option<Vec<f32>>> {
+    /// The stored vectors of an item key.
+    pub(crate) fn vector(&self, key: u64) -> Result<Option<ItemVectors>> {
         let txn = self.db.begin_read().map_err(|e| self.err(e))?;
         let t = txn.open_table(VECTORS).map_err(|e| self.err(e))?;
         let guard = t.get(key).map_err(|e| self.err(e))?;
         guard
             .map(|g| {
-                bytes_to_f32s(g.value()).ok_or_else(|| {
-                    self.corrupt("vector", &key.to_string(), "length is not a multiple of 4")
+                vectors::decode(g.value()).ok_or_else(|| {
+                    self.corrupt("vector", &key.to_string(), "not a vector table entry")
                 })
             })
             .transpose()
     }
 
     /// Stores vectors for items that were written without one (repair after open).
-    pub(crate) fn put_vectors(&self, vectors: &[(u64, Vec<f32>)]) -> Result<()> {
+    pub(crate) fn put_vectors(&self, vectors: &[(u64, ItemVectors)]) -> Result<()> {
         let txn = self.db.begin_write().map_err(|e| self.err(e))?;
         {
             let mut t = txn.open_table(VECTORS).map_err(|e| self.err(e))?;
             for (key, v) in vectors {
-                t.insert(*key, f32s_to_bytes(v).as_slice())
+                t.insert(*key, vectors::encode(v).as_slice())
                     .map_err(|e| self.err(e))?;
             }
         }
@@ -336,6 +341,37 @@ impl RedbStore {
         {
             let mut t = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
             t.insert(name, value).map_err(|e| self.err(e))?;
+        }
+        txn.commit().map_err(|e| self.err(e))
+    }
+
+    /// A named fact about the index (`None` when never set).
+    pub(crate) fn meta(&self, name: &str) -> Result<Option<String>> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let t = txn.open_table(META).map_err(|e| self.err(e))?;
+        let value = t.get(name).map_err(|e| self.err(e))?;
+        Ok(value.map(|v| v.value().to_string()))
+    }
+
+    /// Sets a named fact about the index.
+    pub(crate) fn set_meta(&self, name: &str, value: &str) -> Result<()> {
+        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        {
+            let mut t = txn.open_table(META).map_err(|e| self.err(e))?;
+            t.insert(name, value).map_err(|e| self.err(e))?;
+        }
+        txn.commit().map_err(|e| self.err(e))
+    }
+
+    /// Forgets every stored vector and records `model` as the index's model, in one
+    /// transaction (before re-embedding everything with that model).
+    pub(crate) fn reset_vectors(&self, model_name: &str, model: &str) -> Result<()> {
+        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        {
+            let mut t = txn.open_table(VECTORS).map_err(|e| self.err(e))?;
+            t.retain(|_, _| false).map_err(|e| self.err(e))?;
+            let mut m = txn.open_table(META).map_err(|e| self.err(e))?;
+            m.insert(model_name, model).map_err(|e| self.err(e))?;
         }
         txn.commit().map_err(|e| self.err(e))
     }
@@ -400,18 +436,6 @@ fn counter(
     Ok(t.get(name)?.map_or(0, |g| g.value()))
 }
 
-fn f32s_to_bytes(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn bytes_to_f32s(b: &[u8]) -> Option<Vec<f32>> {
-    b.len().is_multiple_of(4).then(|| {
-        b.chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,14 +455,17 @@ mod tests {
         let c1 = store
             .write_items(
                 &[item("a"), item("b")],
-                Some(&[vec![1.0, 0.0], vec![0.0, 1.0]]),
+                Some(&[
+                    ItemVectors::whole(vec![1.0, 0.0]),
+                    ItemVectors::whole(vec![0.0, 1.0]),
+                ]),
             )
             .unwrap();
         let kept = store.write_items(&[item("b")], None).unwrap();
         assert_eq!(kept[0].key, c1[1].key);
         assert_eq!(
             store.vector(c1[1].key).unwrap(),
-            Some(vec![0.0, 1.0]),
+            Some(ItemVectors::whole(vec![0.0, 1.0])),
             "same text, vector kept"
         );
         let mut retitled = item("a");
@@ -450,7 +477,10 @@ mod tests {
             None,
             "stale vector dropped"
         );
-        assert_eq!(store.vector(c1[1].key).unwrap(), Some(vec![0.0, 1.0]));
+        assert_eq!(
+            store.vector(c1[1].key).unwrap(),
+            Some(ItemVectors::whole(vec![0.0, 1.0]))
+        );
         let removed = store.remove_item("b").unwrap().unwrap();
         assert_eq!(removed.key, c1[1].key);
         assert_eq!(store.remove_item("b").unwrap(), None);

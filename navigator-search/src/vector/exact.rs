@@ -42,6 +42,11 @@ impl ExactVectors {
         self.slot_of.len()
     }
 
+    /// Whether `key` has a vector.
+    pub(super) fn contains(&self, key: u64) -> bool {
+        self.slot_of.contains_key(&key)
+    }
+
     /// The keys that have a vector, in no particular order.
     pub(super) fn keys(&self) -> impl Iterator<Item = u64> + '_ {
         self.slot_of.keys().copied()

@@ -14,7 +14,7 @@
 //! uses the whole 8-bit range, where scaling by 127 / the norm (usearch's own cast) leaves a
 //! 384-d unit vector's components within about ±20.
 //!
-//! Files: the graph in `vectors.usearch`, the exact vectors in `vectors.f32`, each written to
+//! Files: the graph in `chunks.usearch`, the exact vectors in `chunks.f32`, each written to
 //! a temporary file and renamed, so a crash never leaves a torn file. On open, a graph of
 //! another form (f32 graphs of earlier versions) or a table that does not hold exactly the
 //! graph's keys starts both empty, and the engine rebuilds them from the store, which keeps
@@ -23,11 +23,12 @@
 //! for the codes and the graph's links.
 
 mod exact;
+mod items;
 
 use crate::{Error, Result};
 use exact::{inverse_norm, ExactVectors};
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
+use std::sync::{RwLock, RwLockReadGuard};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 /// Graph degree (neighbours per node) and build/search beam widths: chosen for recall@10
@@ -131,6 +132,10 @@ impl VectorIndex {
 
     fn err(&self, e: impl Into<navigator_core::BoxError>) -> Error {
         vec_err(&self.path, e)
+    }
+
+    fn read(&self) -> Result<RwLockReadGuard<'_, Inner>> {
+        self.inner.read().map_err(|e| self.err(e.to_string()))
     }
 
     /// The vector length this index holds.
@@ -271,6 +276,7 @@ impl VectorIndex {
     }
 
     /// Exact cosine similarity of `query` to each of `keys` that has a vector.
+    #[cfg(test)]
     pub(crate) fn similarities(&self, query: &[f32], keys: &[u64]) -> Result<Vec<(u64, f32)>> {
         let inner = self.inner.read().map_err(|e| self.err(e.to_string()))?;
         let q_inv = inverse_norm(query);
@@ -304,7 +310,7 @@ impl VectorIndex {
 
 impl crate::retrieval::ExactSimilarity for VectorIndex {
     fn similarities(&self, query: &[f32], keys: &[u64]) -> Result<Vec<(u64, f32)>> {
-        VectorIndex::similarities(self, query, keys)
+        self.item_similarities(query, keys)
     }
 }
 

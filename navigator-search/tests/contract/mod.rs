@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 use navigator_core::{
     Category, Error, Grip, Item, ItemScan, ItemType, SearchFilters, SearchMode, SearchRequest,
-    SearchService, Store, TocLevel, TocNode,
+    SearchService, Store, TagFilter, TocLevel, TocNode,
 };
 use std::collections::BTreeMap;
 
@@ -224,18 +224,21 @@ pub fn corpus() -> Vec<Item> {
     vec![
         item("p_falcon", ItemType::Project, "Project Falcon launch", day)
             .with_body("Launch plan for the falcon rocket telemetry dashboard.")
-            .with_status("active"),
+            .with_status("active")
+            .with_tags(["Space", "#Rocketry"]),
         item("t_falcon", ItemType::Task, "Review falcon telemetry", day)
             .with_body("Check the telemetry numbers before the launch review.")
             .with_parent("p_falcon")
-            .with_status("todo"),
+            .with_status("todo")
+            .with_tags(["space", "qa"]),
         item("r_bread", ItemType::Resource, "Sourdough bread recipe", day)
             .with_body("Flour, water, salt and a lively starter. Bake at 250 degrees."),
         item("a_garden", ItemType::Area, "Garden", day)
             .with_body("Tomatoes, basil and the compost heap behind the shed."),
         {
             let mut old = item("x_falcon", ItemType::Project, "Falcon prototype", day)
-                .with_body("The first falcon prototype, retired.");
+                .with_body("The first falcon prototype, retired.")
+                .with_tags(["space"]);
             old.archive(at("2026-11-02T00:00:00Z")).unwrap();
             old
         },
@@ -342,6 +345,50 @@ pub async fn search_contract(service: &dyn SearchService) {
         .await
         .unwrap();
     assert!(children.results.iter().all(|r| r.item_id == "t_falcon"));
+
+    // Tags: any of, all of; case and a leading `#` do not matter; every mode filters.
+    for mode in [
+        SearchMode::Keyword,
+        SearchMode::Semantic,
+        SearchMode::Hybrid,
+    ] {
+        let tagged = |tags: TagFilter| {
+            keyword("falcon telemetry")
+                .mode(mode)
+                .filters(SearchFilters {
+                    tags: Some(tags),
+                    ..SearchFilters::default()
+                })
+        };
+        let ids = |page: navigator_core::SearchPage| {
+            let mut ids: Vec<String> = page.results.into_iter().map(|r| r.item_id).collect();
+            ids.sort();
+            ids
+        };
+        let any = service
+            .search(&tagged(TagFilter::any(["rocketry", "QA"])))
+            .await
+            .unwrap();
+        assert_eq!(ids(any), ["p_falcon", "t_falcon"], "{mode:?}");
+        let all = service
+            .search(&tagged(TagFilter::all(["#SPACE", "qa"])))
+            .await
+            .unwrap();
+        assert_eq!(ids(all), ["t_falcon"], "{mode:?}");
+        let none = service
+            .search(&tagged(TagFilter::all(["space", "garden"])))
+            .await
+            .unwrap();
+        assert_eq!(none.total_results, 0, "{mode:?}");
+    }
+    let empty = service
+        .search(&keyword("falcon").filters(SearchFilters {
+            tags: Some(TagFilter::default()),
+            ..SearchFilters::default()
+        }))
+        .await
+        .unwrap_err();
+    assert!(empty.to_string().contains("filters.tags"), "{empty}");
     let none = service.search(&keyword("zyzzyva")).await.unwrap();
     assert!(none.results.is_empty());
     assert_eq!(none.total_results, 0);

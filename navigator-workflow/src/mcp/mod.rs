@@ -38,6 +38,17 @@ use serde_json::json;
 use crate::error::Error;
 use crate::navigator::Navigator;
 
+/// The stdio front any rmcp server can put before itself, so a line that is not JSON gets a
+/// JSON-RPC `-32700` reply instead of rmcp's silence (see [`serve_stdio`]): give it the
+/// process's input and output, serve on the pair it returns. Must be called inside a tokio
+/// runtime (it spawns the two pumps).
+pub fn json_rpc_front(
+    input: impl tokio::io::AsyncRead + Unpin + Send + 'static,
+    output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
+) -> (tokio::io::DuplexStream, tokio::io::DuplexStream) {
+    jsonrpc::front(input, output)
+}
+
 pub use args::{
     AdvanceTaskArgs, ClaimTaskArgs, ConfirmSyncArgs, LoadTaskTreeArgs, LoadWorkflowArgs,
     NextTasksArgs, PendingSyncsArgs, ReleaseTaskArgs, ResumeTaskArgs, TaskIdArgs,
