@@ -35,6 +35,38 @@ pub struct EngineConfig {
     pub chunk_tokens: usize,
     /// Tokens a further chunk of a long section repeats from the one before it.
     pub chunk_overlap: usize,
+    /// How a chunked item's similarity comes from its chunks'.
+    pub chunk_rollup: ChunkRollup,
+}
+
+/// How a chunked item's similarity to a query comes from its chunks' similarities (an item
+/// of one chunk has that chunk's under every rule). Compared on scifact-long and SciFact in
+/// docs/benchmarks.md; [`Max`](Self::Max) is the default.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ChunkRollup {
+    /// The best chunk's: a note is as relevant as its most relevant passage.
+    Max,
+    /// The mean of the best `k` chunks (of all of them when it has fewer).
+    TopMean(usize),
+    /// `(1 - w) × best + w × mean of all chunks`: rewards notes that are about the query
+    /// throughout.
+    MaxWithMean(f32),
+}
+
+impl ChunkRollup {
+    /// The item's similarity from its chunks' (`None` for no chunks). Reorders `sims`.
+    pub(crate) fn roll_up(self, sims: &mut [f32]) -> Option<f32> {
+        if sims.is_empty() {
+            return None;
+        }
+        sims.sort_unstable_by(|a, b| b.total_cmp(a));
+        let mean = |s: &[f32]| s.iter().sum::<f32>() / s.len() as f32;
+        Some(match self {
+            Self::Max => sims[0],
+            Self::TopMean(k) => mean(&sims[..k.clamp(1, sims.len())]),
+            Self::MaxWithMean(w) => (1.0 - w) * sims[0] + w * mean(sims),
+        })
+    }
 }
 
 impl Default for EngineConfig {
@@ -49,6 +81,31 @@ impl Default for EngineConfig {
             parallel_retrieval: std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
             chunk_tokens: 512,
             chunk_overlap: 32,
+            chunk_rollup: ChunkRollup::Max,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChunkRollup;
+
+    #[test]
+    fn roll_ups_of_chunk_similarities() {
+        let sims = [0.2f32, 0.8, 0.5];
+        let roll = |r: ChunkRollup| r.roll_up(&mut sims.clone()).unwrap();
+        assert_eq!(roll(ChunkRollup::Max), 0.8);
+        assert!((roll(ChunkRollup::TopMean(2)) - 0.65).abs() < 1e-6);
+        assert!((roll(ChunkRollup::TopMean(9)) - 0.5).abs() < 1e-6);
+        assert!((roll(ChunkRollup::MaxWithMean(0.5)) - 0.65).abs() < 1e-6);
+        assert_eq!(ChunkRollup::Max.roll_up(&mut []), None);
+        // One chunk: every rule gives that chunk's similarity.
+        for r in [
+            ChunkRollup::Max,
+            ChunkRollup::TopMean(3),
+            ChunkRollup::MaxWithMean(0.3),
+        ] {
+            assert!((r.roll_up(&mut [0.4]).unwrap() - 0.4).abs() < 1e-6);
         }
     }
 }

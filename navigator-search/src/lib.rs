@@ -104,7 +104,7 @@ pub use agent::{NavigatorAgent, QueryUnderstanding, UnderstoodQuery, NAVIGATOR_T
 pub use chunk::{text_hash, ChunkVector, ItemVectors};
 pub use clock::{Clock, FixedClock, SystemClock};
 #[cfg(feature = "engine")]
-pub use config::EngineConfig;
+pub use config::{ChunkRollup, EngineConfig};
 #[cfg(feature = "engine")]
 pub use engine::{Progress, SearchEngine};
 pub use error::{Error, Result};

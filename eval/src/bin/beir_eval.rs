@@ -12,7 +12,7 @@
 
 use anyhow::{bail, Context, Result};
 use navigator_core::{Embedder, FastEmbedder, Item, ItemType, SearchMode, SearchRequest};
-use navigator_search::{EngineConfig, FixedClock, SearchEngine};
+use navigator_search::{ChunkRollup, EngineConfig, FixedClock, SearchEngine};
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -35,6 +35,23 @@ struct Args {
     half: Half,
     /// Instead of the three modes, evaluate hybrid nDCG@10 over a grid of calibrations.
     sweep: bool,
+    /// How chunk similarities roll up to a document's (`max`, `top2`, `blend0.3`, ...).
+    rollup: ChunkRollup,
+}
+
+fn parse_rollup(s: &str) -> Result<ChunkRollup> {
+    if s == "max" {
+        return Ok(ChunkRollup::Max);
+    }
+    if let Some(k) = s.strip_prefix("top") {
+        return Ok(ChunkRollup::TopMean(k.parse().context("--rollup topK")?));
+    }
+    if let Some(w) = s.strip_prefix("blend") {
+        return Ok(ChunkRollup::MaxWithMean(
+            w.parse().context("--rollup blendW")?,
+        ));
+    }
+    bail!("--rollup takes max, topK or blendW, not {s}")
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -50,6 +67,7 @@ fn parse_args() -> Result<Args> {
     let mut cache = PathBuf::from("target/beir-cache");
     let mut half = Half::All;
     let mut sweep = false;
+    let mut rollup = ChunkRollup::Max;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -64,6 +82,7 @@ fn parse_args() -> Result<Args> {
                 }
             }
             "--sweep" => sweep = true,
+            "--rollup" => rollup = parse_rollup(&it.next().context("--rollup needs a value")?)?,
             flag if flag.starts_with("--") => bail!("unknown flag {flag}"),
             path => dataset = path.into(),
         }
@@ -74,6 +93,7 @@ fn parse_args() -> Result<Args> {
         cache,
         half,
         sweep,
+        rollup,
     })
 }
 
@@ -352,6 +372,7 @@ async fn main() -> Result<()> {
     let dir = tempfile::tempdir()?;
     let config = EngineConfig {
         clock: Arc::new(FixedClock(at)),
+        chunk_rollup: args.rollup,
         ..EngineConfig::default()
     };
     let engine = SearchEngine::open_with(dir.path(), embedder.clone(), config).await?;

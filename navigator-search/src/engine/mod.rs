@@ -220,8 +220,9 @@ impl SearchEngine {
         for old in ["vectors.usearch", "vectors.f32"] {
             let _ = std::fs::remove_file(dir.join(old));
         }
-        let (vectors, vectors_fresh) =
+        let (mut vectors, vectors_fresh) =
             VectorIndex::open(&dir.join(VECTOR_FILES[0]), embedder.dimensions())?;
+        vectors.set_rollup(config.chunk_rollup);
         let mut catalog = Catalog::default();
         store.for_each_item(|key, item| {
             catalog.insert(ItemMeta::new(key, &item));

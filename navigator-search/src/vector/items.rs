@@ -1,12 +1,12 @@
 //! Items over chunks: an item's chunks are keys `item << CHUNK_BITS | chunk` of the one
-//! graph, always numbered `0..n` without gaps, and an item's similarity to a query is that of
-//! its best chunk (max roll-up: on scifact-long it beat a mean of the best two and a
-//! best-plus-mean blend, see docs/benchmarks.md).
+//! graph, always numbered `0..n` without gaps, and an item's similarity to a query comes
+//! from all its chunks' exact similarities by the configured [`ChunkRollup`]
+//! (crate::ChunkRollup).
 
 use super::{Inner, VectorIndex};
 use crate::chunk::{ItemVectors, MAX_CHUNKS};
 use crate::Result;
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 /// Bits of a graph key that number the chunk ([`MAX_CHUNKS`] fit).
 pub(crate) const CHUNK_BITS: u32 = 12;
@@ -73,18 +73,21 @@ impl VectorIndex {
         let hits = self.search(query, k.saturating_mul(CHUNKS_PER_ITEM), |key| {
             keep(item_of(key))
         })?;
-        let mut best: HashMap<u64, f32> = HashMap::with_capacity(hits.len());
-        for (key, sim) in hits {
-            let e = best.entry(item_of(key)).or_insert(f32::MIN);
-            *e = e.max(sim);
-        }
-        let mut items: Vec<(u64, f32)> = best.into_iter().collect();
+        // The walk finds the items; each is then scored over all its chunks, exactly.
+        let mut seen: HashSet<u64> = HashSet::with_capacity(hits.len());
+        let candidates: Vec<u64> = hits
+            .into_iter()
+            .map(|(key, _)| item_of(key))
+            .filter(|item| seen.insert(*item))
+            .collect();
+        let mut items = self.item_similarities(query, &candidates)?;
         items.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         items.truncate(k);
         Ok(items)
     }
 
-    /// The exact similarity of `query` to each of `items` that has vectors (its best chunk).
+    /// The exact similarity of `query` to each of `items` that has vectors (rolled up from
+    /// its chunks).
     pub(crate) fn item_similarities(
         &self,
         query: &[f32],
@@ -92,13 +95,16 @@ impl VectorIndex {
     ) -> Result<Vec<(u64, f32)>> {
         let inner = self.read()?;
         let q_inv = super::exact::inverse_norm(query);
+        let mut sims: Vec<f32> = Vec::new();
         Ok(items
             .iter()
             .filter_map(|&item| {
-                (0..MAX_CHUNKS)
-                    .map_while(|i| inner.exact.similarity(chunk_key(item, i), query, q_inv))
-                    .reduce(f32::max)
-                    .map(|s| (item, s))
+                sims.clear();
+                sims.extend(
+                    (0..MAX_CHUNKS)
+                        .map_while(|i| inner.exact.similarity(chunk_key(item, i), query, q_inv)),
+                );
+                self.rollup.roll_up(&mut sims).map(|s| (item, s))
             })
             .collect())
     }

@@ -57,6 +57,8 @@ pub(crate) struct VectorIndex {
     inner: RwLock<Inner>,
     dims: usize,
     path: PathBuf,
+    /// How an item's chunks make its similarity.
+    rollup: crate::ChunkRollup,
 }
 
 /// The 8-bit code of `v`: scaled by 127 / its largest absolute component, rounded. A zero
@@ -125,6 +127,7 @@ impl VectorIndex {
                 inner: RwLock::new(inner),
                 dims,
                 path: path.to_path_buf(),
+                rollup: crate::ChunkRollup::Max,
             },
             fresh,
         ))
@@ -136,6 +139,11 @@ impl VectorIndex {
 
     fn read(&self) -> Result<RwLockReadGuard<'_, Inner>> {
         self.inner.read().map_err(|e| self.err(e.to_string()))
+    }
+
+    /// Sets how an item's chunks make its similarity.
+    pub(crate) fn set_rollup(&mut self, rollup: crate::ChunkRollup) {
+        self.rollup = rollup;
     }
 
     /// The vector length this index holds.
