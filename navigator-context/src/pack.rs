@@ -184,12 +184,10 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             .saturating_sub(reserve)
             .min(share_of(k).saturating_sub(full_used))
             .min((budget as f64 * cap) as usize);
-        let focus = ItemQuery::new(&plan.goal).choose(
-            &map.files()[i],
-            Level::TopLevel,
-            allowance,
-            plan.tokenizer,
-        );
+        let file = &map.files()[i];
+        let focus = ItemQuery::new(&plan.goal).choose(file, allowance, plan.tokenizer, |focus| {
+            file_block(file, Level::TopLevel, focus, plan.tokenizer).1
+        });
         if !focus.is_empty() {
             costs.set_focus(i, focus);
             let (c, _) = costs.cost(i, Level::TopLevel);

@@ -349,14 +349,16 @@ impl ItemQuery {
     }
 
     /// The items of `file` to show at full source within `allowance` tokens for the whole
-    /// block (outline at `level` included), best first until it is spent; empty when none
-    /// fits or none matches the goal. Names come back in source order.
+    /// block, best first until it is spent; empty when none fits or none matches the goal.
+    /// `cost` gives the exact tokens of the file's block with a focus (the renderer's count:
+    /// passed in, so this module does not depend on the renderer that depends on it). Names
+    /// come back in source order.
     pub(crate) fn choose(
         &mut self,
         file: &FileEntry,
-        level: Level,
         allowance: usize,
         tokenizer: Tokenizer,
+        cost: impl Fn(&[String]) -> usize,
     ) -> Vec<String> {
         let items = items(file);
         if items.is_empty() {
@@ -371,7 +373,6 @@ impl ItemQuery {
             .filter(|&k| scores[k] >= MIN_SHARE * best)
             .collect();
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-        let cost = |focus: &[String]| crate::render::file_block(file, level, focus, tokenizer).1;
         let mut total = cost(&[]);
         if total > allowance {
             return Vec::new();
@@ -487,25 +488,49 @@ mod tests {
         let tok = Tokenizer::default();
         let mut q = ItemQuery::new("Cache the slots of the builder");
         assert_eq!(
-            q.choose(f, Level::TopLevel, 10_000, tok),
+            q.choose(f, 10_000, tok, |focus| crate::render::file_block(
+                f,
+                Level::TopLevel,
+                focus,
+                tok
+            )
+            .1),
             vec!["Builder.slots".to_string(), "attrs".into()],
             "items that never say the goal's words (`__init__`) stay outlines"
         );
         let outline_only = crate::render::file_block(f, Level::TopLevel, &[], tok).1;
         let slots = crate::render::file_block(f, Level::TopLevel, &["Builder.slots".into()], tok).1;
         assert_eq!(
-            q.choose(f, Level::TopLevel, slots, tok),
+            q.choose(f, slots, tok, |focus| crate::render::file_block(
+                f,
+                Level::TopLevel,
+                focus,
+                tok
+            )
+            .1),
             vec!["Builder.slots".to_string()],
             "the best item first, the rest only if it fits"
         );
         assert!(q
-            .choose(f, Level::TopLevel, outline_only - 1, tok)
+            .choose(f, outline_only - 1, tok, |focus| crate::render::file_block(
+                f,
+                Level::TopLevel,
+                focus,
+                tok
+            )
+            .1)
             .is_empty());
         let mut traceback = ItemQuery::new(
             "Crash\n\nTraceback (most recent call last):\n  File \"/x/make.py\", line 17, in attrs\nTypeError: bad",
         );
         assert_eq!(
-            traceback.choose(f, Level::TopLevel, slots, tok),
+            traceback.choose(f, slots, tok, |focus| crate::render::file_block(
+                f,
+                Level::TopLevel,
+                focus,
+                tok
+            )
+            .1),
             vec!["attrs".to_string()]
         );
     }
