@@ -20,7 +20,7 @@ pub(crate) struct ItemMeta {
     pub(crate) item_type: ItemType,
     pub(crate) status: Option<String>,
     pub(crate) parent_id: Option<String>,
-    /// The item's tags as given (filters compare them normalised).
+    /// The item's tags, normalised ([`TagFilter::normalize`](navigator_core::TagFilter::normalize)) once here.
     pub(crate) tags: Vec<String>,
     pub(crate) created_at: DateTime<Utc>,
     pub(crate) updated_at: DateTime<Utc>,
@@ -38,7 +38,11 @@ impl ItemMeta {
             item_type: item.item_type,
             status: item.status.clone(),
             parent_id: item.parent_id.clone(),
-            tags: item.tags.clone(),
+            tags: item
+                .tags
+                .iter()
+                .map(|t| navigator_core::TagFilter::normalize(t))
+                .collect(),
             created_at: item.created_at,
             updated_at: item.updated_at,
             access_count: item.access_count,
@@ -230,7 +234,10 @@ impl Filter {
                 .updated
                 .as_ref()
                 .is_none_or(|r| r.contains(m.updated_at))
-            && self.tags.as_ref().is_none_or(|t| t.matches(&m.tags))
+            && self
+                .tags
+                .as_ref()
+                .is_none_or(|t| t.matches_normalized(&m.tags))
     }
 }
 

@@ -15,6 +15,7 @@ pub(crate) struct Filter {
     pub(crate) parent_id: Option<String>,
     /// Applies to the updated time, as the contract's `DateRange` says.
     pub(crate) updated: Option<DateRange>,
+    /// Normalised once here; the catalog holds items' tags normalised.
     pub(crate) tags: Option<TagFilter>,
 }
 
@@ -26,7 +27,7 @@ impl Filter {
             status: f.status,
             parent_id: f.parent_id,
             updated: f.date_range,
-            tags: f.tags,
+            tags: f.tags.as_ref().map(TagFilter::normalized),
         }
     }
 

@@ -326,7 +326,8 @@ impl KeywordIndex {
             clauses.push(must(exact(f.parent, p)));
         }
         if let Some(t) = &filter.tags {
-            let tag = |t: &String| exact(f.tag, &TagFilter::normalize(t));
+            // The plan's filter holds its tags normalised, as the index does.
+            let tag = |t: &String| exact(f.tag, t);
             if !t.any.is_empty() {
                 let any = t.any.iter().map(|t| (Occur::Should, tag(t))).collect();
                 clauses.push(must(Box::new(BooleanQuery::new(any))));

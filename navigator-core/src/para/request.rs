@@ -137,7 +137,23 @@ impl TagFilter {
     /// Whether an item with `tags` passes.
     pub fn matches(&self, tags: &[String]) -> bool {
         let have: Vec<String> = tags.iter().map(|t| Self::normalize(t)).collect();
-        let has = |t: &String| have.contains(&Self::normalize(t));
+        self.normalized().matches_normalized(&have)
+    }
+
+    /// The same filter with every tag [normalised](Self::normalize): what to build once
+    /// before testing many items with [`matches_normalized`](Self::matches_normalized).
+    pub fn normalized(&self) -> Self {
+        let norm = |l: &[String]| l.iter().map(|t| Self::normalize(t)).collect();
+        Self {
+            any: norm(&self.any),
+            all: norm(&self.all),
+        }
+    }
+
+    /// [`matches`](Self::matches) for a normalised filter and normalised item tags, without
+    /// normalising either again.
+    pub fn matches_normalized(&self, tags: &[String]) -> bool {
+        let has = |t: &String| tags.contains(t);
         (self.any.is_empty() || self.any.iter().any(has)) && self.all.iter().all(has)
     }
 

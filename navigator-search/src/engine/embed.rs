@@ -68,6 +68,7 @@ impl SearchEngine {
             .map(|c| (c.text_hash, c.vector.as_slice()))
             .collect();
         let mut texts: Vec<&str> = Vec::new();
+        let mut text_hashes: Vec<u64> = Vec::new();
         let mut hashes: Vec<Vec<u64>> = Vec::with_capacity(plans.len());
         for plan in &plans {
             let mut item_hashes = Vec::with_capacity(plan.len());
@@ -75,6 +76,7 @@ impl SearchEngine {
                 let h = text_hash(&chunk.text);
                 if !known.contains_key(&h) {
                     texts.push(&chunk.text);
+                    text_hashes.push(h);
                 }
                 item_hashes.push(h);
             }
