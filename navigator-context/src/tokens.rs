@@ -66,46 +66,10 @@ impl Tokenizer {
 
 const MAX_RUN: usize = Tokenizer::MAX_RUN;
 
-/// The character classes the pre-split regex keeps together; digits are `None` (never cut).
-fn class(c: char) -> Option<u8> {
-    if c.is_alphabetic() {
-        Some(0)
-    } else if c.is_whitespace() {
-        Some(1)
-    } else if c.is_numeric() {
-        None
-    } else {
-        Some(2)
-    }
-}
-
-/// `text` cut inside every run of one class longer than [`Tokenizer::MAX_RUN`] characters, and nowhere
-/// else; a text without such a run comes back whole.
+/// `text` cut inside every run of one class longer than [`Tokenizer::MAX_RUN`] characters, and
+/// nowhere else ([`navigator_core::text::bpe_pieces`]).
 fn segments(text: &str) -> impl Iterator<Item = &str> {
-    let mut start = 0;
-    let mut run: (Option<u8>, usize) = (None, 0);
-    let mut chars = text.char_indices();
-    std::iter::from_fn(move || {
-        for (i, c) in chars.by_ref() {
-            let k = class(c);
-            run = if k.is_some() && k == run.0 {
-                (k, run.1 + 1)
-            } else {
-                (k, 1)
-            };
-            if run.1 > MAX_RUN {
-                run.1 = 1;
-                let piece = &text[start..i];
-                start = i;
-                return Some(piece);
-            }
-        }
-        (start < text.len()).then(|| {
-            let piece = &text[start..];
-            start = text.len();
-            piece
-        })
-    })
+    navigator_core::text::bpe_pieces(text, MAX_RUN)
 }
 
 impl fmt::Display for Tokenizer {

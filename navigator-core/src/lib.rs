@@ -49,7 +49,7 @@ pub use json::{from_json, from_value, json_schema};
 #[cfg(feature = "anthropic")]
 pub use llm::{AnthropicClient, AnthropicConfig};
 #[cfg(feature = "http")]
-pub use llm::{ApiKey, HttpOptions, RetryPolicy, SseEvent, SseParser, MAX_EVENT_BYTES};
+pub use llm::{ApiKey, HttpOptions, RetryPolicy};
 pub use llm::{
     Cassette, ChatRequest, ChatResponse, CostTracker, Extracted, Extractor, Fault, Interaction,
     JsonMode, Llm, LlmErrorKind, Matcher, Message, ModelSpend, Pricing, PricingTable, Projection,
@@ -57,6 +57,7 @@ pub use llm::{
 };
 #[cfg(feature = "openai")]
 pub use llm::{MaxTokensField, OpenAiClient, OpenAiConfig};
+pub use llm::{SseEvent, SseParser, MAX_EVENT_BYTES};
 pub use memory_store::MemoryStore;
 pub use para::*;
 pub use search_service::{SearchPage, SearchService};

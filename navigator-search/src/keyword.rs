@@ -16,6 +16,7 @@
 //! text that can neither fail nor inject.
 
 use crate::filter::Filter;
+use crate::opened::Opened;
 use crate::retrieval::{KeywordCandidates, KeywordSource};
 use crate::snippet::{truncate, Snippets};
 use crate::{Error, Result};
@@ -31,7 +32,9 @@ use tantivy::schema::{
 };
 use tantivy::snippet::SnippetGenerator;
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{
+    DateTime, Directory, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term,
+};
 
 /// How many times the title and the tags are repeated in the combined ranking field (the
 /// body counts once).
@@ -95,26 +98,76 @@ pub(crate) struct KeywordIndex {
     path: PathBuf,
 }
 
+/// The index in `dir` when it opens with `schema`, every file of its live segments passes
+/// its checksum and every segment opens; why not.
+fn verified(dir: &Path, schema: &Schema) -> std::result::Result<Index, String> {
+    let index = Index::open_in_dir(dir).map_err(|e| e.to_string())?;
+    if index.schema() != *schema {
+        return Err("another schema".into());
+    }
+    let directory = index.directory();
+    let segments = index
+        .searchable_segment_metas()
+        .map_err(|e| e.to_string())?;
+    for segment in &segments {
+        // A segment without deletes has no delete file; it has every other component.
+        let no_deletes = (!segment.has_deletes())
+            .then(|| segment.relative_path(tantivy::index::SegmentComponent::Delete));
+        let mut files: Vec<PathBuf> = segment
+            .list_files()
+            .into_iter()
+            .filter(|f| Some(f) != no_deletes.as_ref())
+            .collect();
+        files.sort();
+        for file in files {
+            if !directory.exists(&file).map_err(|e| e.to_string())? {
+                return Err(format!("{} is missing", file.display()));
+            }
+            match directory.validate_checksum(&file) {
+                Ok(true) => {}
+                Ok(false) => return Err(format!("{} fails its checksum", file.display())),
+                Err(e) => return Err(format!("{}: {e}", file.display())),
+            }
+        }
+    }
+    let reader: IndexReader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+        .map_err(|e: tantivy::TantivyError| e.to_string())?;
+    let opened = reader.searcher().segment_readers().len();
+    if opened != segments.len() {
+        return Err(format!("{opened} of {} segments open", segments.len()));
+    }
+    Ok(index)
+}
+
 impl KeywordIndex {
-    /// Opens the index in `dir`, or creates an empty one when it is missing, unreadable or
-    /// of another schema (it is derived data: the engine rebuilds it). The flag says whether
-    /// it was (re)created.
-    pub(crate) fn open(dir: &Path) -> Result<(Self, bool)> {
+    /// Opens the index in `dir`, or creates an empty one when it has none ([`Opened::New`])
+    /// or when it cannot be used ([`Opened::Damaged`]: unreadable, of another schema, or a
+    /// segment file missing or failing its checksum). It is derived data: the engine
+    /// rebuilds it from the store.
+    ///
+    /// Every file of the live segments is read once to verify its checksum, so a damaged
+    /// segment is found here rather than by a later search.
+    pub(crate) fn open(dir: &Path) -> Result<(Self, Opened)> {
         let (schema, fields) = schema();
-        let opened = Index::open_in_dir(dir)
-            .ok()
-            .filter(|i| i.schema() == schema);
-        let (index, created) = match opened {
-            Some(index) => (index, false),
+        let (index, opened) = if !dir.join("meta.json").exists() {
+            (None, Opened::New)
+        } else {
+            match verified(dir, &schema) {
+                Ok(index) => (Some(index), Opened::Loaded),
+                Err(why) => (None, Opened::damaged(why)),
+            }
+        };
+        let index = match index {
+            Some(index) => index,
             None => {
                 if dir.exists() {
                     std::fs::remove_dir_all(dir).map_err(|e| index_err(dir, e))?;
                 }
                 std::fs::create_dir_all(dir).map_err(|e| index_err(dir, e))?;
-                (
-                    Index::create_in_dir(dir, schema).map_err(|e| index_err(dir, e))?,
-                    true,
-                )
+                Index::create_in_dir(dir, schema).map_err(|e| index_err(dir, e))?
             }
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
@@ -137,7 +190,7 @@ impl KeywordIndex {
                 fields,
                 path: dir.to_path_buf(),
             },
-            created,
+            opened,
         ))
     }
 
@@ -487,5 +540,70 @@ fn index_err(path: &Path, e: impl Into<navigator_core::BoxError>) -> Error {
         path: path.to_path_buf(),
         message: source.to_string(),
         source: Some(source),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use navigator_core::ItemType;
+
+    fn items(n: usize) -> Vec<Item> {
+        let t = chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        (0..n)
+            .map(|i| {
+                Item::new(
+                    format!("n{i}"),
+                    ItemType::Resource,
+                    format!("kestrel note {i}"),
+                    t,
+                )
+                .unwrap()
+                .with_body(format!("the kestrel{i} hovered over the meadow"))
+            })
+            .collect()
+    }
+
+    /// Defect 5 of the reliability audit: a damaged tantivy segment was not noticed on open,
+    /// so open failed or every search did. Each live segment file is now verified on open, and
+    /// a damaged index is reported and recreated empty (the engine refills it from the store).
+    #[test]
+    fn defect_5_a_damaged_segment_is_found_on_open_and_the_index_recreated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keyword");
+        let (index, opened) = KeywordIndex::open(&path).unwrap();
+        assert_eq!(opened, Opened::New);
+        let items = items(30);
+        let changes: Vec<(u64, Option<&Item>)> = items
+            .iter()
+            .enumerate()
+            .map(|(k, it)| (k as u64, Some(it)))
+            .collect();
+        index.apply(&changes, 30).unwrap();
+        drop(index);
+        let (index, opened) = KeywordIndex::open(&path).unwrap();
+        assert_eq!(opened, Opened::Loaded);
+        assert_eq!((index.num_docs(), index.applied_seq().unwrap()), (30, 30));
+        drop(index);
+
+        let term = std::fs::read_dir(&path)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "term"))
+            .expect("a term dictionary");
+        let mut bytes = std::fs::read(&term).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x5a;
+        std::fs::write(&term, &bytes).unwrap();
+        let (index, opened) = KeywordIndex::open(&path).unwrap();
+        match opened {
+            Opened::Damaged(why) => assert!(why.contains(".term"), "{why}"),
+            other => panic!("opened as {other:?}"),
+        }
+        assert_eq!(index.num_docs(), 0, "recreated empty, to be refilled");
+        index.apply(&changes[..1], 31).unwrap();
+        assert_eq!(index.num_docs(), 1);
     }
 }

@@ -86,6 +86,8 @@ mod fusion;
 pub mod ingest;
 #[cfg(feature = "engine")]
 mod keyword;
+#[cfg(feature = "engine")]
+mod opened;
 #[cfg(feature = "postgres")]
 pub mod pg;
 #[cfg(feature = "engine")]
@@ -110,6 +112,8 @@ pub use engine::{Progress, SearchEngine};
 pub use error::{Error, Result};
 #[cfg(feature = "engine")]
 pub use fusion::{Calibration, RRF_K};
+#[cfg(feature = "engine")]
+pub use opened::Repair;
 #[cfg(feature = "engine")]
 pub use snippet::MAX_SNIPPET_CHARS;
 #[cfg(feature = "engine")]

@@ -77,9 +77,11 @@ async fn a_corrupt_store_is_a_corrupt_index_naming_its_file() {
 #[tokio::test]
 async fn an_unreadable_keyword_index_is_an_io_error_naming_its_directory() {
     let dir = tempfile::tempdir().unwrap();
+    drop(open(dir.path()).await.unwrap());
     // A file where the keyword index directory belongs: it can neither be opened nor
     // replaced by a fresh index.
     let keyword = dir.path().join("keyword");
+    std::fs::remove_dir_all(&keyword).unwrap();
     std::fs::write(&keyword, b"not a directory").unwrap();
     let err = open(dir.path()).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Io, "{err:?}");
@@ -167,4 +169,52 @@ async fn postgres_on_a_closed_port_is_unavailable_with_the_cause() {
         .find_map(|e| e.downcast_ref::<std::io::Error>())
         .expect("the refused connection is in the chain");
     assert_eq!(io.kind(), std::io::ErrorKind::ConnectionRefused);
+}
+
+/// The engine's bookkeeping beside another store is derived from that store: a damaged one is
+/// rebuilt (and reported), not refused.
+#[tokio::test]
+async fn a_damaged_bookkeeping_file_beside_another_store_is_rebuilt_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(navigator_core::MemoryStore::new());
+    let reopen = || {
+        SearchEngine::with_store(
+            dir.path(),
+            store.clone(),
+            Arc::new(Letters),
+            EngineConfig::default(),
+        )
+    };
+    {
+        let engine = reopen().await.unwrap();
+        let now = chrono::Utc::now();
+        let items: Vec<Item> = (0..40)
+            .map(|i| {
+                Item::new(format!("t{i}"), ItemType::Task, format!("Errand {i}"), now).unwrap()
+            })
+            .collect();
+        engine.upsert(&items).await.unwrap();
+        assert!(engine.repairs().is_empty());
+    }
+    let bookkeeping = dir.path().join("index.redb");
+    let bytes = std::fs::read(&bookkeeping).unwrap();
+    std::fs::write(&bookkeeping, &bytes[..bytes.len() / 2]).unwrap();
+    let engine = reopen().await.unwrap();
+    assert_eq!(engine.len(), 40);
+    let repairs = engine.repairs();
+    assert!(
+        repairs
+            .iter()
+            .any(|r| r.index == "bookkeeping" && r.path == bookkeeping),
+        "{repairs:?}"
+    );
+    let page = engine
+        .search(
+            &SearchRequest::new("Errand 7")
+                .unwrap()
+                .mode(SearchMode::Keyword),
+        )
+        .await
+        .unwrap();
+    assert!(page.results.iter().any(|h| h.item_id == "t7"));
 }

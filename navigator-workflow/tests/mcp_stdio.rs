@@ -153,6 +153,29 @@ fn every_tool_over_stdio_through_the_seed_scenario() {
     );
     let paused = server.ok("get_tasks_by_status", json!({ "status": "PAUSED" }));
     assert_eq!(paused["data"]["tasks"]["PAUSED"][0]["id"], "task-004");
+    // Replies are paged (defect 6 of the reliability audit: unbounded lists per call).
+    let first = server.ok("get_tasks_by_status", json!({ "limit": 3 }));
+    assert_eq!(first["data"]["total"], 5);
+    assert_eq!(first["data"]["nextOffset"], 3);
+    assert_eq!(
+        first["data"]["tasks"]["PENDING"].as_array().unwrap().len(),
+        3
+    );
+    assert!(first["data"]["tasks"].get("PAUSED").is_none(), "{first}");
+    assert_eq!(
+        first["data"]["counts"]["PAUSED"], 1,
+        "counts cover every task"
+    );
+    let rest = server.ok("get_tasks_by_status", json!({ "offset": 3, "limit": 3 }));
+    assert_eq!(
+        rest["data"]["tasks"]["PENDING"].as_array().unwrap().len(),
+        1
+    );
+    assert_eq!(rest["data"]["tasks"]["PAUSED"][0]["id"], "task-004");
+    assert_eq!(rest["data"]["nextOffset"], Value::Null);
+    let (is_error, content) = server.call("get_tasks_by_status", json!({ "limit": 501 }));
+    assert!(is_error);
+    assert_eq!(content["error"]["code"], "invalid_argument");
 
     let pending = server.ok("get_pending_syncs", json!({}));
     assert_eq!(pending["data"]["count"], 3);

@@ -14,6 +14,9 @@ use async_trait::async_trait;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+/// The longest run of one character class [`TokenCounter::count`] hands the tokenizer in one
+/// piece (tiktoken's merge is quadratic in a piece's length).
+pub const MAX_BPE_RUN: usize = 512;
 /// Tokens allowed per message or system block for role markers and separators.
 const FRAMING_PER_PART: u64 = 8;
 /// Tokens allowed per request for priming and the reply's start.
@@ -45,11 +48,15 @@ impl TokenCounter {
         Ok(Self { margin })
     }
 
-    /// The `o200k_base` token count of `text`.
+    /// The `o200k_base` token count of `text`, linear in its length: runs of one character
+    /// class longer than [`MAX_BPE_RUN`] characters are counted in pieces
+    /// ([`bpe_pieces`](crate::text::bpe_pieces)), which moves the count by at most a token or
+    /// two per cut and leaves ordinary text's count exact.
     pub fn count(&self, text: &str) -> u64 {
-        tiktoken_rs::o200k_base_singleton()
-            .encode_with_special_tokens(text)
-            .len() as u64
+        let bpe = tiktoken_rs::o200k_base_singleton();
+        crate::text::bpe_pieces(text, MAX_BPE_RUN)
+            .map(|piece| bpe.encode_with_special_tokens(piece).len() as u64)
+            .sum()
     }
 
     /// An upper bound of the input tokens `request` will be billed for.
@@ -329,6 +336,22 @@ impl<L: Llm> Llm for TrackedLlm<L> {
 mod tests {
     use super::*;
     use crate::SystemBlock;
+
+    /// Defect 7 of the reliability audit, in the budget projection: a 200 KB line of dashes
+    /// went to tiktoken as one piece, whose merge is quadratic (51 s). It is counted in pieces
+    /// of at most `MAX_BPE_RUN` characters, each exactly, and prose stays exact.
+    #[test]
+    fn defect_7_a_200_kb_line_of_dashes_is_counted_piece_by_piece() {
+        let c = TokenCounter::for_provider("openai");
+        let bpe = tiktoken_rs::o200k_base_singleton();
+        let exact = |t: &str| bpe.encode_with_special_tokens(t).len() as u64;
+        let line = "-".repeat(200 * 1024);
+        let pieces: Vec<&str> = crate::text::bpe_pieces(&line, MAX_BPE_RUN).collect();
+        assert_eq!(pieces.len(), (200 * 1024usize).div_ceil(MAX_BPE_RUN));
+        assert_eq!(c.count(&line), pieces.iter().map(|p| exact(p)).sum::<u64>());
+        let prose = "The quick brown fox jumps over the lazy dog. ".repeat(50);
+        assert_eq!(c.count(&prose), exact(&prose));
+    }
 
     #[test]
     fn upper_bound_covers_the_exact_count_plus_framing() {

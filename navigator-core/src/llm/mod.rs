@@ -27,21 +27,19 @@ mod http;
 mod openai;
 mod pricing;
 mod scripted;
-#[cfg(feature = "http")]
 mod sse;
 mod structured;
 mod types;
 
 #[cfg(feature = "anthropic")]
 pub use anthropic::{AnthropicClient, AnthropicConfig};
-pub use cost::{CostTracker, ModelSpend, Projection, TokenCounter, TrackedLlm};
+pub use cost::{CostTracker, ModelSpend, Projection, TokenCounter, TrackedLlm, MAX_BPE_RUN};
 #[cfg(feature = "http")]
 pub use http::{ApiKey, HttpOptions, RetryPolicy};
 #[cfg(feature = "openai")]
 pub use openai::{MaxTokensField, OpenAiClient, OpenAiConfig};
 pub use pricing::{Pricing, PricingTable, PRICES_AS_OF};
 pub use scripted::{Cassette, Fault, Interaction, Matcher, Replay, ScriptedLlm};
-#[cfg(feature = "http")]
 pub use sse::{SseEvent, SseParser, MAX_EVENT_BYTES};
 pub use structured::{Extracted, Extractor, JsonMode};
 pub use types::{

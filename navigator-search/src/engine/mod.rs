@@ -7,6 +7,13 @@
 //! (tantivy), `chunks.usearch` (HNSW graph over 8-bit codes of every chunk's vector),
 //! `chunks.f32` (the exact vectors the graph's candidates are re-ranked with).
 //!
+//! Damage: the store is opened in memory first (`store/probe.rs`) and a store file redb
+//! cannot open is refused with [`Error::Storage`] naming it, left as it was; so is a missing
+//! or empty store beside existing indexes (a new empty store would drop every item). Damaged
+//! derived files — a tantivy segment failing its checksum, a torn vector file, a bookkeeping
+//! file beside another store — are rebuilt from the store and reported by
+//! [`SearchEngine::repairs`].
+//!
 //! Over another store, every write goes to that store first and then, under the engine's
 //! write lock, to the bookkeeping and the indexes; opening compares the store with the
 //! bookkeeping item by item and logs every difference as a change, so whatever a crash
@@ -21,6 +28,7 @@ mod write;
 use crate::catalog::{Catalog, ItemMeta};
 use crate::config::EngineConfig;
 use crate::keyword::KeywordIndex;
+use crate::opened::{Opened, Repair};
 use crate::store::RedbStore;
 use crate::vector::VectorIndex;
 use crate::{Error, Result};
@@ -34,6 +42,8 @@ pub use write::Progress;
 const VECTOR_SEQ: &str = "vector_seq";
 /// Meta name of the embedding model the index was built with ([`Embedder::fingerprint`]).
 const MODEL_META: &str = "model";
+/// The store file of an engine that is its own source of truth.
+const STORE_FILE: &str = "store.redb";
 /// The vector files (graph, exact vectors) in an engine directory.
 const VECTOR_FILES: [&str; 2] = ["chunks.usearch", "chunks.f32"];
 
@@ -80,6 +90,8 @@ pub struct Shared {
     config: EngineConfig,
     /// Serialises writers; holds how many vector changes are not yet saved to disk.
     writer: Mutex<usize>,
+    /// The indexes rebuilt from the store when the engine opened.
+    repairs: Mutex<Vec<Repair>>,
     dir: PathBuf,
 }
 
@@ -183,44 +195,67 @@ impl SearchEngine {
         let file = if source.is_some() {
             "index.redb"
         } else {
-            "store.redb"
+            STORE_FILE
         };
         let store_dir = dir.clone();
-        let store = run_blocking(move || {
+        let own_store = source.is_none();
+        let (store, repaired) = run_blocking(move || {
             std::fs::create_dir_all(&store_dir).map_err(|source| Error::Io {
                 path: store_dir.clone(),
                 source,
             })?;
-            let store = RedbStore::open(store_dir.join(file))?;
+            let path = store_dir.join(file);
+            let (store, repaired) = if own_store {
+                refuse_lost_store(&store_dir)?;
+                (RedbStore::open(&path)?, None)
+            } else {
+                // The bookkeeping beside another store is derived from it: a damaged one
+                // is rebuilt, with the indexes, by the reconciliation below.
+                match RedbStore::open_unless_damaged(&path)? {
+                    Ok(store) => (store, None),
+                    Err(damage) => {
+                        remove_derived(&store_dir, &path)?;
+                        let repair = Repair {
+                            index: "bookkeeping",
+                            path: path.clone(),
+                            reason: damage.why,
+                        };
+                        (RedbStore::open(&path)?, Some(repair))
+                    }
+                }
+            };
             check_model(&store, &store_dir, &fingerprint, reembed)?;
-            Ok(store)
+            Ok((store, repaired))
         })
         .await?;
         if let Some(source) = &source {
             repair::reconcile(&store, source.as_ref()).await?;
         }
-        let (engine, keyword_fresh, vectors_fresh) =
+        let (engine, keyword, vectors) =
             run_blocking(move || Self::open_files(dir, store, source, embedder, config)).await?;
-        engine.repair(keyword_fresh, vectors_fresh).await?;
+        if let Some(repair) = repaired {
+            engine.record(repair);
+        }
+        engine.repair(keyword, vectors).await?;
         Ok(engine)
     }
 
-    /// The blocking part of opening: both indexes and the catalog; whether each index was
-    /// created fresh.
+    /// The blocking part of opening: both indexes and the catalog; how each index found its
+    /// files.
     fn open_files(
         dir: PathBuf,
         store: RedbStore,
         source: Option<Arc<dyn Store>>,
         embedder: Arc<dyn Embedder>,
         config: EngineConfig,
-    ) -> Result<(Self, bool, bool)> {
-        let (keyword, keyword_fresh) = KeywordIndex::open(&dir.join("keyword"))?;
+    ) -> Result<(Self, Opened, Opened)> {
+        let (keyword, keyword_opened) = KeywordIndex::open(&dir.join("keyword"))?;
         // Graphs of versions before chunking (`vectors.*`, keyed by item) are rebuilt from
         // the store as `chunks.*`.
         for old in ["vectors.usearch", "vectors.f32"] {
             let _ = std::fs::remove_file(dir.join(old));
         }
-        let (mut vectors, vectors_fresh) =
+        let (mut vectors, vectors_opened) =
             VectorIndex::open(&dir.join(VECTOR_FILES[0]), embedder.dimensions())?;
         vectors.set_rollup(config.chunk_rollup);
         let mut catalog = Catalog::default();
@@ -243,12 +278,13 @@ impl SearchEngine {
             embedder,
             config,
             writer: Mutex::new(0),
+            repairs: Mutex::new(Vec::new()),
             dir,
         };
         let engine = Self {
             shared: Arc::new(shared),
         };
-        Ok((engine, keyword_fresh, vectors_fresh))
+        Ok((engine, keyword_opened, vectors_opened))
     }
 
     /// Runs blocking `f` with a handle to this engine on tokio's blocking pool.
@@ -324,6 +360,70 @@ impl SearchEngine {
     pub fn flush(&self) -> Result<()> {
         self.shared.flush()
     }
+
+    /// The derived indexes this engine found damaged (a file missing, torn or failing its
+    /// checksum) or out of step with the store when it opened, and rebuilt from the store;
+    /// empty after a clean open. Nothing the store holds is lost by a repair.
+    pub fn repairs(&self) -> Vec<Repair> {
+        self.repairs.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+/// Removes a damaged bookkeeping file and the indexes derived with it, to be rebuilt from
+/// the source store.
+fn remove_derived(dir: &Path, bookkeeping: &Path) -> Result<()> {
+    let io = |path: PathBuf| move |source| Error::Io { path, source };
+    std::fs::remove_file(bookkeeping).map_err(io(bookkeeping.to_path_buf()))?;
+    let keyword = dir.join("keyword");
+    if keyword.exists() {
+        std::fs::remove_dir_all(&keyword).map_err(io(keyword))?;
+    }
+    for file in VECTOR_FILES {
+        let path = dir.join(file);
+        if path.exists() {
+            std::fs::remove_file(&path).map_err(io(path))?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses to open an engine directory whose store (the source of truth) is missing or empty
+/// while the indexes derived from it are there: creating a new, empty store over them would
+/// silently drop every item, and the indexes cannot give them back (they hold no item
+/// whole). The error names the store file; nothing in the directory is changed.
+fn refuse_lost_store(dir: &Path) -> Result<()> {
+    let store = dir.join(STORE_FILE);
+    let len = match std::fs::metadata(&store) {
+        Ok(meta) => Some(meta.len()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(Error::Io {
+                path: store,
+                source: e,
+            })
+        }
+    };
+    if len.is_some_and(|n| n > 0) {
+        return Ok(());
+    }
+    let derived: Vec<&str> = ["keyword", VECTOR_FILES[0], VECTOR_FILES[1]]
+        .into_iter()
+        .filter(|f| dir.join(f).exists())
+        .collect();
+    if derived.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Storage {
+        message: format!(
+            "the store is {} but its indexes ({}) are there: the store is the source of \
+             truth and cannot be rebuilt from them; restore {STORE_FILE} from a backup, or \
+             remove the directory and index the notes again",
+            if len.is_some() { "empty" } else { "missing" },
+            derived.join(", ")
+        ),
+        path: store,
+        source: None,
+    })
 }
 
 /// Checks that the index in `dir` was built with the model `fingerprint` names (recording it

@@ -8,8 +8,9 @@
 //! example through the plain [`navigator_core::Store`] interface) are embedded here. The
 //! store and index work runs on tokio's blocking pool.
 
-use super::{SearchEngine, VECTOR_SEQ};
+use super::{SearchEngine, VECTOR_FILES, VECTOR_SEQ};
 use crate::chunk::ItemVectors;
+use crate::opened::{Opened, Repair};
 use crate::store::RedbStore;
 use crate::{Error, Result};
 use navigator_core::{Item, ItemScan, Store};
@@ -69,9 +70,24 @@ pub(super) async fn reconcile(own: &RedbStore, source: &dyn Store) -> Result<()>
 type VectorChunk = (Vec<(u64, ItemVectors)>, Vec<(u64, Item)>, Vec<u64>);
 
 impl SearchEngine {
-    /// Brings both indexes up to the store. The store and index work runs on the blocking
-    /// pool; only embedding items stored without a vector awaits on the caller's task.
-    pub(super) async fn repair(&self, keyword_fresh: bool, vectors_fresh: bool) -> Result<()> {
+    /// Brings both indexes up to the store, recording every rebuild of a damaged index (and
+    /// of indexes found out of step with the store) in the engine's repairs. The store and
+    /// index work runs on the blocking pool; only embedding items stored without a vector
+    /// awaits on the caller's task.
+    pub(super) async fn repair(&self, keyword: Opened, vectors: Opened) -> Result<()> {
+        let (keyword_fresh, vectors_fresh) = (keyword.is_empty(), vectors.is_empty());
+        for (index, path, opened) in [
+            ("keyword", self.dir.join("keyword"), keyword),
+            ("vector", self.dir.join(VECTOR_FILES[0]), vectors),
+        ] {
+            if let Opened::Damaged(reason) = opened {
+                self.record(Repair {
+                    index,
+                    path,
+                    reason,
+                });
+            }
+        }
         let (last, keyword_from, vector_from) = self
             .blocking(move |engine| {
                 let keyword_from = (!keyword_fresh)
@@ -90,12 +106,16 @@ impl SearchEngine {
                 let diverged =
                     engine.keyword.num_docs() != n as u64 || engine.vectors.item_count()? != n;
                 if diverged {
-                    tracing::warn!(
-                        items = n,
-                        keyword_docs = engine.keyword.num_docs(),
-                        vectors = engine.vectors.item_count()?,
-                        "indexes diverge from the store after replay; rebuilding them"
-                    );
+                    engine.record(Repair {
+                        index: "indexes",
+                        path: engine.dir.clone(),
+                        reason: format!(
+                            "after replaying the change log they held {} and {} items, the \
+                             store {n}",
+                            engine.keyword.num_docs(),
+                            engine.vectors.item_count()?
+                        ),
+                    });
                     engine.keyword.clear()?;
                     engine.vectors.clear()?;
                 }
@@ -107,6 +127,14 @@ impl SearchEngine {
         }
         self.blocking(move |engine| engine.store.prune_changes(last))
             .await
+    }
+
+    /// Records (and logs) a rebuild.
+    pub(super) fn record(&self, repair: Repair) {
+        tracing::warn!("{repair}");
+        if let Ok(mut repairs) = self.repairs.lock() {
+            repairs.push(repair);
+        }
     }
 
     /// The keys an index starting at `from` must (re)apply; every key for `None`.

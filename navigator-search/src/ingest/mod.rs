@@ -40,6 +40,30 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use sync::Sync;
 
+/// How one note becomes an item, without an engine: what [`index_folder`] does with each
+/// note whose content changed (front matter, markdown, placement by folder; see the README's
+/// "How notes become items"). `path` is the note's path relative to the vault root,
+/// `/`-separated; `modified` stands in for dates the front matter does not give. Returns the
+/// item and the front matter's warnings, or why the note would be skipped.
+///
+/// ```
+/// use navigator_search::ingest::{note_to_item, ParaLayout};
+/// let text = "---\ntags: [q3]\n---\n# Launch plan\nShip it.";
+/// let (item, warnings) =
+///     note_to_item("Projects/Launch/plan.md", text, &ParaLayout::default(), chrono::Utc::now())
+///         .unwrap();
+/// assert_eq!((item.title.as_str(), item.category.as_str()), ("Launch plan", "projects"));
+/// assert!(warnings.is_empty());
+/// ```
+pub fn note_to_item(
+    path: &str,
+    text: &str,
+    layout: &ParaLayout,
+    modified: DateTime<Utc>,
+) -> std::result::Result<(navigator_core::Item, Vec<String>), (SkipReason, String)> {
+    note::note_item(path, text, layout, modified, Default::default())
+}
+
 /// How a source is read.
 #[derive(Debug, Clone)]
 pub struct IngestOptions {

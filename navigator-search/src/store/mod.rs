@@ -7,13 +7,17 @@
 //! the last sequence number it has applied; on open the engine replays the log past that number,
 //! which repairs any divergence left by a crash between the store commit and the index writes.
 
+mod probe;
 mod service;
+
+pub(crate) use probe::Damage;
 mod vectors;
 
 use crate::chunk::ItemVectors;
 use crate::{Error, Result};
 use navigator_core::Item;
 use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 const ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("items");
@@ -68,24 +72,37 @@ impl std::fmt::Debug for RedbStore {
 
 impl RedbStore {
     /// Opens the database file at `path`, creating it (and its tables) when missing.
+    ///
+    /// An existing file is first opened in memory ([`probe`]): a file redb cannot open
+    /// (truncated, overwritten, damaged) is refused with an [`Error::Storage`] naming it —
+    /// never a panic — and left unchanged.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref().to_path_buf();
-        let db = Database::create(&path).map_err(|e| storage(&path, e))?;
-        let store = Self { db, path };
-        let txn = store.db.begin_write().map_err(|e| store.err(e))?;
-        {
-            txn.open_table(ITEMS).map_err(|e| store.err(e))?;
-            txn.open_table(KEYS).map_err(|e| store.err(e))?;
-            txn.open_table(IDS).map_err(|e| store.err(e))?;
-            txn.open_table(VECTORS).map_err(|e| store.err(e))?;
-            txn.open_table(CHANGES).map_err(|e| store.err(e))?;
-            txn.open_table(COUNTERS).map_err(|e| store.err(e))?;
-            txn.open_table(TOC_NODES).map_err(|e| store.err(e))?;
-            txn.open_table(GRIPS).map_err(|e| store.err(e))?;
-            txn.open_table(META).map_err(|e| store.err(e))?;
+        let path = path.as_ref();
+        Self::open_unless_damaged(path)?.map_err(|damage| damaged(path, damage))
+    }
+
+    /// [`open`](Self::open), with a damaged file as the inner `Err`, apart from the other
+    /// failures (the file is in use, the disk fails).
+    pub(crate) fn open_unless_damaged(path: &Path) -> Result<std::result::Result<Self, Damage>> {
+        let path = path.to_path_buf();
+        let existing = std::fs::metadata(&path).is_ok_and(|m| m.len() > 0);
+        if existing {
+            if let Err(damage) = probe::probe(&path, create_tables) {
+                return Ok(Err(damage));
+            }
         }
-        txn.commit().map_err(|e| store.err(e))?;
-        Ok(store)
+        let db = match catch_unwind(AssertUnwindSafe(|| Database::create(&path))) {
+            Ok(db) => db.map_err(|e| storage(&path, e))?,
+            Err(_) => {
+                return Ok(Err(Damage {
+                    why: "redb failed opening it".into(),
+                    source: None,
+                }))
+            }
+        };
+        let store = Self { db, path };
+        create_tables(&store.db).map_err(|e| store.err(e))?;
+        Ok(Ok(store))
     }
 
     /// The database file.
@@ -420,6 +437,35 @@ impl RedbStore {
 }
 
 /// A store failure at `path`, keeping redb's (or the OS's) error as the source.
+/// Opens (creating when missing) every table, in one committed transaction.
+fn create_tables(db: &Database) -> std::result::Result<(), redb::Error> {
+    let txn = db.begin_write()?;
+    txn.open_table(ITEMS)?;
+    txn.open_table(KEYS)?;
+    txn.open_table(IDS)?;
+    txn.open_table(VECTORS)?;
+    txn.open_table(CHANGES)?;
+    txn.open_table(COUNTERS)?;
+    txn.open_table(TOC_NODES)?;
+    txn.open_table(GRIPS)?;
+    txn.open_table(META)?;
+    txn.commit()?;
+    Ok(())
+}
+
+/// The error for a store file redb cannot open: what is wrong, and what to do.
+fn damaged(path: &Path, damage: Damage) -> Error {
+    Error::Storage {
+        path: path.to_path_buf(),
+        message: format!(
+            "the store file is damaged and was left as it is: {}; restore it from a backup, \
+             or remove the directory and index the notes again",
+            damage.why
+        ),
+        source: damage.source,
+    }
+}
+
 fn storage(path: &Path, e: impl Into<navigator_core::BoxError>) -> Error {
     let source = e.into();
     Error::Storage {
@@ -446,6 +492,39 @@ mod tests {
             .unwrap()
             .to_utc();
         Item::new(id, ItemType::Task, format!("title {id}"), t).unwrap()
+    }
+
+    /// Defect 4 of the reliability audit: a truncated store file made open panic inside
+    /// redb. It is now a typed error naming the file, the file is left as it was, and an
+    /// intact file still opens with everything in it.
+    #[test]
+    fn defect_4_a_truncated_store_is_a_typed_error_and_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.redb");
+        {
+            let store = RedbStore::open(&path).unwrap();
+            let items: Vec<Item> = (0..200).map(|i| item(&format!("i{i}"))).collect();
+            store.write_items(&items, None).unwrap();
+        }
+        let intact = std::fs::read(&path).unwrap();
+        for cut in [intact.len() / 2, intact.len() / 3, 4096] {
+            std::fs::write(&path, &intact[..cut]).unwrap();
+            let err = RedbStore::open(&path).unwrap_err();
+            assert_eq!(err.kind(), navigator_core::ErrorKind::CorruptIndex, "{err}");
+            let text = err.to_string();
+            assert!(
+                text.contains("store.redb") && text.contains("damaged"),
+                "{text}"
+            );
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                &intact[..cut],
+                "left as it was"
+            );
+        }
+        std::fs::write(&path, &intact).unwrap();
+        let store = RedbStore::open(&path).unwrap();
+        assert!(store.item_by_key(1).unwrap().is_some());
     }
 
     #[test]

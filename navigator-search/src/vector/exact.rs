@@ -1,16 +1,40 @@
 //! [`ExactVectors`]: every item's f32 vector in one contiguous table, for exact cosine
 //! similarities (the graph only holds 8-bit codes), and its file.
 //!
-//! File layout (little-endian): the magic `NAVEXACT`, a format version (`u32`), the width
-//! (`u32`), the entry count (`u64`), then per entry the key (`u64`) and `width` f32 values.
+//! File layout (little-endian), format 2: the magic `NAVEXACT`, the format version (`u32`),
+//! the width (`u32`), the entry count (`u64`), the graph file's length (`u64`) and CRC-32
+//! (`u32`), the CRC-32 of the entries (`u32`); then per entry the key (`u64`) and `width` f32
+//! values. The graph's length and checksum live here because usearch reads its own file
+//! without verifying it (a damaged graph once crashed the process): the engine checks the
+//! graph's bytes against them before handing them to usearch.
 
 use std::collections::HashMap;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"NAVEXACT";
-const VERSION: u32 = 1;
-const HEADER: usize = 8 + 4 + 4 + 8;
+const VERSION: u32 = 2;
+/// Magic, version, width, count, graph length, graph CRC, entries CRC.
+const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 4 + 4;
+/// Where the entries' CRC sits in the header.
+const BODY_CRC_AT: u64 = 36;
+
+/// The length and CRC-32 of a serialized graph, kept in the table's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct GraphSum {
+    pub(super) len: u64,
+    pub(super) crc: u32,
+}
+
+impl GraphSum {
+    /// The sum of a graph's serialized bytes.
+    pub(super) fn of(bytes: &[u8]) -> Self {
+        Self {
+            len: bytes.len() as u64,
+            crc: crc32fast::hash(bytes),
+        }
+    }
+}
 
 /// Exact vectors by key; freed slots are reused.
 pub(super) struct ExactVectors {
@@ -94,14 +118,20 @@ impl ExactVectors {
         Some(dot(query, v) * query_inv_norm * self.inv_norm[slot])
     }
 
-    /// Writes the table to `path` and flushes it to disk.
-    pub(super) fn save(&self, path: &Path) -> std::io::Result<()> {
+    /// Writes the table, with the sum of the graph it belongs to, to `path` and flushes it
+    /// to disk.
+    pub(super) fn save(&self, path: &Path, graph: GraphSum) -> std::io::Result<()> {
         let file = std::fs::File::create(path)?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         out.write_all(MAGIC)?;
         out.write_all(&VERSION.to_le_bytes())?;
         out.write_all(&(self.dims as u32).to_le_bytes())?;
         out.write_all(&(self.len() as u64).to_le_bytes())?;
+        out.write_all(&graph.len.to_le_bytes())?;
+        out.write_all(&graph.crc.to_le_bytes())?;
+        // The entries' checksum is known once they are written.
+        out.write_all(&0u32.to_le_bytes())?;
+        let mut crc = crc32fast::Hasher::new();
         let mut buf = Vec::with_capacity(8 + 4 * self.dims);
         for (slot, key) in self.keys.iter().enumerate() {
             let Some(key) = key else { continue };
@@ -110,38 +140,65 @@ impl ExactVectors {
             for x in &self.data[slot * self.dims..(slot + 1) * self.dims] {
                 buf.extend_from_slice(&x.to_le_bytes());
             }
+            crc.update(&buf);
             out.write_all(&buf)?;
         }
+        out.seek(SeekFrom::Start(BODY_CRC_AT))?;
+        out.write_all(&crc.finalize().to_le_bytes())?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()
     }
 
-    /// Reads a table written by [`Self::save`]; `None` when the file is missing, torn, of
-    /// another format or of another width.
-    pub(super) fn load(path: &Path, dims: usize) -> Option<Self> {
-        let bytes = std::fs::read(path).ok()?;
-        let header = bytes.get(..HEADER)?;
-        let u32_at = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().unwrap_or([0; 4]));
-        if &header[..8] != MAGIC || u32_at(8) != VERSION || u32_at(12) as usize != dims {
-            return None;
+    /// Reads a table written by [`Self::save`] and the sum of its graph; why not when the
+    /// file is missing, torn, damaged (its checksum), of another format or of another width.
+    pub(super) fn load(path: &Path, dims: usize) -> Result<(Self, GraphSum), String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
+        let header = bytes
+            .get(..HEADER)
+            .ok_or_else(|| format!("{} bytes, shorter than its header", bytes.len()))?;
+        let u32_at = |i: usize| u32::from_le_bytes(std::array::from_fn(|j| header[i + j]));
+        let u64_at = |i: usize| u64::from_le_bytes(std::array::from_fn(|j| header[i + j]));
+        if &header[..8] != MAGIC {
+            return Err("not a vector table (its magic number)".into());
         }
-        let count = usize::try_from(u64::from_le_bytes(header[16..24].try_into().ok()?)).ok()?;
+        if u32_at(8) != VERSION {
+            return Err(format!("format {}, not {VERSION}", u32_at(8)));
+        }
+        if u32_at(12) as usize != dims {
+            return Err(format!("{}-d vectors, not {dims}-d", u32_at(12)));
+        }
         let entry = 8 + 4 * dims;
-        if bytes.len() != HEADER.checked_add(count.checked_mul(entry)?)? {
-            return None;
+        let expected = usize::try_from(u64_at(16))
+            .ok()
+            .and_then(|count| count.checked_mul(entry))
+            .and_then(|body| body.checked_add(HEADER));
+        if expected != Some(bytes.len()) {
+            return Err(format!(
+                "{} bytes, not what {} entries take",
+                bytes.len(),
+                u64_at(16)
+            ));
         }
+        let body = &bytes[HEADER..];
+        if crc32fast::hash(body) != u32_at(BODY_CRC_AT as usize) {
+            return Err("its entries fail their checksum".into());
+        }
+        let graph = GraphSum {
+            len: u64_at(24),
+            crc: u32_at(32),
+        };
         let mut table = Self::new(dims);
         let mut v = vec![0f32; dims];
-        for chunk in bytes[HEADER..].chunks_exact(entry) {
-            let key = u64::from_le_bytes(chunk[..8].try_into().ok()?);
+        for chunk in body.chunks_exact(entry) {
+            let key = u64::from_le_bytes(std::array::from_fn(|j| chunk[j]));
             for (x, b) in v.iter_mut().zip(chunk[8..].chunks_exact(4)) {
-                *x = f32::from_le_bytes(b.try_into().ok()?);
+                *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             }
             if table.slot_of.contains_key(&key) {
-                return None;
+                return Err(format!("key {key} twice"));
             }
             table.put(key, &v);
         }
-        Some(table)
+        Ok((table, graph))
     }
 }
 
@@ -207,7 +264,7 @@ mod tests {
     }
 
     #[test]
-    fn a_saved_table_loads_back_and_a_torn_or_foreign_file_does_not() {
+    fn a_saved_table_loads_back_and_a_torn_damaged_or_foreign_file_does_not() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v.f32");
         let mut t = ExactVectors::new(3);
@@ -215,8 +272,10 @@ mod tests {
             t.put(k, &[k as f32, 1.0, -(k as f32)]);
         }
         t.remove(10);
-        t.save(&path).unwrap();
-        let back = ExactVectors::load(&path, 3).unwrap();
+        let sum = GraphSum::of(b"graph bytes");
+        t.save(&path, sum).unwrap();
+        let (back, back_sum) = ExactVectors::load(&path, 3).unwrap();
+        assert_eq!(back_sum, sum);
         assert_eq!(back.len(), 49);
         let q = [3.0, 1.0, -3.0];
         assert_eq!(
@@ -224,12 +283,27 @@ mod tests {
             t.similarity(3, &q, inverse_norm(&q))
         );
         assert!(back.similarity(10, &q, 1.0).is_none());
-        assert!(ExactVectors::load(&path, 4).is_none(), "other width");
+        let err = |r: Result<(ExactVectors, GraphSum), String>| r.err().unwrap();
+        assert!(
+            err(ExactVectors::load(&path, 4)).contains("3-d"),
+            "other width"
+        );
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
-        assert!(ExactVectors::load(&path, 3).is_none(), "torn file");
+        assert!(
+            err(ExactVectors::load(&path, 3)).contains("bytes"),
+            "torn file"
+        );
+        let mut flipped = bytes.clone();
+        flipped[HEADER + 20] ^= 0x10;
+        std::fs::write(&path, &flipped).unwrap();
+        assert!(err(ExactVectors::load(&path, 3)).contains("checksum"));
         std::fs::write(&path, b"not a table").unwrap();
-        assert!(ExactVectors::load(&path, 3).is_none());
-        assert!(ExactVectors::load(&dir.path().join("missing"), 3).is_none());
+        assert!(err(ExactVectors::load(&path, 3)).contains("header"));
+        let mut v1 = bytes;
+        v1[8] = 1;
+        std::fs::write(&path, &v1).unwrap();
+        assert!(err(ExactVectors::load(&path, 3)).contains("format 1"));
+        assert!(ExactVectors::load(&dir.path().join("missing"), 3).is_err());
     }
 }

@@ -15,18 +15,22 @@
 //! 384-d unit vector's components within about ±20.
 //!
 //! Files: the graph in `chunks.usearch`, the exact vectors in `chunks.f32`, each written to
-//! a temporary file and renamed, so a crash never leaves a torn file. On open, a graph of
-//! another form (f32 graphs of earlier versions) or a table that does not hold exactly the
-//! graph's keys starts both empty, and the engine rebuilds them from the store, which keeps
-//! every vector; whatever a crash loses is re-added from the store's change log on open,
-//! without the model. Memory: 4 bytes per dimension per item for the exact vectors, plus 1
-//! for the codes and the graph's links.
+//! a temporary file and renamed, so a crash never leaves a torn file. The table records the
+//! graph file's length and CRC-32 and its own entries' CRC-32: usearch reads a graph file
+//! without verifying it (flipped bytes once crashed the process), so on open the graph's
+//! bytes are checked against the table before usearch sees them. Missing, torn or damaged
+//! files, a graph of another form (f32 graphs of earlier versions), or a table that does not
+//! hold exactly the graph's keys start both empty ([`Opened::Damaged`], with the reason), and
+//! the engine rebuilds them from the store, which keeps every vector; whatever a crash loses
+//! is re-added from the store's change log on open, without the model. Memory: 4 bytes per
+//! dimension per item for the exact vectors, plus 1 for the codes and the graph's links.
 
 mod exact;
 mod items;
 
+use crate::opened::Opened;
 use crate::{Error, Result};
-use exact::{inverse_norm, ExactVectors};
+use exact::{inverse_norm, ExactVectors, GraphSum};
 use std::path::{Path, PathBuf};
 use std::sync::{RwLock, RwLockReadGuard};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
@@ -86,34 +90,65 @@ fn new_graph(path: &Path, dims: usize) -> Result<Index> {
     .map_err(|e| vec_err(path, e))
 }
 
+/// Reads the graph at `path` and the exact vectors beside it, verifying the graph's bytes
+/// against the length and checksum the table records before usearch sees them; why not.
+fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
+    let name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let exact_file = exact_path(path);
+    let (exact, sum) = ExactVectors::load(&exact_file, dims)
+        .map_err(|why| format!("{}: {why}", name(&exact_file)))?;
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot be read: {e}", name(path)))?;
+    if GraphSum::of(&bytes) != sum {
+        return Err(format!(
+            "{}: {} bytes that do not match the length ({}) and checksum {} records",
+            name(path),
+            bytes.len(),
+            sum.len,
+            name(&exact_file)
+        ));
+    }
+    let graph = Index::restore_from_buffer(&bytes).map_err(|e| format!("{}: {e}", name(path)))?;
+    if graph.dimensions() != dims
+        || graph.scalar_kind() != ScalarKind::I8
+        || graph.metric_kind() != MetricKind::Cos
+    {
+        return Err(format!("{}: a graph of another form", name(path)));
+    }
+    if exact.len() != graph.size() || !exact.keys().all(|k| graph.contains(k)) {
+        return Err(format!(
+            "{} and {} hold different keys",
+            name(path),
+            name(&exact_file)
+        ));
+    }
+    Ok(Inner { graph, exact })
+}
+
 impl VectorIndex {
     /// Loads the graph saved at `path` and the exact vectors beside it, or starts both empty
-    /// when either is missing, unreadable, of another form or of other dimensions, or when
-    /// they do not hold the same keys. The flag says whether it started empty.
-    pub(crate) fn open(path: &Path, dims: usize) -> Result<(Self, bool)> {
-        let graph = path
-            .exists()
-            .then(|| Index::restore(&path.to_string_lossy()).ok())
-            .flatten()
-            .filter(|g| {
-                g.dimensions() == dims
-                    && g.scalar_kind() == ScalarKind::I8
-                    && g.metric_kind() == MetricKind::Cos
-            });
-        let loaded = graph.and_then(|graph| {
-            let exact = ExactVectors::load(&exact_path(path), dims)?;
-            (exact.len() == graph.size() && exact.keys().all(|k| graph.contains(k)))
-                .then_some(Inner { graph, exact })
-        });
-        let (inner, fresh) = match loaded {
-            Some(inner) => (inner, false),
-            None => (
-                Inner {
-                    graph: new_graph(path, dims)?,
-                    exact: ExactVectors::new(dims),
-                },
-                true,
-            ),
+    /// when neither is there ([`Opened::New`]) or when they cannot be used
+    /// ([`Opened::Damaged`]: missing, torn, failing their checksums, of another form or
+    /// other dimensions, or not holding the same keys).
+    pub(crate) fn open(path: &Path, dims: usize) -> Result<(Self, Opened)> {
+        let (inner, opened) = if !path.exists() && !exact_path(path).exists() {
+            (None, Opened::New)
+        } else {
+            match load(path, dims) {
+                Ok(inner) => (Some(inner), Opened::Loaded),
+                Err(why) => (None, Opened::damaged(why)),
+            }
+        };
+        let inner = match inner {
+            Some(inner) => inner,
+            None => Inner {
+                graph: new_graph(path, dims)?,
+                exact: ExactVectors::new(dims),
+            },
         };
         inner.graph.change_expansion_add(EXPANSION_ADD);
         inner.graph.change_expansion_search(EXPANSION_SEARCH);
@@ -129,7 +164,7 @@ impl VectorIndex {
                 path: path.to_path_buf(),
                 rollup: crate::ChunkRollup::Max,
             },
-            fresh,
+            opened,
         ))
     }
 
@@ -295,7 +330,8 @@ impl VectorIndex {
     }
 
     /// Writes the graph and the exact vectors to their files atomically (temporary files,
-    /// flushed, then renamed).
+    /// flushed, then renamed; the table, renamed last, records the graph's length and
+    /// checksum).
     pub(crate) fn save(&self) -> Result<()> {
         let tmp = self.path.with_extension("usearch.tmp");
         let exact = exact_path(&self.path);
@@ -306,14 +342,34 @@ impl VectorIndex {
                 .graph
                 .save(&tmp.to_string_lossy())
                 .map_err(|e| self.err(e))?;
-            inner.exact.save(&exact_tmp).map_err(|e| self.err(e))?;
+            let sum = graph_sum(&tmp).map_err(|e| self.err(e))?;
+            inner.exact.save(&exact_tmp, sum).map_err(|e| self.err(e))?;
         }
-        std::fs::File::open(&tmp)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| self.err(e))?;
         std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))?;
         std::fs::rename(&exact_tmp, &exact).map_err(|e| self.err(e))
     }
+}
+
+/// The sum of the graph file at `path` (read in blocks), after flushing it to disk.
+fn graph_sum(path: &Path) -> std::io::Result<GraphSum> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    file.sync_all()?;
+    let mut crc = crc32fast::Hasher::new();
+    let mut len = 0u64;
+    let mut block = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut block)?;
+        if n == 0 {
+            break;
+        }
+        crc.update(&block[..n]);
+        len += n as u64;
+    }
+    Ok(GraphSum {
+        len,
+        crc: crc.finalize(),
+    })
 }
 
 impl crate::retrieval::ExactSimilarity for VectorIndex {
@@ -369,8 +425,8 @@ mod tests {
     #[test]
     fn a_large_batch_applies_like_its_changes_in_order() {
         let dir = tempfile::tempdir().unwrap();
-        let (index, fresh) = VectorIndex::open(&dir.path().join("v.usearch"), 16).unwrap();
-        assert!(fresh);
+        let (index, opened) = VectorIndex::open(&dir.path().join("v.usearch"), 16).unwrap();
+        assert_eq!(opened, Opened::New);
         let vectors: Vec<Vec<f32>> = (0..600).map(|i| unit(i, 16)).collect();
         let replaced = unit(10_000, 16);
         let mut changes = keyed(&vectors);
@@ -430,21 +486,38 @@ mod tests {
         assert!(evens.iter().all(|(k, _)| k % 2 == 0));
     }
 
+    /// A saved index of 300 16-d vectors (key 3 deleted) at `path`.
+    fn saved(path: &Path, dims: usize) -> Vec<Vec<f32>> {
+        let vectors: Vec<Vec<f32>> = (0..300).map(|i| unit(i, dims)).collect();
+        let (index, opened) = VectorIndex::open(path, dims).unwrap();
+        assert_eq!(opened, Opened::New);
+        index.apply(&keyed(&vectors)).unwrap();
+        index.apply(&[(3, None)]).unwrap();
+        index.save().unwrap();
+        vectors
+    }
+
+    /// Opens `path`, expecting it to start empty for a reason containing `why`.
+    fn assert_damaged(path: &Path, dims: usize, why: &str) {
+        let (index, opened) = VectorIndex::open(path, dims).unwrap();
+        match &opened {
+            Opened::Damaged(reason) => assert!(reason.contains(why), "{reason:?} lacks {why:?}"),
+            other => panic!("opened as {other:?}, expected damaged ({why})"),
+        }
+        assert_eq!(index.len().unwrap(), 0);
+        // An emptied index takes writes and saves again.
+        index.apply(&[(1, Some(unit(1, dims).as_slice()))]).unwrap();
+        index.save().unwrap();
+    }
+
     #[test]
     fn a_saved_index_reopens_and_a_missing_or_foreign_part_starts_empty() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v.usearch");
         let dims = 16;
-        let vectors: Vec<Vec<f32>> = (0..300).map(|i| unit(i, dims)).collect();
-        {
-            let (index, fresh) = VectorIndex::open(&path, dims).unwrap();
-            assert!(fresh);
-            index.apply(&keyed(&vectors)).unwrap();
-            index.apply(&[(3, None)]).unwrap();
-            index.save().unwrap();
-        }
-        let (index, fresh) = VectorIndex::open(&path, dims).unwrap();
-        assert!(!fresh);
+        let vectors = saved(&path, dims);
+        let (index, opened) = VectorIndex::open(&path, dims).unwrap();
+        assert_eq!(opened, Opened::Loaded);
         assert_eq!(index.len().unwrap(), 299);
         assert_eq!(index.search(&vectors[9], 1, |_| true).unwrap()[0].0, 9);
         assert!(index.similarities(&vectors[3], &[3]).unwrap().is_empty());
@@ -452,12 +525,9 @@ mod tests {
 
         // Without its exact vectors the graph is not used.
         std::fs::remove_file(exact_path(&path)).unwrap();
-        let (index, fresh) = VectorIndex::open(&path, dims).unwrap();
-        assert!(fresh);
-        assert_eq!(index.len().unwrap(), 0);
-        drop(index);
+        assert_damaged(&path, dims, "v.f32: cannot be read");
 
-        // A graph of f32 vectors (the earlier form) is rebuilt, not read.
+        // A graph of f32 vectors (an earlier form) is rebuilt, not read.
         let old = Index::new(&IndexOptions {
             dimensions: dims,
             metric: MetricKind::Cos,
@@ -470,10 +540,42 @@ mod tests {
         old.save(&path.to_string_lossy()).unwrap();
         let mut table = ExactVectors::new(dims);
         table.put(1, &vectors[1]);
-        table.save(&exact_path(&path)).unwrap();
-        let (index, fresh) = VectorIndex::open(&path, dims).unwrap();
-        assert!(fresh);
-        assert_eq!(index.len().unwrap(), 0);
+        let bytes = std::fs::read(&path).unwrap();
+        table
+            .save(&exact_path(&path), GraphSum::of(&bytes))
+            .unwrap();
+        assert_damaged(&path, dims, "another form");
+    }
+
+    /// Defect 3 of the reliability audit: flipping bytes in the middle of the graph file made
+    /// usearch crash the process (SIGSEGV) on open. The graph is now checked against the sum
+    /// its table records before usearch reads it.
+    #[test]
+    fn defect_3_a_graph_with_flipped_body_bytes_is_rebuilt_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.usearch");
+        let dims = 16;
+        type Damage = fn(&mut Vec<u8>);
+        let damages: [(&str, Damage); 3] = [
+            ("flipped", |b| {
+                let len = b.len();
+                for p in [len / 3, len / 2, len / 2 + 1, len - 9] {
+                    b[p] ^= 0x5a;
+                }
+            }),
+            ("truncated", |b| b.truncate(b.len() / 2)),
+            ("emptied", |b| b.clear()),
+        ];
+        for (what, damage) in damages {
+            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_file(exact_path(&path));
+            saved(&path, dims);
+            let mut bytes = std::fs::read(&path).unwrap();
+            damage(&mut bytes);
+            std::fs::write(&path, &bytes).unwrap();
+            eprintln!("graph {what}");
+            assert_damaged(&path, dims, "do not match");
+        }
     }
 
     #[test]

@@ -80,6 +80,12 @@ pub struct TasksByStatusArgs {
     /// Only this status (default: all, grouped).
     #[serde(default)]
     pub status: Option<TaskStatus>,
+    /// How many tasks of the listing (by status, then in tree order) to skip (default 0).
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// Page size, 1 to 500 (default 100).
+    #[serde(default)]
+    pub limit: Option<u32>,
 }
 
 /// `get_pending_syncs`.

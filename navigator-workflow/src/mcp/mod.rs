@@ -97,10 +97,22 @@ impl NavigatorServer {
     /// Serves over stdin/stdout until the client disconnects, answering lines that are not
     /// JSON with JSON-RPC parse errors (`-32700`, id null).
     pub async fn serve_stdio(self) -> Result<(), Error> {
+        let (input, output) = rmcp::transport::stdio_pipes();
+        self.serve_on(input, output).await
+    }
+
+    /// Serves over any pair of byte streams (a socket, an in-process pipe) until the client
+    /// disconnects, with the same line handling as [`serve_stdio`](Self::serve_stdio): one
+    /// JSON-RPC message per line, parse errors (`-32700`) for lines that are not JSON. Must
+    /// be awaited inside a tokio runtime.
+    pub async fn serve_on(
+        self,
+        input: impl tokio::io::AsyncRead + Unpin + Send + 'static,
+        output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
+    ) -> Result<(), Error> {
         let transport = |e: &dyn std::fmt::Display| Error::Transport {
             message: e.to_string(),
         };
-        let (input, output) = rmcp::transport::stdio_pipes();
         let service = self
             .serve(jsonrpc::front(input, output))
             .await

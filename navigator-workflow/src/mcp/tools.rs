@@ -17,9 +17,9 @@ use crate::error::Error;
 
 /// The most tasks one `get_next_tasks_from_tree` call returns.
 const MAX_LIMIT: u32 = 1000;
-/// The default and largest page of `get_pending_syncs`.
-const SYNC_PAGE: u32 = 100;
-const MAX_SYNC_PAGE: u32 = 500;
+/// The default and largest page of `get_pending_syncs` and `get_tasks_by_status`.
+const PAGE: u32 = 100;
+const MAX_PAGE: u32 = 500;
 /// The lease `claim_task` grants when none is asked for (five minutes).
 const DEFAULT_LEASE_MS: u64 = 300_000;
 
@@ -167,7 +167,7 @@ impl NavigatorServer {
     }
 
     #[tool(
-        description = "Get all tasks grouped by status (PENDING, IN_PROGRESS, COMPLETED, FAILED, HITL, PAUSED), or only one status.",
+        description = "Get tasks grouped by status (PENDING, IN_PROGRESS, COMPLETED, FAILED, HITL, PAUSED), or of one status, one page at a time: counts cover every task; tasks holds the page (by status, then tree order; offset, limit up to 500; nextOffset when more remain).",
         output_schema = envelope_schema(),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
@@ -175,16 +175,42 @@ impl NavigatorServer {
         &self,
         Parameters(args): Parameters<TasksByStatusArgs>,
     ) -> CallToolResult {
-        let nav = self.lock();
-        let mut groups = nav.tasks_by_status();
-        if let Some(only) = args.status {
-            groups.retain(|status, _| *status == only);
-        }
-        let counts: serde_json::Map<String, Value> = groups
-            .iter()
-            .map(|(status, tasks)| (status.to_string(), json!(tasks.len())))
-            .collect();
-        respond(json!({ "counts": counts, "tasks": groups }), None)
+        run(|| {
+            let limit = page_limit(args.limit)?;
+            let offset = usize::try_from(args.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+            let nav = self.lock();
+            let mut groups = nav.tasks_by_status();
+            if let Some(only) = args.status {
+                groups.retain(|status, _| *status == only);
+            }
+            let counts: serde_json::Map<String, Value> = groups
+                .iter()
+                .map(|(status, tasks)| (status.to_string(), json!(tasks.len())))
+                .collect();
+            let total: usize = groups.values().map(Vec::len).sum();
+            // The page of the listing, kept grouped: skip `offset` tasks in status order.
+            let mut page: serde_json::Map<String, Value> = serde_json::Map::new();
+            let (mut skip, mut room) = (offset, limit as usize);
+            for (status, tasks) in &groups {
+                let taken: Vec<_> = tasks.iter().skip(skip).take(room).collect();
+                skip = skip.saturating_sub(tasks.len());
+                room -= taken.len();
+                if !taken.is_empty() {
+                    page.insert(status.to_string(), json!(taken));
+                }
+            }
+            let next = offset.saturating_add(limit as usize - room);
+            Ok(respond(
+                json!({
+                    "counts": counts,
+                    "total": total,
+                    "offset": offset,
+                    "nextOffset": (next < total).then_some(next),
+                    "tasks": page,
+                }),
+                None,
+            ))
+        })
     }
 
     #[tool(
@@ -197,13 +223,7 @@ impl NavigatorServer {
         Parameters(args): Parameters<PendingSyncsArgs>,
     ) -> CallToolResult {
         run(|| {
-            let limit = args.limit.unwrap_or(SYNC_PAGE);
-            if !(1..=MAX_SYNC_PAGE).contains(&limit) {
-                return Err(Error::InvalidArgument {
-                    argument: "limit",
-                    reason: format!("must be 1..={MAX_SYNC_PAGE}, got {limit}"),
-                });
-            }
+            let limit = page_limit(args.limit)?;
             let offset = usize::try_from(args.offset.unwrap_or(0)).unwrap_or(usize::MAX);
             let nav = self.lock();
             let matching = || {
@@ -330,3 +350,15 @@ impl NavigatorServer {
     instructions = "Workflow GPS: load workflows and a task tree, ask for the next tasks, execute a step yourself, report its result with advance_task, persist the change and confirm the sync. Claim a task (claim_task) before working on it and release it after; resume_task hands a HITL task back. Page pending syncs with get_pending_syncs."
 )]
 impl ServerHandler for NavigatorServer {}
+
+/// A page size asked for (default [`PAGE`]), checked to be 1..=[`MAX_PAGE`].
+fn page_limit(limit: Option<u32>) -> Result<u32, Error> {
+    let limit = limit.unwrap_or(PAGE);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(Error::InvalidArgument {
+            argument: "limit",
+            reason: format!("must be 1..={MAX_PAGE}, got {limit}"),
+        });
+    }
+    Ok(limit)
+}
