@@ -52,7 +52,7 @@ use sync::Sync;
 /// let (item, warnings) =
 ///     note_to_item("Projects/Launch/plan.md", text, &ParaLayout::default(), chrono::Utc::now())
 ///         .unwrap();
-/// assert_eq!((item.title.as_str(), item.category.as_str()), ("Launch plan", "projects"));
+/// assert_eq!((item.title.as_str(), item.category.as_str()), ("Launch plan", "project"));
 /// assert!(warnings.is_empty());
 /// ```
 pub fn note_to_item(

@@ -117,18 +117,10 @@ async fn pump_output(
     let mut line = Vec::new();
     let mut server_open = true;
     loop {
+        // Parse errors first: the one for a line is queued before any later line reaches the
+        // server, so a client reads it before the replies to the requests after that line.
         tokio::select! {
-            read = lines.read_until(b'\n', &mut line), if server_open => {
-                match read {
-                    Ok(0) | Err(_) => server_open = false,
-                    Ok(_) => {
-                        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
-                            return;
-                        }
-                        line.clear();
-                    }
-                }
-            }
+            biased;
             reply = replies.recv() => match reply {
                 Some(reply) => {
                     let text = format!("{reply}\n");
@@ -151,6 +143,17 @@ async fn pump_output(
                     return;
                 }
             },
+            read = lines.read_until(b'\n', &mut line), if server_open => {
+                match read {
+                    Ok(0) | Err(_) => server_open = false,
+                    Ok(_) => {
+                        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+                            return;
+                        }
+                        line.clear();
+                    }
+                }
+            }
         }
     }
 }
