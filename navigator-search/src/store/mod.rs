@@ -101,7 +101,7 @@ impl RedbStore {
             }
         };
         let store = Self { db, path };
-        create_tables(&store.db).map_err(|e| store.err(e))?;
+        create_tables(&store.db).map_err(|e| store.err(*e))?;
         Ok(Ok(store))
     }
 
@@ -438,19 +438,22 @@ impl RedbStore {
 
 /// A store failure at `path`, keeping redb's (or the OS's) error as the source.
 /// Opens (creating when missing) every table, in one committed transaction.
-fn create_tables(db: &Database) -> std::result::Result<(), redb::Error> {
-    let txn = db.begin_write()?;
-    txn.open_table(ITEMS)?;
-    txn.open_table(KEYS)?;
-    txn.open_table(IDS)?;
-    txn.open_table(VECTORS)?;
-    txn.open_table(CHANGES)?;
-    txn.open_table(COUNTERS)?;
-    txn.open_table(TOC_NODES)?;
-    txn.open_table(GRIPS)?;
-    txn.open_table(META)?;
-    txn.commit()?;
-    Ok(())
+fn create_tables(db: &Database) -> std::result::Result<(), Box<redb::Error>> {
+    let txn = db.begin_write().map_err(|e| Box::new(e.into()))?;
+    for result in [
+        txn.open_table(ITEMS).map(drop),
+        txn.open_table(KEYS).map(drop),
+        txn.open_table(IDS).map(drop),
+        txn.open_table(VECTORS).map(drop),
+        txn.open_table(CHANGES).map(drop),
+        txn.open_table(COUNTERS).map(drop),
+        txn.open_table(TOC_NODES).map(drop),
+        txn.open_table(GRIPS).map(drop),
+        txn.open_table(META).map(drop),
+    ] {
+        result.map_err(|e| Box::new(e.into()))?;
+    }
+    txn.commit().map_err(|e| Box::new(e.into()))
 }
 
 /// The error for a store file redb cannot open: what is wrong, and what to do.

@@ -99,7 +99,7 @@ impl StorageBackend for Overlay {
             let first_gone = len.div_ceil(BLOCK);
             state.blocks.split_off(&first_gone);
             // The block holding the new end keeps only the bytes before it.
-            if len % BLOCK != 0 {
+            if !len.is_multiple_of(BLOCK) {
                 let index = len / BLOCK;
                 let mut block = self.block(&state, index)?;
                 block[(len % BLOCK) as usize..].fill(0);
@@ -139,7 +139,7 @@ impl StorageBackend for Overlay {
 /// then reports that).
 pub(super) fn probe(
     path: &Path,
-    check: impl FnOnce(&redb::Database) -> Result<(), redb::Error>,
+    check: impl FnOnce(&redb::Database) -> Result<(), Box<redb::Error>>,
 ) -> Result<(), Damage> {
     let unreadable = |e: io::Error| Damage {
         why: format!("cannot be read: {e}"),
@@ -153,14 +153,16 @@ pub(super) fn probe(
     }
     let overlay = Overlay::new(file).map_err(unreadable)?;
     let opened = catch_unwind(AssertUnwindSafe(|| {
-        let db = Builder::new().create_with_backend(overlay)?;
+        let db = Builder::new()
+            .create_with_backend(overlay)
+            .map_err(|e| Box::new(redb::Error::from(e)))?;
         check(&db)
     }));
     match opened {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(Damage {
             why: e.to_string(),
-            source: Some(Box::new(e)),
+            source: Some(e),
         }),
         Err(panic) => Err(Damage {
             why: format!(
