@@ -73,7 +73,7 @@ impl std::fmt::Debug for RedbStore {
 impl RedbStore {
     /// Opens the database file at `path`, creating it (and its tables) when missing.
     ///
-    /// An existing file is first opened in memory ([`probe`]): a file redb cannot open
+    /// An existing file is first opened in memory (`store/probe.rs`): a file redb cannot open
     /// (truncated, overwritten, damaged) is refused with an [`Error::Storage`] naming it —
     /// never a panic — and left unchanged.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
