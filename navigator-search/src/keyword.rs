@@ -98,9 +98,18 @@ pub(crate) struct KeywordIndex {
     path: PathBuf,
 }
 
-/// The index in `dir` when it opens with `schema`, every file of its live segments passes
-/// its checksum and every segment opens; why not.
-fn verified(dir: &Path, schema: &Schema) -> std::result::Result<Index, String> {
+/// The engine's reader of `index`. Each write reloads it itself (a search right after a
+/// write sees it); the policy also picks up the segments tantivy's background merges produce.
+fn reader(index: &Index) -> tantivy::Result<IndexReader> {
+    index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::OnCommitWithDelay)
+        .try_into()
+}
+
+/// The index in `dir` and its reader when it opens with `schema`, every file of its live
+/// segments passes its checksum and every segment opens; why not.
+fn verified(dir: &Path, schema: &Schema) -> std::result::Result<(Index, IndexReader), String> {
     let index = Index::open_in_dir(dir).map_err(|e| e.to_string())?;
     if index.schema() != *schema {
         return Err("another schema".into());
@@ -130,16 +139,12 @@ fn verified(dir: &Path, schema: &Schema) -> std::result::Result<Index, String> {
             }
         }
     }
-    let reader: IndexReader = index
-        .reader_builder()
-        .reload_policy(ReloadPolicy::Manual)
-        .try_into()
-        .map_err(|e: tantivy::TantivyError| e.to_string())?;
+    let reader = reader(&index).map_err(|e| e.to_string())?;
     let opened = reader.searcher().segment_readers().len();
     if opened != segments.len() {
         return Err(format!("{opened} of {} segments open", segments.len()));
     }
-    Ok(index)
+    Ok((index, reader))
 }
 
 impl KeywordIndex {
@@ -156,30 +161,25 @@ impl KeywordIndex {
             (None, Opened::New)
         } else {
             match verified(dir, &schema) {
-                Ok(index) => (Some(index), Opened::Loaded),
+                Ok(opened) => (Some(opened), Opened::Loaded),
                 Err(why) => (None, Opened::damaged(why)),
             }
         };
-        let index = match index {
-            Some(index) => index,
+        let (index, reader) = match index {
+            Some(opened) => opened,
             None => {
                 if dir.exists() {
                     std::fs::remove_dir_all(dir).map_err(|e| index_err(dir, e))?;
                 }
                 std::fs::create_dir_all(dir).map_err(|e| index_err(dir, e))?;
-                Index::create_in_dir(dir, schema).map_err(|e| index_err(dir, e))?
+                let index = Index::create_in_dir(dir, schema).map_err(|e| index_err(dir, e))?;
+                let reader = reader(&index).map_err(|e| index_err(dir, e))?;
+                (index, reader)
             }
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
         let writer = index
             .writer_with_num_threads(threads, WRITER_MEMORY)
-            .map_err(|e| index_err(dir, e))?;
-        // Each write reloads the reader itself (a search right after a write sees it); the
-        // policy also picks up the segments tantivy's background merges produce.
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::OnCommitWithDelay)
-            .try_into()
             .map_err(|e| index_err(dir, e))?;
         Ok((
             Self {

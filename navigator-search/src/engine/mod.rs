@@ -46,6 +46,9 @@ const MODEL_META: &str = "model";
 const STORE_FILE: &str = "store.redb";
 /// The vector files (graph, exact vectors) in an engine directory.
 const VECTOR_FILES: [&str; 2] = ["chunks.usearch", "chunks.f32"];
+/// Everything in an engine directory that is derived from the store: the keyword index's
+/// directory and the vector files.
+const DERIVED: [&str; 3] = ["keyword", VECTOR_FILES[0], VECTOR_FILES[1]];
 
 /// The embedded hybrid search engine over a PARA knowledge base.
 ///
@@ -374,15 +377,16 @@ impl SearchEngine {
 fn remove_derived(dir: &Path, bookkeeping: &Path) -> Result<()> {
     let io = |path: PathBuf| move |source| Error::Io { path, source };
     std::fs::remove_file(bookkeeping).map_err(io(bookkeeping.to_path_buf()))?;
-    let keyword = dir.join("keyword");
-    if keyword.exists() {
-        std::fs::remove_dir_all(&keyword).map_err(io(keyword))?;
-    }
-    for file in VECTOR_FILES {
-        let path = dir.join(file);
-        if path.exists() {
-            std::fs::remove_file(&path).map_err(io(path))?;
-        }
+    for name in DERIVED {
+        let path = dir.join(name);
+        let removed = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else if path.exists() {
+            std::fs::remove_file(&path)
+        } else {
+            Ok(())
+        };
+        removed.map_err(io(path))?;
     }
     Ok(())
 }
@@ -406,7 +410,7 @@ fn refuse_lost_store(dir: &Path) -> Result<()> {
     if len.is_some_and(|n| n > 0) {
         return Ok(());
     }
-    let derived: Vec<&str> = ["keyword", VECTOR_FILES[0], VECTOR_FILES[1]]
+    let derived: Vec<&str> = DERIVED
         .into_iter()
         .filter(|f| dir.join(f).exists())
         .collect();
