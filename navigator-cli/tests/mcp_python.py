@@ -10,11 +10,13 @@ variables. Exits non-zero, with the reason, on the first failed check.
 import asyncio
 import json
 import os
+import re
 import sys
 
 import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 TOOLS = {
@@ -166,10 +168,20 @@ async def write_then_find(client):
 
 
 async def code_context(client):
+    reports = []
+
+    async def on_progress(progress, total, message):
+        reports.append((progress, total, message))
+
     built = await client.ok("build_context", {
         "goal": "Where does the MCP server confine note paths to the vault and refuse symlinks?",
         "tokens": 6000,
-    })
+    }, progress=on_progress)
+    messages = [m for _, _, m in reports]
+    check(any(m.startswith("mapped ") for m in messages), f"mapping progress: {messages}")
+    check(any(m.startswith("turn 1:") for m in messages), f"a progress report per turn: {messages}")
+    values = [p for p, _, _ in reports]
+    check(values == sorted(values) and reports[-1][0] == reports[-1][1], f"progress grows to its total: {reports}")
     check(0 < built["tokens"] <= 6000 and built["tokenBudget"] == 6000, f"tokens {built['tokens']}")
     check(built["files"] and built["context"] and built["turns"], "files, context, turns")
     check("goal:" in built["flightPlan"], "a Flight Plan")
@@ -234,7 +246,46 @@ async def main():
             await bad_arguments(client)
             missing = TOOLS - client.validated
             check(not missing, f"tools never validated against their outputSchema: {sorted(missing)}")
-    print(json.dumps({"ok": True, "tools": len(TOOLS), "context_tokens": built["tokens"]}))
+    http_clients = await over_http(home)
+    print(json.dumps({"ok": True, "tools": len(TOOLS), "context_tokens": built["tokens"],
+                      "http_clients": http_clients}))
+
+
+async def over_http(home):
+    """The same server over streamable HTTP: two clients at once share one process."""
+    server = await asyncio.create_subprocess_exec(
+        os.environ["NAVIGATOR_BIN"], "mcp", "--home", home, "--repo", os.environ["MCP_TEST_REPO"],
+        "--http", "127.0.0.1:0", stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
+    try:
+        url = None
+        while url is None:
+            line = await asyncio.wait_for(server.stderr.readline(), 120)
+            check(line, "the HTTP server exited before listening")
+            found = re.search(r"listening on (http://\S+/mcp)", line.decode())
+            url = found and found.group(1)
+        drain = asyncio.create_task(server.stderr.read())
+
+        async def one_client(query):
+            async with streamable_http_client(url) as (read, write):
+                async with ClientSession(read, write) as session:
+                    info = await session.initialize()
+                    check(info.server_info.name == "navigator", f"server {info.server_info}")
+                    schemas, _ = await list_everything(session)
+                    client = Client(session, schemas)
+                    answer = await client.ok("search", {"query": query, "limit": 5})
+                    check(answer.get("results") or answer.get("navigationTarget"), f"http search: {answer}")
+                    await client.error("get_item", {"id": "no/such/note.md"}, "not_found")
+                    return sorted(client.validated)
+
+        both = await asyncio.gather(one_client("which contractor can start in spring"),
+                                    one_client("kitchen budget"))
+        check(all("search" in v for v in both), f"both HTTP clients searched: {both}")
+        return len(both)
+    finally:
+        server.terminate()
+        await server.wait()
+        if "drain" in locals():
+            drain.cancel()
 
 
 if __name__ == "__main__":

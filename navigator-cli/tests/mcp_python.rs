@@ -4,8 +4,10 @@
 //!
 //! The client lists tools, resources and prompts, validates every tool's structured output
 //! against its `outputSchema` (jsonschema), searches the sample vault, writes a note and finds
-//! it, builds a context for a goal on this repository within its budget, replays the plan and
-//! gets tool errors for bad arguments. When the client is not installed yet, this test runs the
+//! it, builds a context for a goal on this repository within its budget (with a progress
+//! notification per turn), replays the plan and gets tool errors for bad arguments; then it
+//! starts the server again with `--http` and drives it with two streamable HTTP clients at
+//! once. When the client is not installed yet, this test runs the
 //! setup script itself; it is skipped, saying why, only when that install fails (no Python
 //! 3.11, no access to PyPI).
 
@@ -85,4 +87,8 @@ fn the_official_python_sdk_drives_the_server() {
         "the Python MCP client failed:\n{stdout}\n{stderr}"
     );
     assert!(stdout.contains("\"ok\": true"), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("\"http_clients\": 2"),
+        "both streamable HTTP clients: {stdout}\n{stderr}"
+    );
 }

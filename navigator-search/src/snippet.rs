@@ -58,8 +58,10 @@ pub(crate) fn for_hit(
 
 /// The workspace's light terms ([`navigator_core::text::terms`]) with the best passage as
 /// the highlight: for backends without an index-side snippet generator.
+#[cfg(feature = "postgres")]
 pub(crate) struct LightSnippets;
 
+#[cfg(feature = "postgres")]
 impl Snippets for LightSnippets {
     fn terms(&mut self, text: &str) -> Vec<String> {
         navigator_core::text::terms(text)

@@ -8,7 +8,9 @@ use super::errors::{input_schema, output_schema, parse, respond, ToolError, Tool
 use super::uri;
 use super::{cancellable, McpServer, Progress, SessionPlan};
 use crate::context::{self, LlmKind};
-use navigator_context::{render, replay, Budgets, Explorer, FlightPlan, Rendered, RepoMap};
+use navigator_context::{
+    render, replay, Approver, Budgets, Explorer, FlightPlan, Rendered, RepoMap, TurnReport, Verdict,
+};
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -140,7 +142,9 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let progress = Progress::of(&context);
-        respond(cancellable(&context, self.do_build_context(arguments, &progress)).await)
+        let result = cancellable(&context, self.do_build_context(arguments, &progress)).await;
+        progress.flushed().await;
+        respond(result)
     }
 
     #[tool(
@@ -209,30 +213,41 @@ impl McpServer {
             refit: false,
             json: false,
         };
-        progress.report(
-            0,
-            Some(2),
-            format!("exploring {} for the goal", repo.display()),
-        );
+        let total = budgets_turns(tokens) + 2;
+        progress.report(0, Some(total), format!("mapping {}", repo.display()));
         let handle = tokio::runtime::Handle::current();
+        let turns_progress = TurnProgress {
+            progress: progress.clone(),
+            total,
+        };
         let (out, rendered, policy_name) = tokio::task::spawn_blocking(move || {
             let mut policy =
                 context::policy(&cli_args).map_err(|e| ToolError::bad_request(format!("{e:#}")))?;
             let map = open(&repo)?;
+            turns_progress.mapped(&map)?;
             let mut budgets = Budgets::tokens(tokens);
             budgets.usd = cli_args.usd;
+            let cancelled = turns_progress.progress.clone();
             let out = handle.block_on(async {
                 let goal = cli_args.goal.as_deref().unwrap_or_default();
                 Explorer::new(&map, budgets)
+                    .interactive(turns_progress)
                     .explore(goal, policy.as_mut())
                     .await
             })?;
+            if cancelled.is_cancelled() {
+                return Err(cancelled_error());
+            }
             let rendered = render(&map, &out.plan)?;
             Ok::<_, ToolError>((out, rendered, policy.name().to_string()))
         })
         .await
         .map_err(|e| ToolError::new("internal", format!("the exploration stopped: {e}")))??;
-        progress.report(1, Some(2), format!("explored in {} turns", out.turns.len()));
+        progress.report(
+            total,
+            Some(total),
+            format!("explored in {} turns", out.turns.len()),
+        );
         let comments = [
             format!(
                 "explored with policy `{policy_name}`: {} turns, ${:.4}",
@@ -358,6 +373,57 @@ impl McpServer {
     }
 }
 
+/// The most turns an exploration with `tokens` may take (the progress total).
+fn budgets_turns(tokens: usize) -> usize {
+    Budgets::tokens(tokens).max_turns
+}
+
+fn cancelled_error() -> ToolError {
+    ToolError::new("cancelled", "the client cancelled the call")
+}
+
+/// Watches an exploration on its blocking thread: each turn is a progress notification (step,
+/// action, tokens so far), and a cancelled call stops the exploration at the next turn (the
+/// turn is declined) instead of letting the thread run on unseen.
+struct TurnProgress {
+    progress: Progress,
+    /// Mapping, every possible turn, rendering.
+    total: usize,
+}
+
+impl TurnProgress {
+    /// After the repository is mapped: reports its size, or stops when cancelled meanwhile.
+    fn mapped(&self, map: &RepoMap) -> ToolResult<()> {
+        if self.progress.is_cancelled() {
+            return Err(cancelled_error());
+        }
+        self.progress.report(
+            1,
+            Some(self.total),
+            format!("mapped {} files; exploring", map.files().len()),
+        );
+        Ok(())
+    }
+}
+
+impl Approver for TurnProgress {
+    fn review(&mut self, report: &TurnReport) -> Verdict {
+        self.progress.report(
+            1 + report.step,
+            Some(self.total),
+            format!(
+                "turn {}: {} ({} of {} tokens)",
+                report.step, report.action, report.map_tokens, report.token_budget
+            ),
+        );
+        if self.progress.is_cancelled() {
+            Verdict::Decline
+        } else {
+            Verdict::Approve
+        }
+    }
+}
+
 fn open(repo: &std::path::Path) -> ToolResult<RepoMap> {
     RepoMap::open(repo).map_err(|e| {
         ToolError::new(
@@ -365,4 +431,68 @@ fn open(repo: &std::path::Path) -> ToolResult<RepoMap> {
             format!("opening the repository {}: {e}", repo.display()),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use navigator_context::HeuristicPolicy;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    fn repo_root() -> &'static std::path::Path {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+    }
+
+    /// A call whose cancellation the test flips.
+    fn progress(flag: &Arc<AtomicBool>) -> Progress {
+        let flag = Arc::clone(flag);
+        Progress {
+            cancelled: Some(Arc::new(move || flag.load(Ordering::Relaxed))),
+            ..Progress::none()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_call_stops_the_exploration_at_the_next_turn() {
+        let map = RepoMap::open(repo_root()).unwrap();
+        let goal = "How does the engine repair its indexes on open?";
+        let flag = Arc::new(AtomicBool::new(false));
+        let full = Explorer::new(&map, Budgets::tokens(6000))
+            .interactive(TurnProgress {
+                progress: progress(&flag),
+                total: 10,
+            })
+            .explore(goal, &mut HeuristicPolicy::new())
+            .await
+            .unwrap();
+        assert!(full.turns.len() > 1, "{} turns", full.turns.len());
+        assert_ne!(full.stop, navigator_context::StopReason::Declined);
+
+        flag.store(true, Ordering::Relaxed);
+        let cut = Explorer::new(&map, Budgets::tokens(6000))
+            .interactive(TurnProgress {
+                progress: progress(&flag),
+                total: 10,
+            })
+            .explore(goal, &mut HeuristicPolicy::new())
+            .await
+            .unwrap();
+        assert_eq!(cut.turns.len(), 1);
+        assert_eq!(cut.stop, navigator_context::StopReason::Declined);
+    }
+
+    #[test]
+    fn a_map_opened_after_the_cancel_is_not_explored() {
+        let flag = Arc::new(AtomicBool::new(true));
+        let watch = TurnProgress {
+            progress: progress(&flag),
+            total: 10,
+        };
+        let map = RepoMap::open(repo_root()).unwrap();
+        let err = watch.mapped(&map).unwrap_err();
+        assert_eq!(err.code, "cancelled");
+    }
 }

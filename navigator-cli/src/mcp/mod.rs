@@ -1,6 +1,7 @@
 //! `navigator mcp`: the knowledge base, its table of contents, its notes and a repository's
-//! code context, served to agents over the Model Context Protocol (stdio, official `rmcp`
-//! SDK).
+//! code context, served to agents over the Model Context Protocol (official `rmcp` SDK) on
+//! stdio, or with `--http ADDR` over streamable HTTP (`http.rs`, feature `http`, on by
+//! default).
 //!
 //! - Tools (each with `inputSchema`, `outputSchema`, hints and structured content):
 //!   `search`, `get_item`, `read_note`, `recent` (`search_tools.rs`); `toc_search`,
@@ -20,6 +21,8 @@
 
 mod context_tools;
 mod errors;
+#[cfg(feature = "http")]
+mod http;
 mod lock;
 mod note_tools;
 mod resources;
@@ -48,7 +51,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 /// Serve the knowledge base (and, with --repo, a repository's code context) to AI agents over
-/// the Model Context Protocol on stdin/stdout. Logs go to stderr.
+/// the Model Context Protocol on stdin/stdout, or with --http over streamable HTTP. Logs go to
+/// stderr.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The data directory (default: $NAVIGATOR_HOME, else the platform's data directory).
@@ -66,6 +70,17 @@ pub struct Args {
     /// for `toc_search` and `toc_children`.
     #[arg(long)]
     pub memory: Option<PathBuf>,
+    /// Serve over MCP's streamable HTTP transport at http://ADDR/mcp (for example
+    /// `127.0.0.1:8765`; port 0 picks a free one, printed on stderr) instead of stdio. Many
+    /// clients can connect; they share the engine and the write lock.
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// A host name (or host:port) the HTTP transport accepts in the `Host` header besides
+    /// loopback; repeat for more. Needed when clients reach the server by another name.
+    #[cfg(feature = "http")]
+    #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+    pub allow_hosts: Vec<String>,
 }
 
 /// A Flight Plan made in this session, kept as a resource.
@@ -172,32 +187,49 @@ impl McpServer {
 }
 
 /// Progress notifications for one tool call, sent in order, when the client gave a progress
-/// token; nothing otherwise.
+/// token; nothing otherwise. It also tells work running on a blocking thread whether the
+/// client has cancelled the call. Clones report into the same sequence.
+#[derive(Clone)]
 pub(crate) struct Progress {
-    sender: Option<tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>>,
+    sender: Option<tokio::sync::mpsc::UnboundedSender<Note>>,
     token: Option<ProgressToken>,
-    step: std::sync::atomic::AtomicUsize,
+    step: Arc<std::sync::atomic::AtomicUsize>,
+    cancelled: Option<Arc<dyn Fn() -> bool + Send + Sync>>,
 }
 
 impl Progress {
     /// Progress for the call of `context`.
     pub(crate) fn of(context: &RequestContext<RoleServer>) -> Self {
+        let ct = context.ct.clone();
+        let cancelled: Option<Arc<dyn Fn() -> bool + Send + Sync>> =
+            Some(Arc::new(move || ct.is_cancelled()));
         let Some(token) = context.meta.get_progress_token() else {
-            return Self::none();
+            return Self {
+                cancelled,
+                ..Self::none()
+            };
         };
         let (sender, mut queue) = tokio::sync::mpsc::unbounded_channel();
         let peer = context.peer.clone();
         tokio::spawn(async move {
-            while let Some(param) = queue.recv().await {
-                if peer.notify_progress(param).await.is_err() {
-                    break;
+            let mut open = true;
+            while let Some(note) = queue.recv().await {
+                match note {
+                    Note::Progress(param) if open => {
+                        open = peer.notify_progress(param).await.is_ok();
+                    }
+                    Note::Progress(_) => {}
+                    Note::Flush(done) => {
+                        let _ = done.send(());
+                    }
                 }
             }
         });
         Self {
             sender: Some(sender),
             token: Some(token),
-            step: std::sync::atomic::AtomicUsize::new(0),
+            step: Arc::default(),
+            cancelled,
         }
     }
 
@@ -206,8 +238,24 @@ impl Progress {
         Self {
             sender: None,
             token: None,
-            step: std::sync::atomic::AtomicUsize::new(0),
+            step: Arc::default(),
+            cancelled: None,
         }
+    }
+
+    /// Waits until every notification reported so far has been handed to the transport, so
+    /// none arrives after the call's result (a client drops those).
+    pub(crate) async fn flushed(&self) {
+        let Some(sender) = &self.sender else { return };
+        let (done, wait) = tokio::sync::oneshot::channel();
+        if sender.send(Note::Flush(done)).is_ok() {
+            let _ = wait.await;
+        }
+    }
+
+    /// Whether the client cancelled the call (`notifications/cancelled`).
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancelled.as_ref().is_some_and(|c| c())
     }
 
     /// Reports `done` of `total`; the progress value only grows, as MCP requires.
@@ -224,8 +272,15 @@ impl Progress {
         if let Some(total) = total {
             param = param.with_total(total.max(step) as f64);
         }
-        let _ = sender.send(param);
+        let _ = sender.send(Note::Progress(param));
     }
+}
+
+/// What the notification pump of a call is handed, in order.
+enum Note {
+    Progress(ProgressNotificationParam),
+    /// Answered once everything before it has been sent.
+    Flush(tokio::sync::oneshot::Sender<()>),
 }
 
 /// Runs a tool body until it finishes or the client cancels the request
@@ -354,6 +409,11 @@ pub fn run(args: Args) -> Outcome {
         });
         if args.vault.is_some() {
             start_index(&server);
+        }
+        #[cfg(feature = "http")]
+        if let Some(addr) = args.http {
+            http::serve(server, addr, &args.allow_hosts).await?;
+            return Ok(ExitCode::SUCCESS);
         }
         let (input, output) = rmcp::transport::stdio_pipes();
         let service = server

@@ -133,7 +133,9 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let progress = Progress::of(&context);
-        respond(cancellable(&context, self.do_write_note(arguments, &progress)).await)
+        let result = cancellable(&context, self.do_write_note(arguments, &progress)).await;
+        progress.flushed().await;
+        respond(result)
     }
 
     #[tool(
@@ -148,7 +150,9 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let progress = Progress::of(&context);
-        respond(cancellable(&context, self.do_update_note(arguments, &progress)).await)
+        let result = cancellable(&context, self.do_update_note(arguments, &progress)).await;
+        progress.flushed().await;
+        respond(result)
     }
 
     #[tool(
@@ -163,7 +167,9 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let progress = Progress::of(&context);
-        respond(cancellable(&context, self.do_archive_note(arguments, &progress)).await)
+        let result = cancellable(&context, self.do_archive_note(arguments, &progress)).await;
+        progress.flushed().await;
+        respond(result)
     }
 }
 

@@ -1,0 +1,104 @@
+//! `navigator mcp --http ADDR`: the same server over MCP's streamable HTTP transport, at the
+//! path `/mcp` (rmcp's `StreamableHttpService` hosted on hyper, one session per client).
+//!
+//! Every session is a clone of one [`McpServer`], so all clients share the engine, the write
+//! lock and the session's Flight Plans exactly as stdio calls do. The `Host` header is checked
+//! against loopback names plus `--allow-host` (DNS-rebinding protection); other paths are 404.
+
+use super::McpServer;
+use crate::exit::{Failure, INDEX, INPUT};
+use anyhow::anyhow;
+use bytes::Bytes;
+use http_body_util::{combinators::BoxBody, BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// The path the MCP endpoint answers on.
+pub(crate) const PATH: &str = "/mcp";
+
+type Service = StreamableHttpService<McpServer, LocalSessionManager>;
+
+/// Binds `addr` and serves until the process is interrupted (Ctrl-C) or the listener fails.
+/// The bound address is printed on stderr as `listening on http://ADDR/mcp` (so a port of 0
+/// can be used and read back).
+pub(crate) async fn serve(
+    server: McpServer,
+    addr: SocketAddr,
+    allow_hosts: &[String],
+) -> Result<(), Failure> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Failure::new(INPUT, anyhow!("--http {addr}: {e}")))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| Failure::new(INDEX, anyhow!("--http {addr}: {e}")))?;
+    let service = service(server, allow_hosts);
+    eprintln!("navigator mcp: listening on http://{bound}{PATH}");
+    tracing::info!("MCP over streamable HTTP on http://{bound}{PATH}");
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                // A failed accept (too many open files, a reset before accept) loses one
+                // connection, not the server.
+                Err(e) => {
+                    tracing::warn!("accepting a connection: {e}");
+                    continue;
+                }
+            },
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+        };
+        let service = service.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |request| {
+                let service = service.clone();
+                async move { Ok::<_, Infallible>(route(&service, request).await) }
+            });
+            if let Err(e) = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), handler)
+                .await
+            {
+                tracing::debug!("connection from {peer}: {e}");
+            }
+        });
+    }
+}
+
+/// The streamable HTTP service over clones of `server`.
+fn service(server: McpServer, allow_hosts: &[String]) -> Arc<Service> {
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::1]"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    hosts.extend(allow_hosts.iter().cloned());
+    let config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
+    Arc::new(StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    ))
+}
+
+/// `/mcp` to the MCP service, anything else 404.
+async fn route(
+    service: &Service,
+    request: Request<Incoming>,
+) -> Response<BoxBody<Bytes, Infallible>> {
+    if request.uri().path() != PATH {
+        let mut response = Response::new(
+            Full::new(Bytes::from(format!(
+                "not found: the MCP endpoint is {PATH}\n"
+            )))
+            .boxed(),
+        );
+        *response.status_mut() = StatusCode::NOT_FOUND;
+        return response;
+    }
+    service.handle(request).await
+}
