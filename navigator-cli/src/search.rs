@@ -1,4 +1,4 @@
-//! `navigator search <query>`.
+//! `navigator search [query]`: without a query, the notes matching the filters, newest first.
 
 use crate::exit::{Failure, Outcome, INPUT, NOTHING_FOUND};
 use crate::home::{runtime, Home};
@@ -7,11 +7,17 @@ use navigator_core::{
 };
 use std::process::ExitCode;
 
-/// Search the index. Exit code 1 when nothing matched.
+/// Search the index, or without a query list the notes the filters match, newest first. Exit
+/// code 1 when nothing matched.
 #[derive(Debug, clap::Args)]
+#[command(group = clap::ArgGroup::new("what")
+    .required(true)
+    .multiple(true)
+    .args(["query", "categories", "status", "parent", "since", "until", "tags", "any_tags"]))]
 pub struct Args {
-    /// What to look for.
-    pub query: String,
+    /// What to look for. Leave it out (with --category, --tag, --status, --since, ...) to list
+    /// the matching notes newest first.
+    pub query: Option<String>,
     /// hybrid (meaning and keywords), semantic (meaning only) or keyword (BM25 only).
     #[arg(long, short, default_value = "hybrid", value_parser = parse_mode)]
     pub mode: SearchMode,
@@ -62,15 +68,6 @@ fn parse_date(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
 
 /// Runs the command.
 pub fn run(args: Args) -> Outcome {
-    let mut request = SearchRequest::new(args.query.clone())
-        .map_err(|e| Failure::new(INPUT, e))?
-        .mode(args.mode)
-        .limit(args.limit)
-        .offset(args.offset)
-        .include_archived(args.archived);
-    if !args.categories.is_empty() {
-        request = request.categories(args.categories.iter().copied());
-    }
     let tags = (!args.tags.is_empty() || !args.any_tags.is_empty()).then(|| TagFilter {
         any: args.any_tags.clone(),
         all: args.tags.clone(),
@@ -87,9 +84,32 @@ pub fn run(args: Args) -> Outcome {
         parent_id: args.parent.clone(),
         ..SearchFilters::default()
     };
-    if !filters.is_empty() {
-        request = request.filters(filters);
+    let categories = (!args.categories.is_empty()).then(|| args.categories.clone());
+    let request = match args.query.as_deref() {
+        Some(query) => SearchRequest::new(query).map(|r| {
+            let r = match &categories {
+                Some(c) => r.categories(c.iter().copied()),
+                None => r,
+            };
+            if filters.is_empty() {
+                r
+            } else {
+                r.filters(filters.clone())
+            }
+        }),
+        None => SearchRequest::list(categories, filters).map_err(|_| {
+            navigator_core::Error::invalid(
+                "query",
+                "give a query, or filters (--category, --tag, --any-tag, --status, --parent, \
+                 --since, --until) to list the matching notes",
+            )
+        }),
     }
+    .map_err(|e| Failure::new(INPUT, e))?
+    .mode(args.mode)
+    .limit(args.limit)
+    .offset(args.offset)
+    .include_archived(args.archived);
     request.validate().map_err(|e| Failure::new(INPUT, e))?;
     let home = Home::resolve()?;
     home.require_index()?;
@@ -104,9 +124,15 @@ pub fn run(args: Args) -> Outcome {
         );
     } else {
         for r in &page.results {
+            // A listing has no relevance to show: its order is the updated date.
+            let lead = match (request.is_listing(), r.metadata.as_ref()) {
+                (true, Some(m)) => m
+                    .updated_at
+                    .map_or_else(String::new, |d| d.format("%Y-%m-%d").to_string()),
+                _ => format!("{:.2}", r.relevance_score),
+            };
             println!(
-                "{:.2}  [{}] {}  ({})",
-                r.relevance_score,
+                "{lead}  [{}] {}  ({})",
                 r.category.label(),
                 r.title,
                 r.item_id

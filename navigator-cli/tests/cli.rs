@@ -149,6 +149,36 @@ fn index_search_toc_status_on_the_sample_vault() {
         );
     }
 
+    // No query, a filter: the matching notes newest first, every one tagged.
+    let out = navigator(
+        home.path(),
+        &["search", "--tag", "kitchen", "--json", "-n", "50"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let listed: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(listed.len() >= 2, "{listed:?}");
+    let dates: Vec<&str> = listed
+        .iter()
+        .map(|h| h["metadata"]["updatedAt"].as_str().unwrap())
+        .collect();
+    assert!(
+        dates.windows(2).all(|w| w[0] >= w[1]),
+        "newest first: {dates:?}"
+    );
+    assert!(listed.iter().all(|h| h["relevanceScore"] == 1.0));
+    let kitchen = listed.len();
+    let out = navigator(home.path(), &["search", "--tag", "kitchen"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("{kitchen} of {kitchen} results")),
+        "{}",
+        text(&out)
+    );
+    // No query and nothing to narrow: a usage error saying what to give.
+    let out = navigator(home.path(), &["search", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--category"), "{}", text(&out));
+
     // Re-embedding from the stored text keeps every note and chunk.
     let out = navigator(home.path(), &["reindex"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));

@@ -123,6 +123,23 @@ fn search_reads_and_errors_on_the_sample_vault() {
     let recent = server.ok("recent", json!({ "limit": 2, "categories": ["area"] }));
     assert_eq!(recent["items"].as_array().unwrap().len(), 2, "{recent}");
 
+    // An empty query with a scope lists that scope, newest first.
+    let listed = server.ok(
+        "search",
+        json!({ "query": "", "categories": ["area"], "limit": 50 }),
+    );
+    assert_eq!(listed["action"], "search_results", "{listed}");
+    let hits = listed["results"].as_array().unwrap();
+    assert!(hits.len() >= 2, "{listed}");
+    assert!(hits
+        .iter()
+        .all(|h| h["category"] == "area" && h["relevanceScore"] == 1.0));
+    let dates: Vec<&str> = hits
+        .iter()
+        .map(|h| h["metadata"]["updatedAt"].as_str().unwrap())
+        .collect();
+    assert!(dates.windows(2).all(|w| w[0] >= w[1]), "{dates:?}");
+
     // Every kind of bad call is a tool error with a code; the session goes on.
     assert_eq!(
         server.error_code("search", json!({ "query": "" })),

@@ -188,6 +188,23 @@ fn empty_query_is_rejected() {
         assert_names_field(SearchRequest::new(q).unwrap_err(), "query");
     }
     assert_names_field(from_value::<SearchRequest>(json!({})).unwrap_err(), "query");
+    // Nothing to narrow either: archive or not is not a condition.
+    assert_names_field(
+        from_value::<SearchRequest>(json!({ "query": "", "includeArchived": false })).unwrap_err(),
+        "query",
+    );
+}
+
+#[test]
+fn an_empty_query_with_categories_or_filters_is_a_listing() {
+    let scoped: SearchRequest =
+        from_value(json!({ "query": "", "categories": ["project"] })).unwrap();
+    assert!(scoped.is_listing());
+    let tagged: SearchRequest =
+        from_value(json!({ "query": " ", "filters": { "tags": { "any": ["kitchen"] } } })).unwrap();
+    assert!(tagged.is_listing() && tagged.validate().is_ok());
+    let searched: SearchRequest = from_value(json!({ "query": "kitchen" })).unwrap();
+    assert!(!searched.is_listing());
 }
 
 #[test]

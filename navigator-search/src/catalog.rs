@@ -197,6 +197,25 @@ impl Catalog {
         keys
     }
 
+    /// The keys of the `n` most recently updated items passing `filter`, newest first (ties
+    /// by id, as PostgreSQL orders them), and how many pass in all.
+    pub(crate) fn newest(&self, filter: &Filter, n: usize) -> (Vec<u64>, usize) {
+        let order = |a: &&ItemMeta, b: &&ItemMeta| {
+            b.updated_at
+                .cmp(&a.updated_at)
+                .then_with(|| a.id.cmp(&b.id))
+        };
+        let mut matching: Vec<&ItemMeta> =
+            self.by_key.values().filter(|m| filter.matches(m)).collect();
+        let total = matching.len();
+        if n < matching.len() {
+            matching.select_nth_unstable_by(n, order);
+            matching.truncate(n);
+        }
+        matching.sort_unstable_by(order);
+        (matching.into_iter().map(|m| m.key).collect(), total)
+    }
+
     /// How many items pass `filter`, stopping once `cap` is reached.
     pub(crate) fn count_matching(&self, filter: &Filter, cap: usize) -> usize {
         if filter.is_category_only() {

@@ -119,8 +119,12 @@ impl<'a> Plan<'a> {
     ) -> Result<Self> {
         request.validate()?;
         let mode = request.search_mode;
-        let vector =
-            checked_query_vector(mode, vector, embedder.dimensions(), embedder.model_id())?;
+        // A listing has no query to embed: whatever vector came is not used.
+        let vector = if request.is_listing() {
+            None
+        } else {
+            checked_query_vector(mode, vector, embedder.dimensions(), embedder.model_id())?
+        };
         let wanted = (request.offset as usize).saturating_add(request.limit as usize);
         Ok(Self {
             request,
@@ -129,6 +133,39 @@ impl<'a> Plan<'a> {
             pool: config.candidates.max(wanted),
             vector,
         })
+    }
+
+    /// Whether the request lists (no query): see [`Plan::listed`].
+    pub(crate) fn is_listing(&self) -> bool {
+        self.request.is_listing()
+    }
+
+    /// How many of the newest matching items a listing needs: the page and everything before it.
+    pub(crate) fn wanted(&self) -> usize {
+        (self.request.offset as usize).saturating_add(self.request.limit as usize)
+    }
+
+    /// A listing's ranked list from the keys of the newest items passing the filter, newest
+    /// first (at least [`wanted`](Self::wanted) of them when there are), and how many pass
+    /// in all. Each has relevance 1.0: it meets every condition of the request, and there is
+    /// no query to be more or less relevant to.
+    pub(crate) fn listed(&self, newest: Vec<u64>, total: usize) -> Ranked {
+        Ranked {
+            fused: newest
+                .into_iter()
+                .map(|key| Scored {
+                    key,
+                    score: 1.0,
+                    rrf: 0.0,
+                    keyword: None,
+                    similarity: None,
+                })
+                .collect(),
+            total,
+            offset: self.request.offset as usize,
+            limit: self.request.limit as usize,
+            embedding_used: false,
+        }
     }
 
     /// Runs both sources one after the other (the embedded engine can overlap them
@@ -214,7 +251,7 @@ impl<'a> Plan<'a> {
             total,
             offset: self.request.offset as usize,
             limit: self.request.limit as usize,
-            mode: self.mode,
+            embedding_used: self.mode.uses_embeddings(),
         }
     }
 }
@@ -226,7 +263,7 @@ pub(crate) struct Ranked {
     total: usize,
     offset: usize,
     limit: usize,
-    mode: SearchMode,
+    embedding_used: bool,
 }
 
 impl Ranked {
@@ -275,7 +312,7 @@ impl Ranked {
         Ok(SearchPage {
             results,
             total_results: self.total as u64,
-            embedding_used: self.mode.uses_embeddings(),
+            embedding_used: self.embedding_used,
         })
     }
 }
@@ -288,7 +325,7 @@ pub(crate) async fn embed_query(
     request: &SearchRequest,
 ) -> navigator_core::Result<Option<Vec<f32>>> {
     request.validate()?;
-    if request.search_mode.uses_embeddings() {
+    if request.search_mode.uses_embeddings() && !request.is_listing() {
         Ok(Some(embedder.embed_query(&request.query).await?))
     } else {
         Ok(None)

@@ -110,10 +110,47 @@ fn user_written_service() -> Option<Arc<dyn SearchService>> {
 impl SearchService for ListService {
     async fn search(&self, request: &SearchRequest) -> navigator_core::Result<SearchPage> {
         request.validate()?;
-        let query = self.embedder.embed_query(&request.query).await?;
-        let query_words = words(&request.query);
         let scope = request.categories_searched();
         let window = request.filters.as_ref().and_then(|f| f.date_range.clone());
+        if request.is_listing() {
+            // No query: what passes the scope and window, newest first.
+            let mut listed: Vec<&Item> = self
+                .items
+                .iter()
+                .map(|(item, _)| item)
+                .filter(|item| scope.contains(&item.category))
+                .filter(|item| window.as_ref().is_none_or(|w| w.contains(item.updated_at)))
+                .collect();
+            listed.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.id.cmp(&b.id)));
+            let total = listed.len() as u64;
+            let results = listed
+                .into_iter()
+                .skip(request.offset as usize)
+                .take(request.limit as usize)
+                .map(|item| {
+                    Ok(SearchResult::new(
+                        &item.id,
+                        item.item_type,
+                        &item.title,
+                        item.category,
+                        1.0,
+                    )?
+                    .with_metadata(navigator_core::ResultMetadata {
+                        created_at: Some(item.created_at),
+                        updated_at: Some(item.updated_at),
+                        parent_id: item.parent_id.clone(),
+                        status: item.status.clone(),
+                    }))
+                })
+                .collect::<navigator_core::Result<Vec<_>>>()?;
+            return Ok(SearchPage {
+                results,
+                total_results: total,
+                embedding_used: false,
+            });
+        }
+        let query = self.embedder.embed_query(&request.query).await?;
+        let query_words = words(&request.query);
         let mut hits: Vec<SearchResult> = self
             .items
             .iter()
@@ -230,6 +267,40 @@ async fn quarterly_report_returns_ranked_results(service: Arc<dyn SearchService>
     assert!(top_ids(&r, 5).contains(&"proj_q4"), "{:?}", top_ids(&r, 5));
     let scores: Vec<f64> = r.hits().iter().map(|h| h.relevance_score).collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+}
+
+async fn an_empty_query_with_a_scope_lists_newest_first(service: Arc<dyn SearchService>) {
+    let request = SearchRequest::list(
+        Some(vec![Category::Project]),
+        navigator_core::SearchFilters::default(),
+    )
+    .unwrap()
+    .limit(8);
+    let r = agent(service.clone()).handle(&request).await.unwrap();
+    round_trip(&r);
+    assert_eq!(r.action(), Action::SearchResults);
+    let meta = r.metadata().unwrap();
+    assert!(!meta.embedding_used);
+    assert!(meta.total_results >= r.hits().len() as u64);
+    assert_eq!(r.hits().len(), 8);
+    assert!(r
+        .hits()
+        .iter()
+        .all(|h| h.category == Category::Project && h.relevance_score == 1.0));
+    let dates: Vec<_> = r
+        .hits()
+        .iter()
+        .map(|h| h.metadata.as_ref().and_then(|m| m.updated_at).unwrap())
+        .collect();
+    assert!(dates.windows(2).all(|w| w[0] >= w[1]), "{dates:?}");
+    assert_ne!(dates.first(), dates.last(), "the sample has dates to order");
+    // Nothing to narrow and nothing to find is still a bad request.
+    let blank = SearchRequest {
+        query: " ".into(),
+        ..SearchRequest::new("x").unwrap()
+    };
+    let err = agent(service).handle(&blank).await.unwrap_err();
+    assert!(err.to_string().contains("query"), "{err}");
 }
 
 async fn the_designer_from_techconf(service: Arc<dyn SearchService>) {
@@ -478,6 +549,7 @@ macro_rules! on_every_backend {
 
 on_every_backend!(
     quarterly_report_returns_ranked_results,
+    an_empty_query_with_a_scope_lists_newest_first,
     the_designer_from_techconf,
     legacy_migration_comes_with_a_restore_hint,
     in_my_archive_scopes_to_the_archive,

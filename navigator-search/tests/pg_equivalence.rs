@@ -165,6 +165,51 @@ async fn postgres_answers_like_the_embedded_engine() {
         keyword_overlap * 100.0
     );
 
+    // Listings (no query) are the same list on both: newest first, same totals, any page.
+    use navigator_core::{Category, SearchFilters};
+    let listings = [
+        SearchRequest::list(Some(vec![Category::Project]), SearchFilters::default()).unwrap(),
+        SearchRequest::list(
+            Some(vec![Category::Resource, Category::Area]),
+            SearchFilters::default(),
+        )
+        .unwrap()
+        .limit(20)
+        .offset(5),
+        SearchRequest::list(
+            None,
+            SearchFilters {
+                date_range: Some(navigator_core::DateRange {
+                    start: Some("2026-01-01T00:00:00Z".parse().unwrap()),
+                    end: None,
+                }),
+                ..SearchFilters::default()
+            },
+        )
+        .unwrap()
+        .limit(50),
+    ];
+    for list in &listings {
+        let a = engine.search_with_vector(list, None).unwrap();
+        let b = pg.search_with_vector(list, None).await.unwrap();
+        assert!(!a.results.is_empty(), "{list:?}");
+        assert_eq!(ids(&a), ids(&b), "{list:?}");
+        assert_eq!(a.total_results, b.total_results, "{list:?}");
+        let dates: Vec<_> = a
+            .results
+            .iter()
+            .map(|r| r.metadata.as_ref().and_then(|m| m.updated_at))
+            .collect();
+        assert!(
+            dates.windows(2).all(|w| w[0] >= w[1]),
+            "newest first: {dates:?}"
+        );
+        assert!(
+            dates.first() != dates.last(),
+            "the sample has dates to order"
+        );
+    }
+
     // How the keyword scale was chosen: the keyword-mode score gap for a range of scales.
     let mut best = (f64::MAX, 0.0);
     for scale in [25.0, 50.0, 60.0, 75.0, 90.0, 100.0, 150.0, 500.0] {

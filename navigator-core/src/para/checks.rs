@@ -143,12 +143,6 @@ pub(crate) fn limit<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32,
     check_limit("limit", u32::deserialize(d)?).map_err(D::Error::custom)
 }
 
-pub(crate) fn query<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
-    let q = String::deserialize(d)?;
-    check_non_empty("query", &q).map_err(D::Error::custom)?;
-    Ok(q)
-}
-
 pub(crate) fn non_empty<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
     let s = String::deserialize(d)?;
     if s.trim().is_empty() {

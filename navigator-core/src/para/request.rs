@@ -249,12 +249,11 @@ fn default_true() -> bool {
 /// assert!(from_json::<SearchRequest>(r#"{"query":"x","limit":0}"#).is_err());
 /// # Ok::<(), navigator_core::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SearchRequest {
-    /// What to look for; must not be empty.
-    #[serde(deserialize_with = "checks::query")]
-    #[schemars(length(min = 1))]
+    /// What to look for. Empty only to list: with `categories` or a filter and no query, the
+    /// matching items are listed newest first (every one with relevance 1.0).
     pub query: String,
     /// Only these categories (all four when absent); at least one when present.
     #[serde(
@@ -344,9 +343,56 @@ impl SearchRequest {
             .collect()
     }
 
-    /// Checks every rule that parsing enforces, for requests built or changed in code.
+    /// A listing: no query; the items in `categories` (all four when `None`) passing
+    /// `filters`, newest first. At least one of the two must narrow something.
+    ///
+    /// ```
+    /// use navigator_core::{Category, SearchFilters, SearchRequest, TagFilter};
+    /// let recent_projects = SearchRequest::list(Some(vec![Category::Project]), SearchFilters::default())?;
+    /// assert!(recent_projects.is_listing());
+    /// assert!(SearchRequest::list(None, SearchFilters::default()).is_err());
+    /// # Ok::<(), navigator_core::Error>(())
+    /// ```
+    pub fn list(categories: Option<Vec<Category>>, filters: SearchFilters) -> Result<Self> {
+        let req = Self {
+            query: String::new(),
+            categories,
+            search_mode: SearchMode::Hybrid,
+            limit: default_limit(),
+            offset: 0,
+            filters: (!filters.is_empty()).then_some(filters),
+            include_archived: true,
+        };
+        req.validate()?;
+        Ok(req)
+    }
+
+    /// Whether this request lists rather than searches: its query is empty (or blank), so
+    /// the items passing its categories and filters come newest first.
+    pub fn is_listing(&self) -> bool {
+        self.query.trim().is_empty()
+    }
+
+    /// An empty query is a listing, which needs something to narrow it.
+    fn check_listing(&self) -> Result<()> {
+        if self.is_listing() && !self.has_conditions() {
+            return Err(Error::invalid(
+                "query",
+                "must not be empty (to list items without a query, give categories or filters)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the request narrows what it returns: categories or any filter.
+    pub fn has_conditions(&self) -> bool {
+        self.categories.is_some() || self.filters.as_ref().is_some_and(|f| !f.is_empty())
+    }
+
+    /// Checks every rule of a request: what parsing enforces field by field, and the rules
+    /// across fields (an empty query only with categories or a filter, to list).
     pub fn validate(&self) -> Result<()> {
-        checks::check_non_empty("query", &self.query)?;
+        self.check_listing()?;
         checks::check_limit("limit", self.limit)?;
         checks::check_window(self.offset, self.limit)?;
         if let Some(f) = &self.filters {
@@ -372,6 +418,44 @@ impl SearchRequest {
             r.validate()?;
         }
         Ok(())
+    }
+}
+
+/// The fields of a [`SearchRequest`] as parsed one by one (each with its own rule); the rule
+/// across them (an empty query needs categories or a filter) is checked before a
+/// `SearchRequest` exists.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SearchRequestWire {
+    query: String,
+    #[serde(default, deserialize_with = "checks::categories")]
+    categories: Option<Vec<Category>>,
+    #[serde(default)]
+    search_mode: SearchMode,
+    #[serde(default = "default_limit", deserialize_with = "checks::limit")]
+    limit: u32,
+    #[serde(default, deserialize_with = "checks::offset")]
+    offset: u32,
+    #[serde(default)]
+    filters: Option<SearchFilters>,
+    #[serde(default = "default_true")]
+    include_archived: bool,
+}
+
+impl<'de> Deserialize<'de> for SearchRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let w = SearchRequestWire::deserialize(d)?;
+        let request = SearchRequest {
+            query: w.query,
+            categories: w.categories,
+            search_mode: w.search_mode,
+            limit: w.limit,
+            offset: w.offset,
+            filters: w.filters,
+            include_archived: w.include_archived,
+        };
+        request.check_listing().map_err(serde::de::Error::custom)?;
+        Ok(request)
     }
 }
 

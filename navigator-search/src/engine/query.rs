@@ -106,6 +106,15 @@ impl SearchEngine {
             catalog: &catalog,
             exact_scan_below: self.config.exact_scan_below,
         };
+        if plan.is_listing() {
+            let (newest, total) = catalog.newest(&plan.filter, plan.wanted());
+            drop(catalog);
+            let ranked = plan.listed(newest, total);
+            let keys: Vec<u64> = ranked.page().iter().map(|s| s.key).collect();
+            let items = self.store.items_by_keys(&keys)?;
+            let mut snippets = self.keyword.snippets(&[], false, MAX_SNIPPET_CHARS)?;
+            return ranked.into_page(items, &[], &[], &mut snippets);
+        }
         let candidates = match (plan.vector, &self.helper) {
             // Hybrid: the two sides are independent; the helper thread takes the keyword side
             // while this one walks the vector graph (see `helper`).

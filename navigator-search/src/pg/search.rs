@@ -158,6 +158,9 @@ impl PgSearchService {
         let plan = Plan::new(request, query_vector, &*self.embedder, &self.config)?;
         let filter = SqlFilter::new(&plan.filter);
         let mut client = self.store.client().await?;
+        if plan.is_listing() {
+            return list(&client, &plan, &filter).await;
+        }
         let mut candidates = Candidates::default();
         if plan.mode.uses_keywords() {
             candidates.keyword = Some(self.keyword_candidates(&client, &plan, &filter).await?);
@@ -354,6 +357,39 @@ type Param<'p> = dyn tokio_postgres::types::ToSql + Sync + 'p;
 
 /// The vector source: a pgvector HNSW scan with search beam `ef`, in one transaction (for
 /// its `SET LOCAL`s).
+/// A listing (no query): the newest items passing the filter, read whole, with how many
+/// pass in all; the same order as the embedded catalog's (updated, then id).
+async fn list(
+    client: &deadpool_postgres::Client,
+    plan: &Plan<'_>,
+    filter: &SqlFilter<'_>,
+) -> Result<SearchPage> {
+    let err = pg_err("list items");
+    let stmt = client
+        .prepare_cached(&format!(
+            "SELECT {ITEM_COLUMNS}, count(*) OVER () FROM items WHERE {FILTER}
+             ORDER BY updated_at DESC, id LIMIT $8"
+        ))
+        .await
+        .map_err(&err)?;
+    let wanted = plan.wanted() as i64;
+    let rows = client
+        .query(&stmt, &filter.params(&[&wanted]))
+        .await
+        .map_err(&err)?;
+    let total = rows.first().map_or(0, |r| r.get::<_, i64>(14)) as usize;
+    let mut keys = Vec::with_capacity(rows.len());
+    let mut items: HashMap<u64, Item> = HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let (key, item) = item_from_row(row)?;
+        keys.push(key);
+        items.insert(key, item);
+    }
+    let ranked = plan.listed(keys, total);
+    let page: Vec<Option<Item>> = ranked.page().iter().map(|s| items.remove(&s.key)).collect();
+    ranked.into_page(page, &[], &[], &mut LightSnippets)
+}
+
 async fn vector_candidates(
     client: &mut deadpool_postgres::Client,
     query: &Vector,

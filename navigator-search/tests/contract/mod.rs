@@ -393,6 +393,61 @@ pub async fn search_contract(service: &dyn SearchService) {
     assert!(none.results.is_empty());
     assert_eq!(none.total_results, 0);
 
+    // An empty query with categories or filters lists: the items passing them, newest first
+    // (ties by id), relevance 1.0, nothing embedded, whatever the mode. x_falcon was updated
+    // when it was archived, a day after the others.
+    let space = SearchFilters {
+        tags: Some(TagFilter::any(["space"])),
+        ..SearchFilters::default()
+    };
+    for mode in [
+        SearchMode::Keyword,
+        SearchMode::Semantic,
+        SearchMode::Hybrid,
+    ] {
+        let list = SearchRequest::list(None, space.clone()).unwrap().mode(mode);
+        let page = service.search(&list).await.unwrap();
+        let ids: Vec<&str> = page.results.iter().map(|r| r.item_id.as_str()).collect();
+        assert_eq!(ids, ["x_falcon", "p_falcon", "t_falcon"], "{mode:?}");
+        assert_eq!(page.total_results, 3, "{mode:?}");
+        assert!(!page.embedding_used, "{mode:?}: a listing embeds nothing");
+        assert!(page.results.iter().all(|r| r.relevance_score == 1.0));
+        assert!(page
+            .results
+            .iter()
+            .all(|r| r.snippet.as_deref().is_some_and(|s| !s.is_empty())));
+    }
+    let second = service
+        .search(
+            &SearchRequest::list(None, space.clone())
+                .unwrap()
+                .limit(1)
+                .offset(1),
+        )
+        .await
+        .unwrap();
+    assert_eq!(second.results.len(), 1);
+    assert_eq!(second.results[0].item_id, "p_falcon");
+    assert_eq!(second.total_results, 3);
+    let projects = service
+        .search(
+            &SearchRequest::list(Some(vec![Category::Project]), SearchFilters::default()).unwrap(),
+        )
+        .await
+        .unwrap();
+    let ids: Vec<&str> = projects
+        .results
+        .iter()
+        .map(|r| r.item_id.as_str())
+        .collect();
+    assert_eq!(ids, ["p_falcon", "t_falcon"], "the project and its task");
+    let blank = SearchRequest {
+        query: "   ".into(),
+        ..SearchRequest::new("x").unwrap()
+    };
+    let err = service.search(&blank).await.unwrap_err();
+    assert!(err.to_string().contains("query"), "{err}");
+
     // The seed's narrower methods agree with `search`.
     let kw = service
         .keyword_search("sourdough", Some(&[Category::Resource]), 5)
