@@ -5,18 +5,21 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn navigator(home: &Path, args: &[&str]) -> Output {
-    // The runtime and model come from the test environment's own lookup (NAVIGATOR_HOME of
-    // the developer machine, or .navigator/), passed explicitly since NAVIGATOR_HOME here is
-    // the data directory under test.
+    command(home, args).output().unwrap()
+}
+
+/// `navigator args` on the data directory `home`. The runtime and model come from the test
+/// environment's own lookup (NAVIGATOR_HOME of the developer machine, or .navigator/), passed
+/// explicitly since NAVIGATOR_HOME here is the data directory under test.
+fn command(home: &Path, args: &[&str]) -> Command {
     let paths =
         navigator_core::EmbeddingPaths::locate(None, None).expect("runtime and model installed");
-    Command::new(env!("CARGO_BIN_EXE_navigator"))
-        .args(args)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_navigator"));
+    cmd.args(args)
         .env("NAVIGATOR_HOME", home)
         .env("NAVIGATOR_ORT_DYLIB", paths.ort_dylib)
-        .env("NAVIGATOR_MODEL_DIR", paths.model_dir)
-        .output()
-        .unwrap()
+        .env("NAVIGATOR_MODEL_DIR", paths.model_dir);
+    cmd
 }
 
 fn text(out: &Output) -> String {
@@ -187,4 +190,76 @@ fn index_search_toc_status_on_the_sample_vault() {
     let after: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(after["chunks"], status["chunks"], "{after}");
     assert_eq!(after["items"], status["items"], "{after}");
+}
+
+/// `index --watch`: a note written, edited and deleted while it runs is each picked up by an
+/// incremental run of its own, and the index the watcher leaves behind answers searches.
+#[test]
+fn index_watch_follows_writes_edits_and_deletes() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::Duration;
+
+    let home = tempfile::tempdir().unwrap();
+    let vault = tempfile::tempdir().unwrap();
+    let projects = vault.path().join("1 Projects/Orbit");
+    std::fs::create_dir_all(&projects).unwrap();
+    std::fs::write(projects.join("Plan.md"), "# Plan\n\nShip the orbit release.\n").unwrap();
+    let vault_arg = vault.path().to_str().unwrap();
+    let mut child = command(home.path(), &["index", vault_arg, "--watch", "--quiet"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, reports) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line.contains(" seen: ") && tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let stderr = child.stderr.take().unwrap();
+    let (watching_tx, watching) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.starts_with("watching ") {
+                let _ = watching_tx.send(());
+            }
+        }
+    });
+    // Hang guards, not timing assertions: a missed change would otherwise block forever.
+    let wait = Duration::from_secs(120);
+    let first = reports.recv_timeout(wait).expect("the first run's report");
+    assert!(first.contains("2 added"), "the note and its project folder: {first}");
+    watching.recv_timeout(wait).expect("the watcher started");
+
+    let note = projects.join("Launch checklist.md");
+    std::fs::write(&note, "# Launch checklist\n\nBook the zephyrine telescope slot.\n").unwrap();
+    let added = reports.recv_timeout(wait).expect("a run after the write");
+    assert!(added.contains("1 added"), "{added}");
+
+    std::fs::write(&note, "# Launch checklist\n\nBook the quasarite antenna slot.\n").unwrap();
+    let edited = reports.recv_timeout(wait).expect("a run after the edit");
+    assert!(edited.contains("1 updated"), "{edited}");
+
+    std::fs::remove_file(projects.join("Plan.md")).unwrap();
+    let deleted = reports.recv_timeout(wait).expect("a run after the delete");
+    assert!(deleted.contains("1 deleted"), "{deleted}");
+
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let out = navigator(home.path(), &["search", "quasarite antenna", "--mode", "keyword", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let hits: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits[0]["itemId"], "1 Projects/Orbit/Launch checklist.md");
+    let out = navigator(home.path(), &["search", "zephyrine", "--mode", "keyword"]);
+    assert_eq!(out.status.code(), Some(1), "the old text is gone: {}", text(&out));
+    let out = navigator(home.path(), &["search", "orbit release", "--mode", "keyword", "--json"]);
+    let gone: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert!(
+        gone.iter().all(|h| h["itemId"] != "1 Projects/Orbit/Plan.md"),
+        "the deleted note is gone: {gone:?}"
+    );
 }
