@@ -204,7 +204,11 @@ fn index_watch_follows_writes_edits_and_deletes() {
     let vault = tempfile::tempdir().unwrap();
     let projects = vault.path().join("1 Projects/Orbit");
     std::fs::create_dir_all(&projects).unwrap();
-    std::fs::write(projects.join("Plan.md"), "# Plan\n\nShip the orbit release.\n").unwrap();
+    std::fs::write(
+        projects.join("Plan.md"),
+        "# Plan\n\nShip the orbit release.\n",
+    )
+    .unwrap();
     let vault_arg = vault.path().to_str().unwrap();
     let mut child = command(home.path(), &["index", vault_arg, "--watch", "--quiet"])
         .stdout(Stdio::piped())
@@ -232,15 +236,26 @@ fn index_watch_follows_writes_edits_and_deletes() {
     // Hang guards, not timing assertions: a missed change would otherwise block forever.
     let wait = Duration::from_secs(120);
     let first = reports.recv_timeout(wait).expect("the first run's report");
-    assert!(first.contains("2 added"), "the note and its project folder: {first}");
+    assert!(
+        first.contains("2 added"),
+        "the note and its project folder: {first}"
+    );
     watching.recv_timeout(wait).expect("the watcher started");
 
     let note = projects.join("Launch checklist.md");
-    std::fs::write(&note, "# Launch checklist\n\nBook the zephyrine telescope slot.\n").unwrap();
+    std::fs::write(
+        &note,
+        "# Launch checklist\n\nBook the zephyrine telescope slot.\n",
+    )
+    .unwrap();
     let added = reports.recv_timeout(wait).expect("a run after the write");
     assert!(added.contains("1 added"), "{added}");
 
-    std::fs::write(&note, "# Launch checklist\n\nBook the quasarite antenna slot.\n").unwrap();
+    std::fs::write(
+        &note,
+        "# Launch checklist\n\nBook the quasarite antenna slot.\n",
+    )
+    .unwrap();
     let edited = reports.recv_timeout(wait).expect("a run after the edit");
     assert!(edited.contains("1 updated"), "{edited}");
 
@@ -250,16 +265,28 @@ fn index_watch_follows_writes_edits_and_deletes() {
 
     child.kill().unwrap();
     child.wait().unwrap();
-    let out = navigator(home.path(), &["search", "quasarite antenna", "--mode", "keyword", "--json"]);
+    let out = navigator(
+        home.path(),
+        &["search", "quasarite antenna", "--mode", "keyword", "--json"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let hits: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(hits[0]["itemId"], "1 Projects/Orbit/Launch checklist.md");
     let out = navigator(home.path(), &["search", "zephyrine", "--mode", "keyword"]);
-    assert_eq!(out.status.code(), Some(1), "the old text is gone: {}", text(&out));
-    let out = navigator(home.path(), &["search", "orbit release", "--mode", "keyword", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the old text is gone: {}",
+        text(&out)
+    );
+    let out = navigator(
+        home.path(),
+        &["search", "orbit release", "--mode", "keyword", "--json"],
+    );
     let gone: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap_or_default();
     assert!(
-        gone.iter().all(|h| h["itemId"] != "1 Projects/Orbit/Plan.md"),
+        gone.iter()
+            .all(|h| h["itemId"] != "1 Projects/Orbit/Plan.md"),
         "the deleted note is gone: {gone:?}"
     );
 }
