@@ -455,31 +455,31 @@ mod tests {
         }
     }
 
+    /// Explores this repository for a fixed goal, watched by a `TurnProgress` on `flag`.
+    async fn explore(map: &RepoMap, flag: &Arc<AtomicBool>) -> navigator_context::Exploration {
+        Explorer::new(map, Budgets::tokens(6000))
+            .interactive(TurnProgress {
+                progress: progress(flag),
+                total: 10,
+            })
+            .explore(
+                "How does the engine repair its indexes on open?",
+                &mut HeuristicPolicy::new(),
+            )
+            .await
+            .unwrap()
+    }
+
     #[tokio::test]
     async fn a_cancelled_call_stops_the_exploration_at_the_next_turn() {
         let map = RepoMap::open(repo_root()).unwrap();
-        let goal = "How does the engine repair its indexes on open?";
         let flag = Arc::new(AtomicBool::new(false));
-        let full = Explorer::new(&map, Budgets::tokens(6000))
-            .interactive(TurnProgress {
-                progress: progress(&flag),
-                total: 10,
-            })
-            .explore(goal, &mut HeuristicPolicy::new())
-            .await
-            .unwrap();
+        let full = explore(&map, &flag).await;
         assert!(full.turns.len() > 1, "{} turns", full.turns.len());
         assert_ne!(full.stop, navigator_context::StopReason::Declined);
 
         flag.store(true, Ordering::Relaxed);
-        let cut = Explorer::new(&map, Budgets::tokens(6000))
-            .interactive(TurnProgress {
-                progress: progress(&flag),
-                total: 10,
-            })
-            .explore(goal, &mut HeuristicPolicy::new())
-            .await
-            .unwrap();
+        let cut = explore(&map, &flag).await;
         assert_eq!(cut.turns.len(), 1);
         assert_eq!(cut.stop, navigator_context::StopReason::Declined);
     }
