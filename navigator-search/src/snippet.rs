@@ -83,15 +83,13 @@ impl Snippets for LightSnippets {
 /// run over whole long notes, close enough to choose the passage a snippet comes from (the
 /// analyser then highlights inside it).
 pub(crate) fn term_positions(text: &str, query_terms: &[String]) -> Vec<(usize, usize)> {
-    // Terms by their first two bytes: most words share them with no term and cost one lookup.
-    let mut by_start: std::collections::HashMap<[u8; 2], Vec<usize>> = Default::default();
+    // Terms by their first two bytes: most words share them with no term and cost a few
+    // two-byte comparisons (a query has few terms: a scan beats hashing every word).
+    let mut by_start: Vec<([u8; 2], usize)> = Vec::new();
     let mut short: Vec<usize> = Vec::new();
     for (i, t) in query_terms.iter().enumerate() {
         match t.as_bytes() {
-            [a, b, ..] => by_start
-                .entry([a.to_ascii_lowercase(), b.to_ascii_lowercase()])
-                .or_default()
-                .push(i),
+            [a, b, ..] => by_start.push(([a.to_ascii_lowercase(), b.to_ascii_lowercase()], i)),
             _ => short.push(i),
         }
     }
@@ -112,15 +110,15 @@ pub(crate) fn term_positions(text: &str, query_terms: &[String]) -> Vec<(usize, 
         let word = &text[start..i];
         let matched = if word.is_ascii() {
             let w = word.as_bytes();
-            let candidates = match w {
-                [a, b, ..] => by_start.get(&[a.to_ascii_lowercase(), b.to_ascii_lowercase()]),
+            let start = match w {
+                [a, b, ..] => Some([a.to_ascii_lowercase(), b.to_ascii_lowercase()]),
                 _ => None,
             };
-            candidates
-                .into_iter()
-                .flatten()
-                .chain(&short)
-                .copied()
+            by_start
+                .iter()
+                .filter(|(key, _)| Some(*key) == start)
+                .map(|(_, t)| *t)
+                .chain(short.iter().copied())
                 .find(|&t| stem_of_ascii(w, &query_terms[t]))
         } else {
             let lower = word.to_lowercase();
