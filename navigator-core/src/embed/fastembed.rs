@@ -163,12 +163,15 @@ impl FastEmbedder {
         Ok(vectors)
     }
 
-    /// Tokens (after padding) per forward pass: a quarter of a full batch of the longest
-    /// inputs. Activation memory grows with batch × length² (attention), so a full batch of
-    /// maximum-length texts is what set the peak; short texts still go `batch_size` at a
-    /// time.
+    /// Tokens (after padding) per forward pass: a sixteenth of a full batch of the longest
+    /// inputs (MiniLM: 512, two maximum-length texts), never less than one whole text.
+    /// ONNX Runtime keeps the buffers of the largest pass it has run, and they grow with
+    /// batch × length² (attention), so this bound sets the peak memory of indexing: 1,000
+    /// SciFact abstracts peaked at 605 MiB with a quarter of a batch (2,048 tokens) and at
+    /// 300 MiB with a sixteenth, and ran faster on 2 cores (docs/benchmarks.md). Short texts
+    /// still go up to `batch_size` at a time.
     fn batch_tokens(&self) -> usize {
-        (self.config.batch_size * self.config.max_length / 4).max(self.config.max_length)
+        (self.config.batch_size * self.config.max_length / 16).max(self.config.max_length)
     }
 
     fn check_dimensions(&self) -> Result<()> {
