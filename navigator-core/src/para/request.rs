@@ -249,6 +249,8 @@ fn default_true() -> bool {
 /// assert!(from_json::<SearchRequest>(r#"{"query":"x","limit":0}"#).is_err());
 /// # Ok::<(), navigator_core::Error>(())
 /// ```
+// Parsed through `SearchRequestWire`, which holds the per-field parse rules (a plain
+// comment: doc comments become the exported schema's description).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SearchRequest {
@@ -256,22 +258,18 @@ pub struct SearchRequest {
     /// matching items are listed newest first (every one with relevance 1.0).
     pub query: String,
     /// Only these categories (all four when absent); at least one when present.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "checks::categories"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<Category>>,
     /// Which signals to use.
     #[serde(default)]
     pub search_mode: SearchMode,
     /// Page size, 1..=50.
-    #[serde(default = "default_limit", deserialize_with = "checks::limit")]
+    #[serde(default = "default_limit")]
     #[schemars(range(min = 1, max = 50))]
     pub limit: u32,
     /// How many ranked results to skip; `offset + limit` at most
     /// [`MAX_RESULT_WINDOW`](crate::MAX_RESULT_WINDOW).
-    #[serde(default, deserialize_with = "checks::offset")]
+    #[serde(default)]
     pub offset: u32,
     /// Narrowing conditions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
