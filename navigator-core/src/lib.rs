@@ -53,7 +53,8 @@ pub use llm::{ApiKey, HttpOptions, RetryPolicy};
 pub use llm::{
     Cassette, ChatRequest, ChatResponse, CostTracker, Extracted, Extractor, Fault, Interaction,
     JsonMode, Llm, LlmErrorKind, Matcher, Message, ModelSpend, Pricing, PricingTable, Projection,
-    Replay, ResponseFormat, Role, ScriptedLlm, SystemBlock, TokenCounter, TrackedLlm, Usage,
+    Replay, ResponseFormat, Role, ScriptedLlm, SystemBlock, TokenCounter, ToolCall, ToolChoice,
+    ToolDefinition, ToolResult, TrackedLlm, Usage,
 };
 #[cfg(feature = "openai")]
 pub use llm::{MaxTokensField, OpenAiClient, OpenAiConfig};

@@ -261,6 +261,7 @@ impl Llm for AnthropicClient {
             usage,
             model: wire.model,
             stop_reason: wire.stop_reason,
+            tool_calls: Vec::new(),
         })
     }
 
@@ -278,6 +279,7 @@ impl Llm for AnthropicClient {
             usage: Usage::default(),
             model: self.config.model.clone(),
             stop_reason: None,
+            tool_calls: Vec::new(),
         };
         let mut stopped = false;
         while let Some(events) = stream.next_events().await? {

@@ -65,12 +65,21 @@ impl TokenCounter {
         raw += request
             .messages
             .iter()
-            .map(|m| self.count(&m.content))
+            .map(|m| self.count(&m.token_text()))
             .sum::<u64>();
         if let ResponseFormat::JsonSchema { schema, .. } = &request.response_format {
             raw += self.count(&schema.to_string());
         }
-        let parts = (request.system.len() + request.messages.len()) as u64;
+        raw += request
+            .tools
+            .iter()
+            .map(|t| {
+                self.count(&t.name)
+                    + self.count(&t.description)
+                    + self.count(&t.parameters.to_string())
+            })
+            .sum::<u64>();
+        let parts = (request.system.len() + request.messages.len() + request.tools.len()) as u64;
         (raw as f64 * self.margin).ceil() as u64 + parts * FRAMING_PER_PART + FRAMING_PER_REQUEST
     }
 }

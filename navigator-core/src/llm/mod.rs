@@ -43,5 +43,6 @@ pub use scripted::{Cassette, Fault, Interaction, Matcher, Replay, ScriptedLlm};
 pub use sse::{SseEvent, SseParser, MAX_EVENT_BYTES};
 pub use structured::{Extracted, Extractor, JsonMode};
 pub use types::{
-    ChatRequest, ChatResponse, Llm, LlmErrorKind, Message, ResponseFormat, Role, SystemBlock, Usage,
+    ChatRequest, ChatResponse, Llm, LlmErrorKind, Message, ResponseFormat, Role, SystemBlock,
+    ToolCall, ToolChoice, ToolDefinition, ToolResult, Usage,
 };

@@ -303,6 +303,7 @@ impl Llm for OpenAiClient {
             usage: wire.usage.map(Usage::from).unwrap_or_default(),
             model: wire.model.unwrap_or_else(|| self.config.model.clone()),
             stop_reason: choice.finish_reason,
+            tool_calls: Vec::new(),
         })
     }
 
@@ -320,6 +321,7 @@ impl Llm for OpenAiClient {
             usage: Usage::default(),
             model: self.config.model.clone(),
             stop_reason: None,
+            tool_calls: Vec::new(),
         };
         let mut done = false;
         while let Some(events) = stream.next_events().await? {

@@ -384,6 +384,7 @@ impl Llm for ScriptedLlm {
             usage: it.usage,
             model: self.model.clone(),
             stop_reason: Some(it.stop_reason.unwrap_or_else(|| "end_turn".into())),
+            tool_calls: Vec::new(),
         })
     }
 }

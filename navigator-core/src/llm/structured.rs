@@ -158,7 +158,11 @@ impl<T: JsonSchema + DeserializeOwned> Extractor<T> {
                 .set("type_name", &type_name)
                 .set("schema", pretty),
         )?;
-        let mut request = request.with_system(SystemBlock::cached(instruction));
+        // The schema is as static as the persona: it joins the leading run of cached blocks
+        // (before any per-session block), so the cached prefix covers it on every turn.
+        let mut request = request;
+        let at = request.system.iter().take_while(|b| b.cache).count();
+        request.system.insert(at, SystemBlock::cached(instruction));
         request.response_format = match self.mode {
             JsonMode::PromptOnly => ResponseFormat::Text,
             JsonMode::JsonObject => ResponseFormat::JsonObject,

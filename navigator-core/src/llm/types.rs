@@ -17,12 +17,22 @@ pub enum Role {
 }
 
 /// One turn of a conversation.
+///
+/// Tool use travels in two extra lists, the way Anthropic shapes it (OpenAI's wire format is
+/// derived from it): an assistant turn may carry the [`ToolCall`]s the model made, and the user
+/// turn after it the [`ToolResult`]s, one per call, in the same order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Message {
     /// Who said it.
     pub role: Role,
-    /// What was said.
+    /// What was said (may be empty on a turn that only calls tools or returns results).
     pub content: String,
+    /// Tools the model called on this (assistant) turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// Results of the previous turn's tool calls, carried by this (user) turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_results: Vec<ToolResult>,
 }
 
 impl Message {
@@ -31,6 +41,8 @@ impl Message {
         Self {
             role: Role::User,
             content: content.into(),
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
         }
     }
 
@@ -39,8 +51,97 @@ impl Message {
         Self {
             role: Role::Assistant,
             content: content.into(),
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
         }
     }
+
+    /// An assistant turn that calls tools (with whatever text came with the calls).
+    pub fn tool_use(content: impl Into<String>, calls: Vec<ToolCall>) -> Self {
+        Self {
+            tool_calls: calls,
+            ..Self::assistant(content)
+        }
+    }
+
+    /// The user turn that hands back the results of the previous turn's calls.
+    pub fn tool_results(results: Vec<ToolResult>) -> Self {
+        Self {
+            tool_results: results,
+            ..Self::user("")
+        }
+    }
+
+    /// The text a token counter should see: the content, each call's name and arguments and
+    /// each result's content.
+    pub fn token_text(&self) -> std::borrow::Cow<'_, str> {
+        if self.tool_calls.is_empty() && self.tool_results.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.content);
+        }
+        let mut out = self.content.clone();
+        for c in &self.tool_calls {
+            out.push('\n');
+            out.push_str(&c.name);
+            out.push(' ');
+            out.push_str(&c.arguments.to_string());
+        }
+        for r in &self.tool_results {
+            out.push('\n');
+            out.push_str(&r.content);
+        }
+        std::borrow::Cow::Owned(out)
+    }
+}
+
+/// A tool the model may call: its name, what it does and the JSON Schema of its arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolDefinition {
+    /// Unique name (`[a-zA-Z0-9_-]{1,64}`: both providers restrict tool names to that).
+    pub name: String,
+    /// What it does and when to use it.
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub parameters: serde_json::Value,
+}
+
+/// Whether and which tool the model must call.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "type", content = "name")]
+pub enum ToolChoice {
+    /// The model decides (the default).
+    #[default]
+    Auto,
+    /// The model must call some tool.
+    Required,
+    /// The model must not call tools (they stay in the prompt, so its prefix stays cached).
+    None,
+    /// The model must call this tool.
+    Tool(String),
+}
+
+/// One call the model made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolCall {
+    /// The provider's id for the call; its result must quote it.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as the model wrote them. Arguments that were not valid JSON arrive as a
+    /// JSON string holding the raw text, so schema validation reports them instead of the
+    /// client failing.
+    pub arguments: serde_json::Value,
+}
+
+/// What a tool call gave back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolResult {
+    /// The [`ToolCall::id`] this answers.
+    pub call_id: String,
+    /// The result (usually JSON text) or the error message.
+    pub content: String,
+    /// Whether the call failed (bad arguments, tool error); the model sees it and may retry.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
 }
 
 /// One block of the system prompt. Static blocks (persona, instructions, tool catalogs) are
@@ -105,6 +206,12 @@ pub struct ChatRequest {
     /// Answer shape.
     #[serde(default)]
     pub response_format: ResponseFormat,
+    /// Tools the model may call, in a stable order (they are part of the cached prefix).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolDefinition>,
+    /// Whether it must call one.
+    #[serde(default)]
+    pub tool_choice: ToolChoice,
 }
 
 impl ChatRequest {
@@ -126,6 +233,12 @@ impl ChatRequest {
     /// Sets the output cap.
     pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = max_tokens;
+        self
+    }
+
+    /// Offers these tools.
+    pub fn with_tools(mut self, tools: Vec<ToolDefinition>) -> Self {
+        self.tools = tools;
         self
     }
 
@@ -195,9 +308,13 @@ pub struct ChatResponse {
     pub usage: Usage,
     /// The model that answered.
     pub model: String,
-    /// Why generation stopped, as the provider says it (`end_turn`, `stop`, `length`, ...).
+    /// Why generation stopped, as the provider says it (`end_turn`, `stop`, `length`,
+    /// `tool_use`, `tool_calls`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// Tools the model called, in order (empty when it answered in text only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
 }
 
 /// A chat model.
