@@ -24,6 +24,7 @@
 
 pub mod agent;
 mod agent_state;
+mod conversation;
 pub mod embed;
 mod embedder;
 mod error;
@@ -40,6 +41,7 @@ pub mod toc;
 pub use agent::{
     Agent, AgentContext, AgentOutcome, AgentRegistry, AgentState, AgentTask, Lifecycle,
 };
+pub use conversation::{ConversationRecord, ConversationStore};
 #[cfg(feature = "fastembed")]
 pub use embed::FastEmbedder;
 pub use embed::{EmbeddingPaths, ModelConfig, Pooling};

@@ -1,14 +1,17 @@
 //! [`MemoryStore`]: a [`Store`](crate::Store) held in process memory.
 
 use crate::store::{AccessCounts, ItemStore, TocStore};
-use crate::{Error, Grip, Item, ItemScan, Result, TocLevel, TocNode};
+use crate::{
+    ConversationRecord, ConversationStore, Error, Grip, Item, ItemScan, Result, TocLevel, TocNode,
+};
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// A [`Store`](crate::Store) kept in memory: for applications that rebuild their data at start-up, for
-/// tests, and as the reference the durable backends are checked against. Nothing survives the
-/// process.
+/// A [`Store`](crate::Store) (and a [`ConversationStore`]) kept in memory: for applications that
+/// rebuild their data at start-up, for tests, and as the reference the durable backends are
+/// checked against. Nothing survives the process.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     inner: RwLock<Inner>,
@@ -19,6 +22,7 @@ struct Inner {
     items: BTreeMap<String, Item>,
     nodes: HashMap<String, TocNode>,
     grips: HashMap<String, Grip>,
+    conversations: HashMap<String, ConversationRecord>,
 }
 
 impl MemoryStore {
@@ -147,6 +151,39 @@ impl TocStore for MemoryStore {
 
     async fn get_grip(&self, grip_id: &str) -> Result<Option<Grip>> {
         Ok(self.read()?.grips.get(grip_id).cloned())
+    }
+}
+
+#[async_trait]
+impl ConversationStore for MemoryStore {
+    async fn put_conversation(&self, record: &ConversationRecord) -> Result<()> {
+        record.validate()?;
+        self.write()?
+            .conversations
+            .insert(record.id.clone(), record.clone());
+        Ok(())
+    }
+
+    async fn get_conversation(&self, id: &str) -> Result<Option<ConversationRecord>> {
+        ConversationRecord::check_id(id)?;
+        Ok(self.read()?.conversations.get(id).cloned())
+    }
+
+    async fn delete_conversation(&self, id: &str) -> Result<bool> {
+        ConversationRecord::check_id(id)?;
+        Ok(self.write()?.conversations.remove(id).is_some())
+    }
+
+    async fn list_conversations(&self, limit: usize) -> Result<Vec<(String, DateTime<Utc>)>> {
+        let mut listed: Vec<(String, DateTime<Utc>)> = self
+            .read()?
+            .conversations
+            .values()
+            .map(|c| (c.id.clone(), c.updated_at))
+            .collect();
+        listed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        listed.truncate(limit);
+        Ok(listed)
     }
 }
 

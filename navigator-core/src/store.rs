@@ -5,6 +5,8 @@ use crate::{Category, Grip, Item, Result, TocNode};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+pub use crate::conversation::ConversationStore;
+
 /// Which items a [`ItemStore::scan_items`] returns; the default returns everything.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ItemScan {
@@ -36,6 +38,10 @@ impl ItemScan {
 /// implements the three is a `Store` (blanket implementation), so a new backend is one file
 /// with three `impl` blocks, and callers take `Arc<dyn Store>` (bring the role traits into
 /// scope, or `use navigator_core::store::*`, to call their methods).
+///
+/// A fourth role, [`ConversationStore`] (conversation history), stands outside the umbrella,
+/// so a store written before it existed is still a `Store`; a backend that keeps
+/// conversations implements it too.
 ///
 /// Object-safe and `Send + Sync`. Writes are atomic per call (`put_items` writes all or
 /// nothing) and durable when the call returns; implementations validate every item before

@@ -1,9 +1,11 @@
 //! The PostgreSQL + pgvector backend (feature `postgres`): the same [`Store`] and
 //! [`SearchService`] contracts as the embedded engine, on a server that many processes share.
 //!
-//! - [`PgStore`] keeps items, TOC nodes and grips in tables of one PostgreSQL schema, created
-//!   and upgraded by migrations versioned in code ([`MIGRATIONS`]). The items table carries a
-//!   generated `tsvector` (GIN index) and a `vector(N)` embedding (HNSW index, cosine).
+//! - [`PgStore`] keeps items, TOC nodes, grips and conversations
+//!   ([`ConversationStore`](navigator_core::ConversationStore)) in tables of one PostgreSQL
+//!   schema, created and upgraded by migrations versioned in code ([`MIGRATIONS`]). The items
+//!   table carries a generated `tsvector` (GIN index) and a `vector(N)` embedding (HNSW index,
+//!   cosine).
 //! - [`PgSearchService`] answers [`SearchRequest`]s through the library's one retrieval core,
 //!   the embedded engine's: the same plan (filter, candidate pool
 //!   [`EngineConfig::candidates`]), the same similarity floor, fusion and calibration
@@ -73,6 +75,7 @@
 //! [`SearchRequest`]: navigator_core::SearchRequest
 //! [`EngineConfig::candidates`]: crate::EngineConfig::candidates
 
+mod conversations;
 mod lookup;
 mod rows;
 mod schema;

@@ -16,10 +16,11 @@ pub struct Migration {
 }
 
 /// Every migration, oldest first. Never edit a released one: add the next version.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    description: "items (generated tsvector + GIN, vector(N) + HNSW cosine), TOC nodes, grips",
-    sql: r#"
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        description: "items (generated tsvector + GIN, vector(N) + HNSW cosine), TOC nodes, grips",
+        sql: r#"
 CREATE TABLE items (
     key          bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
     id           text PRIMARY KEY,
@@ -64,7 +65,20 @@ CREATE TABLE grips (
     grip    jsonb NOT NULL
 );
 "#,
-}];
+    },
+    Migration {
+        version: 2,
+        description: "conversations (ConversationStore records as jsonb, listed newest first)",
+        sql: r#"
+CREATE TABLE conversations (
+    id         text PRIMARY KEY,
+    record     jsonb NOT NULL,
+    updated_at timestamptz NOT NULL
+);
+CREATE INDEX conversations_updated ON conversations (updated_at DESC, id COLLATE "C");
+"#,
+    },
+];
 
 /// The advisory lock every navigator migration takes (one for all schemas: `CREATE
 /// EXTENSION` is database-wide).

@@ -14,7 +14,8 @@ use tokio_postgres::NoTls;
 
 type CoreResult<T> = navigator_core::Result<T>;
 
-/// Items, TOC nodes and grips in one PostgreSQL schema; cheap to clone (the pool is shared).
+/// Items, TOC nodes, grips and conversations in one PostgreSQL schema; cheap to clone (the pool
+/// is shared).
 ///
 /// Timestamps are kept to the microsecond (PostgreSQL's `timestamptz`); finer parts are cut.
 ///
@@ -179,7 +180,7 @@ impl PgStore {
             .map_err(pg_err("drop schema"))
     }
 
-    async fn query(
+    pub(super) async fn query(
         &self,
         operation: &'static str,
         sql: &str,

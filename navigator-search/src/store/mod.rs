@@ -7,6 +7,7 @@
 //! the last sequence number it has applied; on open the engine replays the log past that number,
 //! which repairs any divergence left by a crash between the store commit and the index writes.
 
+mod conversations;
 mod probe;
 mod service;
 
@@ -28,6 +29,8 @@ const CHANGES: TableDefinition<u64, u64> = TableDefinition::new("changes");
 const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
 const TOC_NODES: TableDefinition<&str, &[u8]> = TableDefinition::new("toc_nodes");
 const GRIPS: TableDefinition<&str, &[u8]> = TableDefinition::new("grips");
+/// Conversation records (`ConversationStore`), JSON by conversation id.
+const CONVERSATIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("conversations");
 /// Facts about the index as a whole (the embedding model it was built with).
 const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 
@@ -53,8 +56,8 @@ pub(crate) struct Change {
     pub(crate) key: u64,
 }
 
-/// The embedded on-disk store (redb). Implements [`navigator_core::Store`]; the search engine
-/// uses it as its source of truth.
+/// The embedded on-disk store (redb). Implements [`navigator_core::Store`] and
+/// [`navigator_core::ConversationStore`]; the search engine uses it as its source of truth.
 ///
 /// Every write is one ACID transaction, durable when the call returns.
 pub struct RedbStore {
@@ -449,6 +452,7 @@ fn create_tables(db: &Database) -> std::result::Result<(), Box<redb::Error>> {
         txn.open_table(COUNTERS).map(drop),
         txn.open_table(TOC_NODES).map(drop),
         txn.open_table(GRIPS).map(drop),
+        txn.open_table(CONVERSATIONS).map(drop),
         txn.open_table(META).map(drop),
     ] {
         result.map_err(|e| Box::new(e.into()))?;

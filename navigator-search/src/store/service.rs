@@ -10,7 +10,7 @@ use serde::{de::DeserializeOwned, Serialize};
 type CoreResult<T> = navigator_core::Result<T>;
 
 impl RedbStore {
-    fn get_json<T: DeserializeOwned>(
+    pub(super) fn get_json<T: DeserializeOwned>(
         &self,
         table: TableDefinition<&str, &[u8]>,
         what: &'static str,
@@ -24,7 +24,7 @@ impl RedbStore {
             .transpose()
     }
 
-    fn put_json<T: Serialize>(
+    pub(super) fn put_json<T: Serialize>(
         &self,
         table: TableDefinition<&str, &[u8]>,
         records: &[(&str, &T)],
