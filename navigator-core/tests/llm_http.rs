@@ -8,8 +8,10 @@ mod llm_support;
 use llm_support::{fixture, Reply, TestServer};
 use navigator_core::{
     AnthropicClient, AnthropicConfig, ApiKey, ChatRequest, Error, HttpOptions, Llm, LlmErrorKind,
-    OpenAiClient, OpenAiConfig, ResponseFormat, RetryPolicy, SystemBlock,
+    Message, OpenAiClient, OpenAiConfig, ResponseFormat, RetryPolicy, SystemBlock, ToolCall,
+    ToolChoice, ToolDefinition, ToolResult,
 };
+use serde_json::json;
 use std::time::Duration;
 
 const KEY: &str = "sk-test-0123456789-SECRET";
@@ -381,5 +383,227 @@ fn missing_api_key_in_environment_is_an_error_naming_the_variable() {
     assert_eq!(
         OpenAiClient::new(config).unwrap_err().field(),
         Some("NAVIGATOR_TEST_NO_SUCH_OPENAI_KEY")
+    );
+}
+
+fn search_tool() -> ToolDefinition {
+    ToolDefinition {
+        name: "search_notes".into(),
+        description: "Full-text search over the vault".into(),
+        parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}),
+    }
+}
+
+/// A conversation one tool round in: the question, the model's call, and its result.
+fn after_one_round(call_id: &str) -> ChatRequest {
+    let mut request = ChatRequest::new("What did I write about Rust?")
+        .with_tools(vec![search_tool()])
+        .with_system(SystemBlock::cached("You are the Butler."));
+    request.tool_choice = ToolChoice::Required;
+    request.messages.push(Message::tool_use(
+        "",
+        vec![ToolCall {
+            id: call_id.into(),
+            name: "search_notes".into(),
+            arguments: json!({"q": "rust"}),
+        }],
+    ));
+    request
+        .messages
+        .push(Message::tool_results(vec![ToolResult {
+            call_id: call_id.into(),
+            content: "index is rebuilding".into(),
+            is_error: true,
+        }]));
+    request
+}
+
+const OPENAI_TOOL_CALLS: &str = r#"{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4.1-mini-2025-04-14",
+ "choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[
+   {"id":"call_a","type":"function","function":{"name":"search_notes","arguments":"{\"q\":\"rust ownership\"}"}},
+   {"id":"call_b","type":"function","function":{"name":"search_notes","arguments":"{\"q\": rust"}}]}}],
+ "usage":{"prompt_tokens":90,"completion_tokens":30,"total_tokens":120}}"#;
+
+#[tokio::test]
+async fn openai_tool_calls_go_out_as_functions_and_come_back_parsed() {
+    let server = TestServer::start(vec![Reply::json(200, OPENAI_TOOL_CALLS)]).await;
+    let answer = gpt(&server, fast_retries(0))
+        .chat(&after_one_round("call_0"))
+        .await
+        .unwrap();
+    assert_eq!(answer.text, "");
+    assert_eq!(answer.stop_reason.as_deref(), Some("tool_calls"));
+    assert_eq!(answer.tool_calls.len(), 2);
+    assert_eq!(
+        (
+            answer.tool_calls[0].id.as_str(),
+            &answer.tool_calls[0].arguments
+        ),
+        ("call_a", &json!({"q": "rust ownership"}))
+    );
+    assert_eq!(
+        answer.tool_calls[1].arguments,
+        json!("{\"q\": rust"),
+        "arguments that are not JSON arrive as their text"
+    );
+
+    let body = server.requests()[0].json();
+    assert_eq!(body["tools"][0]["type"], "function");
+    assert_eq!(body["tools"][0]["function"]["name"], "search_notes");
+    assert_eq!(
+        body["tools"][0]["function"]["parameters"]["required"][0],
+        "q"
+    );
+    assert_eq!(body["tool_choice"], "required");
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 4, "{messages:?}");
+    assert_eq!(
+        messages[2]["tool_calls"][0]["function"]["arguments"],
+        "{\"q\":\"rust\"}"
+    );
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "call_0", "content": "error: index is rebuilding"})
+    );
+}
+
+/// Two calls, streamed the way OpenAI does: id and name first, arguments in pieces, the
+/// second call's pieces interleaved with the first's.
+const OPENAI_TOOL_STREAM: &str = concat!(
+    "data: {\"model\":\"gpt-4.1-mini\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"search_notes\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n",
+    "data: {\"model\":\"gpt-4.1-mini\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"q\\\":\"}}]},\"finish_reason\":null}]}\n\n",
+    "data: {\"model\":\"gpt-4.1-mini\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_b\",\"type\":\"function\",\"function\":{\"name\":\"search_notes\",\"arguments\":\"{\\\"q\\\": \\\"ca\"}}]},\"finish_reason\":null}]}\n\n",
+    "data: {\"model\":\"gpt-4.1-mini\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"rust\\\"}\"}}]},\"finish_reason\":null}]}\n\n",
+    "data: {\"model\":\"gpt-4.1-mini\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"rgo\\\"}\"}}]},\"finish_reason\":null}]}\n\n",
+    "data: {\"model\":\"gpt-4.1-mini\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+    "data: {\"model\":\"gpt-4.1-mini\",\"choices\":[],\"usage\":{\"prompt_tokens\":80,\"completion_tokens\":25,\"total_tokens\":105}}\n\n",
+    "data: [DONE]\n\n",
+);
+
+#[tokio::test]
+async fn openai_stream_puts_tool_calls_together_from_their_fragments() {
+    let server = TestServer::start(vec![Reply::sse(OPENAI_TOOL_STREAM, 29)]).await;
+    let mut streamed = String::new();
+    let answer = gpt(&server, fast_retries(0))
+        .chat_stream(&after_one_round("call_0"), &mut |t: &str| {
+            streamed.push_str(t)
+        })
+        .await
+        .unwrap();
+    assert_eq!(streamed, "", "call fragments are not text");
+    assert_eq!(answer.stop_reason.as_deref(), Some("tool_calls"));
+    assert_eq!(answer.usage.output_tokens, 25);
+    let calls: Vec<(&str, &str, &serde_json::Value)> = answer
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), &c.arguments))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("call_a", "search_notes", &json!({"q": "rust"})),
+            ("call_b", "search_notes", &json!({"q": "cargo"})),
+        ]
+    );
+    assert_eq!(server.requests()[0].json()["tools"][0]["type"], "function");
+}
+
+const ANTHROPIC_TOOL_USE: &str = r#"{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929",
+ "content":[{"type":"text","text":"Let me search again."},
+            {"type":"tool_use","id":"toolu_01","name":"search_notes","input":{"q":"rust ownership"}}],
+ "stop_reason":"tool_use","stop_sequence":null,
+ "usage":{"input_tokens":120,"output_tokens":40,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}"#;
+
+#[tokio::test]
+async fn anthropic_tool_use_goes_out_as_blocks_and_comes_back_as_calls() {
+    let server = TestServer::start(vec![Reply::json(200, ANTHROPIC_TOOL_USE)]).await;
+    let answer = claude(&server, fast_retries(0))
+        .chat(&after_one_round("toolu_00"))
+        .await
+        .unwrap();
+    assert_eq!(answer.text, "Let me search again.");
+    assert_eq!(answer.stop_reason.as_deref(), Some("tool_use"));
+    assert_eq!(
+        answer.tool_calls,
+        [ToolCall {
+            id: "toolu_01".into(),
+            name: "search_notes".into(),
+            arguments: json!({"q": "rust ownership"}),
+        }]
+    );
+
+    let body = server.requests()[0].json();
+    assert_eq!(body["tools"][0]["name"], "search_notes");
+    assert_eq!(body["tools"][0]["input_schema"]["required"][0], "q");
+    assert_eq!(body["tool_choice"], json!({"type": "any"}));
+    assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+    assert_eq!(
+        body["messages"][0]["content"],
+        "What did I write about Rust?"
+    );
+    assert_eq!(
+        body["messages"][1]["content"],
+        json!([{"type": "tool_use", "id": "toolu_00", "name": "search_notes", "input": {"q": "rust"}}])
+    );
+    assert_eq!(
+        body["messages"][2],
+        json!({"role": "user", "content": [{
+            "type": "tool_result", "tool_use_id": "toolu_00",
+            "content": "index is rebuilding", "is_error": true,
+        }]})
+    );
+}
+
+/// Text, then one call whose input arrives in pieces, then one without arguments.
+const ANTHROPIC_TOOL_STREAM: &str = concat!(
+    "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_02\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5-20250929\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":300,\"cache_read_input_tokens\":2000,\"output_tokens\":1}}}\n\n",
+    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Searching.\"}}\n\n",
+    "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_02\",\"name\":\"search_notes\",\"input\":{}}}\n\n",
+    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\n\n",
+    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"q\\\": \\\"ru\"}}\n\n",
+    "event: ping\ndata: {\"type\": \"ping\"}\n\n",
+    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"st\\\"}\"}}\n\n",
+    "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_03\",\"name\":\"today\",\"input\":{}}}\n\n",
+    "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":2}\n\n",
+    "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":61}}\n\n",
+    "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+);
+
+#[tokio::test]
+async fn anthropic_stream_assembles_tool_input_from_json_deltas() {
+    let server = TestServer::start(vec![Reply::sse(ANTHROPIC_TOOL_STREAM, 31)]).await;
+    let mut streamed = String::new();
+    let answer = claude(&server, fast_retries(0))
+        .chat_stream(&after_one_round("toolu_00"), &mut |t: &str| {
+            streamed.push_str(t)
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        (streamed.as_str(), answer.text.as_str()),
+        ("Searching.", "Searching.")
+    );
+    assert_eq!(answer.stop_reason.as_deref(), Some("tool_use"));
+    assert_eq!(
+        (answer.usage.cache_read_tokens, answer.usage.output_tokens),
+        (2000, 61)
+    );
+    assert_eq!(
+        answer.tool_calls,
+        [
+            ToolCall {
+                id: "toolu_02".into(),
+                name: "search_notes".into(),
+                arguments: json!({"q": "rust"}),
+            },
+            ToolCall {
+                id: "toolu_03".into(),
+                name: "today".into(),
+                arguments: json!({}),
+            },
+        ]
     );
 }

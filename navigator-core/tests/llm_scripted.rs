@@ -5,8 +5,8 @@ mod llm_support;
 
 use llm_support::fixture;
 use navigator_core::{
-    ChatRequest, CostTracker, Error, Extractor, JsonMode, Llm, LlmErrorKind, PricingTable, Replay,
-    ResponseFormat, ScriptedLlm, TrackedLlm,
+    Cassette, ChatRequest, CostTracker, Error, Extractor, JsonMode, Llm, LlmErrorKind, Message,
+    PricingTable, Replay, ResponseFormat, ScriptedLlm, ToolResult, TrackedLlm,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -279,4 +279,50 @@ fn malformed_cassette_file_names_the_path_and_field() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("missing.json"), "{err}");
+}
+
+#[tokio::test]
+async fn a_cassette_replays_a_tool_round_and_answers_by_the_tool_result() {
+    let cassette: Cassette = serde_json::from_str(
+        r#"{"model": "claude-sonnet-4-5", "interactions": [
+            {"when": {"contains": "Rust"},
+             "tool_calls": [{"id": "toolu_1", "name": "search_notes", "arguments": {"q": "rust"}}],
+             "usage": {"input_tokens": 40, "output_tokens": 12}},
+            {"when": {"contains": "notes/rust.md"}, "text": "You wrote about ownership."}
+        ]}"#,
+    )
+    .unwrap();
+    // The cassette survives a round trip through its JSON form, calls included.
+    let again: Cassette = serde_json::from_str(&serde_json::to_string(&cassette).unwrap()).unwrap();
+    assert_eq!(again, cassette);
+    let llm = ScriptedLlm::new(cassette).unwrap().replay(Replay::ByMatch);
+
+    let mut request = ChatRequest::new("What did I write about Rust?");
+    let first = llm.chat(&request).await.unwrap();
+    assert_eq!(first.text, "");
+    assert_eq!(first.stop_reason.as_deref(), Some("tool_use"));
+    assert_eq!(first.tool_calls[0].name, "search_notes");
+    assert_eq!(
+        first.tool_calls[0].arguments,
+        serde_json::json!({"q": "rust"})
+    );
+
+    request
+        .messages
+        .push(Message::tool_use(first.text, first.tool_calls.clone()));
+    request
+        .messages
+        .push(Message::tool_results(vec![ToolResult {
+            call_id: first.tool_calls[0].id.clone(),
+            content: "[\"notes/rust.md\"]".into(),
+            is_error: false,
+        }]));
+    let second = llm.chat(&request).await.unwrap();
+    assert_eq!(second.text, "You wrote about ownership.");
+    assert!(second.tool_calls.is_empty());
+    assert_eq!(
+        llm.requests()[1].messages[2].tool_results[0].call_id,
+        "toolu_1"
+    );
+    assert_eq!(llm.remaining(), 0);
 }

@@ -1,6 +1,6 @@
 //! Streams that go wrong, against a real loopback HTTP server: a body that is not SSE, a
-//! stream cut before its end marker, a server that stops sending, one that trickles forever,
-//! and credentials written into `base_url`.
+//! stream cut before its end marker (also in the middle of a tool call), a server that stops
+//! sending, one that trickles forever, and credentials written into `base_url`.
 #![cfg(all(feature = "anthropic", feature = "openai"))]
 
 mod llm_support;
@@ -100,6 +100,33 @@ async fn chat_stream_cut_before_message_stop_is_a_typed_error() {
         .await
         .unwrap()
         .is_empty());
+}
+
+#[tokio::test]
+async fn a_stream_cut_inside_a_tool_call_is_a_typed_error_not_half_a_call() {
+    let openai = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"search_notes\",\"arguments\":\"\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"q\\\": \\\"ru\"}}]}}]}\n\n",
+    );
+    let server = TestServer::start(vec![Reply::sse(openai, 40)]).await;
+    let (kind, message) =
+        kind_and_message(stream_text(&gpt(&server.url, options())).await.unwrap_err());
+    assert_eq!(kind, LlmErrorKind::Connection);
+    assert!(message.contains("[DONE]"), "{message}");
+
+    let anthropic = concat!(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\n\n",
+        "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"search_notes\",\"input\":{}}}\n\n",
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"q\\\": \\\"ru\"}}\n\n",
+    );
+    let server = TestServer::start(vec![Reply::sse(anthropic, 40)]).await;
+    let (kind, message) = kind_and_message(
+        stream_text(&claude(&server.url, options()))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(kind, LlmErrorKind::Connection);
+    assert!(message.contains("message_stop"), "{message}");
 }
 
 #[tokio::test]

@@ -6,10 +6,20 @@
 //! run of cached blocks carries the marker — a breakpoint caches everything before it — and at
 //! most four, the API's limit; the last four are kept because they cover the longest prefixes.
 //! Usage reports cache reads and writes separately, which [`Usage`] keeps.
+//!
+//! Tool use: [`ToolDefinition`]s go out as `tools` (with `input_schema`), tool calls and
+//! results as `tool_use` and `tool_result` content blocks; streamed calls are put together from
+//! their `input_json_delta` pieces. The API caches tools, then system, then messages, so the
+//! breakpoint on the last cached system block covers the tools too; without one they go
+//! uncached.
 
 use super::credentials::{redact_url, split_credentials};
 use super::http::{api_error, parse_body, ApiKey, HttpClient, HttpOptions};
-use super::{ChatRequest, ChatResponse, Llm, LlmErrorKind, Role, Usage};
+use super::types::PartialToolCall;
+use super::{
+    ChatRequest, ChatResponse, Llm, LlmErrorKind, Message, Role, ToolCall, ToolChoice,
+    ToolDefinition, Usage,
+};
 use crate::Result;
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -156,17 +166,7 @@ impl AnthropicClient {
                 block
             })
             .collect();
-        let messages: Vec<Value> = request
-            .messages
-            .iter()
-            .map(|m| {
-                let role = match m.role {
-                    Role::User => "user",
-                    Role::Assistant => "assistant",
-                };
-                json!({"role": role, "content": m.content})
-            })
-            .collect();
+        let messages: Vec<Value> = request.messages.iter().map(message_json).collect();
         let mut body = json!({
             "model": self.config.model,
             "max_tokens": request.max_tokens,
@@ -174,6 +174,12 @@ impl AnthropicClient {
         });
         if !system.is_empty() {
             body["system"] = Value::Array(system);
+        }
+        if !request.tools.is_empty() {
+            body["tools"] = request.tools.iter().map(tool_json).collect();
+        }
+        if let Some(choice) = tool_choice_json(&request.tools, &request.tool_choice) {
+            body["tool_choice"] = choice;
         }
         if let Some(t) = request.temperature {
             body["temperature"] = json!(t);
@@ -183,6 +189,51 @@ impl AnthropicClient {
         }
         body
     }
+}
+
+/// A plain message keeps its text as `content`; one with tool calls or results becomes content
+/// blocks: results first (the API wants them at the start of the user turn), then the text,
+/// then the calls.
+fn message_json(m: &Message) -> Value {
+    let role = match m.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    if m.tool_calls.is_empty() && m.tool_results.is_empty() {
+        return json!({"role": role, "content": m.content});
+    }
+    let results = m.tool_results.iter().map(|r| {
+        let mut block =
+            json!({"type": "tool_result", "tool_use_id": r.call_id, "content": r.content});
+        if r.is_error {
+            block["is_error"] = json!(true);
+        }
+        block
+    });
+    let text = (!m.content.is_empty()).then(|| json!({"type": "text", "text": m.content}));
+    let calls = m
+        .tool_calls
+        .iter()
+        .map(|c| json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}));
+    let blocks: Vec<Value> = results.chain(text).chain(calls).collect();
+    json!({"role": role, "content": blocks})
+}
+
+fn tool_json(t: &ToolDefinition) -> Value {
+    json!({"name": t.name, "description": t.description, "input_schema": t.parameters})
+}
+
+/// `tool_choice`, or nothing when no tools are offered and the choice needs none (`auto`,
+/// `none`): the API rejects a `tool_choice` without `tools`. A required call without tools is
+/// sent as is, so the API says what is wrong.
+fn tool_choice_json(tools: &[ToolDefinition], choice: &ToolChoice) -> Option<Value> {
+    Some(match choice {
+        ToolChoice::Auto | ToolChoice::None if tools.is_empty() => return None,
+        ToolChoice::Auto => json!({"type": "auto"}),
+        ToolChoice::None => json!({"type": "none"}),
+        ToolChoice::Required => json!({"type": "any"}),
+        ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+    })
 }
 
 #[derive(Deserialize)]
@@ -199,6 +250,44 @@ struct WireBlock {
     kind: String,
     #[serde(default)]
     text: String,
+    /// `tool_use` blocks: the call's id, the tool's name and its arguments.
+    #[serde(default)]
+    id: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    input: Option<Value>,
+}
+
+impl WireMessage {
+    /// Text blocks joined into the text, `tool_use` blocks into the calls.
+    fn into_response(self) -> ChatResponse {
+        let text = self
+            .content
+            .iter()
+            .filter(|b| b.kind == "text")
+            .map(|b| b.text.as_str())
+            .collect::<String>();
+        let mut usage = Usage::default();
+        self.usage.merge_into(&mut usage);
+        let tool_calls = self
+            .content
+            .into_iter()
+            .filter(|b| b.kind == "tool_use")
+            .map(|b| ToolCall {
+                id: b.id,
+                name: b.name,
+                arguments: b.input.unwrap_or_else(|| json!({})),
+            })
+            .collect();
+        ChatResponse {
+            text,
+            usage,
+            model: self.model,
+            stop_reason: self.stop_reason,
+            tool_calls,
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -248,21 +337,7 @@ impl Llm for AnthropicClient {
             .post_json(&self.url, &self.body(request, false))
             .await?;
         let wire: WireMessage = parse_body(PROVIDER, &body)?;
-        let text = wire
-            .content
-            .iter()
-            .filter(|b| b.kind == "text")
-            .map(|b| b.text.as_str())
-            .collect::<String>();
-        let mut usage = Usage::default();
-        wire.usage.merge_into(&mut usage);
-        Ok(ChatResponse {
-            text,
-            usage,
-            model: wire.model,
-            stop_reason: wire.stop_reason,
-            tool_calls: Vec::new(),
-        })
+        Ok(wire.into_response())
     }
 
     async fn chat_stream(
@@ -281,6 +356,8 @@ impl Llm for AnthropicClient {
             stop_reason: None,
             tool_calls: Vec::new(),
         };
+        // Tool calls whose input is still arriving, by content block index.
+        let mut open_calls: Vec<(u64, PartialToolCall)> = Vec::new();
         let mut stopped = false;
         while let Some(events) = stream.next_events().await? {
             for ev in events {
@@ -295,10 +372,36 @@ impl Llm for AnthropicClient {
                         let usage: WireUsage = parse_body(PROVIDER, &msg["usage"].to_string())?;
                         usage.merge_into(&mut out.usage);
                     }
-                    "content_block_delta" => {
-                        if let Some(t) = v["delta"]["text"].as_str() {
-                            on_text(t);
-                            out.text.push_str(t);
+                    "content_block_start" if v["content_block"]["type"] == "tool_use" => {
+                        let block = &v["content_block"];
+                        let call = PartialToolCall {
+                            id: block["id"].as_str().unwrap_or_default().to_string(),
+                            name: block["name"].as_str().unwrap_or_default().to_string(),
+                            arguments: String::new(),
+                        };
+                        open_calls.push((v["index"].as_u64().unwrap_or_default(), call));
+                    }
+                    "content_block_delta" => match v["delta"]["type"].as_str() {
+                        Some("input_json_delta") => {
+                            let index = v["index"].as_u64().unwrap_or_default();
+                            let piece = v["delta"]["partial_json"].as_str().unwrap_or_default();
+                            if let Some((_, call)) =
+                                open_calls.iter_mut().find(|(i, _)| *i == index)
+                            {
+                                call.arguments.push_str(piece);
+                            }
+                        }
+                        _ => {
+                            if let Some(t) = v["delta"]["text"].as_str() {
+                                on_text(t);
+                                out.text.push_str(t);
+                            }
+                        }
+                    },
+                    "content_block_stop" => {
+                        let index = v["index"].as_u64().unwrap_or_default();
+                        if let Some(at) = open_calls.iter().position(|(i, _)| *i == index) {
+                            out.tool_calls.push(open_calls.remove(at).1.finish());
                         }
                     }
                     "message_delta" => {
@@ -396,5 +499,161 @@ mod tests {
         )
         .unwrap();
         assert!(!format!("{c:?}").contains("topsecret"));
+    }
+
+    fn lookup() -> ToolDefinition {
+        ToolDefinition {
+            name: "lookup".into(),
+            description: "Finds a note".into(),
+            parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+        }
+    }
+
+    #[test]
+    fn plain_messages_keep_their_string_content_and_gain_no_keys() {
+        // The same keys and values as before tool use: the same bytes on the wire, so the
+        // provider's prompt cache keeps matching bodies sent by earlier versions.
+        let mut req = ChatRequest::new("q").with_max_tokens(50);
+        req.messages.push(Message::assistant("a"));
+        assert_eq!(
+            client().body(&req, false),
+            json!({
+                "model": "claude-haiku-4-5",
+                "max_tokens": 50,
+                "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
+            })
+        );
+    }
+
+    #[test]
+    fn tools_go_out_with_input_schema_and_tool_choice_maps_each_way() {
+        let mut req = ChatRequest::new("q").with_tools(vec![lookup()]);
+        let body = client().body(&req, false);
+        assert_eq!(
+            body["tools"],
+            json!([{
+                "name": "lookup",
+                "description": "Finds a note",
+                "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
+            }])
+        );
+        assert_eq!(body["tool_choice"], json!({"type": "auto"}));
+        for (choice, wire) in [
+            (ToolChoice::Required, json!({"type": "any"})),
+            (ToolChoice::None, json!({"type": "none"})),
+            (
+                ToolChoice::Tool("lookup".into()),
+                json!({"type": "tool", "name": "lookup"}),
+            ),
+        ] {
+            req.tool_choice = choice;
+            assert_eq!(client().body(&req, false)["tool_choice"], wire);
+        }
+        let mut plain = ChatRequest::new("q");
+        plain.tool_choice = ToolChoice::None;
+        let body = client().body(&plain, false);
+        assert!(body.get("tools").is_none() && body.get("tool_choice").is_none());
+    }
+
+    #[test]
+    fn tools_ride_on_the_system_breakpoint_and_are_never_marked_themselves() {
+        let cached = ChatRequest::new("q")
+            .with_tools(vec![lookup()])
+            .with_system(SystemBlock::cached("persona"))
+            .with_system(SystemBlock::dynamic("today"));
+        let body = client().body(&cached, false);
+        assert!(body["tools"][0].get("cache_control").is_none());
+        assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+
+        let uncached = ChatRequest::new("q")
+            .with_tools(vec![lookup()])
+            .with_system(SystemBlock::dynamic("today"));
+        let text = client().body(&uncached, false).to_string();
+        assert!(!text.contains("cache_control"), "{text}");
+    }
+
+    #[test]
+    fn tool_turns_become_tool_use_and_tool_result_blocks() {
+        let mut req = ChatRequest::new("find my note on rust");
+        req.messages.push(Message::tool_use(
+            "Let me look.",
+            vec![ToolCall {
+                id: "toolu_1".into(),
+                name: "lookup".into(),
+                arguments: json!({"q": "rust"}),
+            }],
+        ));
+        let mut results = Message::tool_results(vec![
+            crate::ToolResult {
+                call_id: "toolu_1".into(),
+                content: "[\"notes/rust.md\"]".into(),
+                is_error: false,
+            },
+            crate::ToolResult {
+                call_id: "toolu_2".into(),
+                content: "no such tool".into(),
+                is_error: true,
+            },
+        ]);
+        results.content = "and be brief".into();
+        req.messages.push(results);
+        req.messages.push(Message::tool_use(
+            "",
+            vec![ToolCall {
+                id: "toolu_3".into(),
+                name: "lookup".into(),
+                arguments: json!({}),
+            }],
+        ));
+        let body = client().body(&req, false);
+        assert_eq!(
+            body["messages"][1],
+            json!({"role": "assistant", "content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": "rust"}},
+            ]})
+        );
+        assert_eq!(
+            body["messages"][2],
+            json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "[\"notes/rust.md\"]"},
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": "no such tool", "is_error": true},
+                {"type": "text", "text": "and be brief"},
+            ]})
+        );
+        assert_eq!(
+            body["messages"][3]["content"],
+            json!([{"type": "tool_use", "id": "toolu_3", "name": "lookup", "input": {}}])
+        );
+    }
+
+    #[test]
+    fn tool_use_blocks_in_a_response_become_calls() {
+        let wire: WireMessage = serde_json::from_str(
+            r#"{"model":"claude-sonnet-4-5","stop_reason":"tool_use",
+                "usage":{"input_tokens":10,"output_tokens":5},
+                "content":[{"type":"text","text":"Looking it up."},
+                           {"type":"tool_use","id":"toolu_1","name":"lookup","input":{"q":"rust"}},
+                           {"type":"tool_use","id":"toolu_2","name":"now","input":{}}]}"#,
+        )
+        .unwrap();
+        let answer = wire.into_response();
+        assert_eq!(answer.text, "Looking it up.");
+        assert_eq!(answer.stop_reason.as_deref(), Some("tool_use"));
+        assert_eq!(
+            answer.tool_calls,
+            [
+                ToolCall {
+                    id: "toolu_1".into(),
+                    name: "lookup".into(),
+                    arguments: json!({"q": "rust"}),
+                },
+                ToolCall {
+                    id: "toolu_2".into(),
+                    name: "now".into(),
+                    arguments: json!({}),
+                },
+            ]
+        );
     }
 }

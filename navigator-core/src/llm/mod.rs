@@ -6,11 +6,15 @@
 //!   timeouts, retries with exponential backoff and jitter on timeouts, 429 and 5xx (a
 //!   `retry-after` header wins over the backoff), and a typed [`Error::LlmApi`](crate::Error::LlmApi)
 //!   whose [`LlmErrorKind`] tells a 4xx (fix the request or the key) from a transient failure.
+//!   Both speak tool use: [`ToolDefinition`]s and a [`ToolChoice`] go out in each API's shape,
+//!   the model's [`ToolCall`]s come back on the [`ChatResponse`] (streamed ones put together
+//!   from their fragments) and [`ToolResult`]s go back on the next user [`Message`].
 //! - [`Extractor`]: asks for JSON matching a Rust type, parses and validates it, re-asks with the
 //!   error quoted, then gives up with [`Error::StructuredOutput`](crate::Error::StructuredOutput).
 //! - [`PricingTable`], [`CostTracker`], [`TrackedLlm`]: dollars per call and in total, and a
 //!   conservative projection of the next call so a budget is checked *before* spending.
-//! - [`ScriptedLlm`]: replays a cassette of answers and faults, records every request.
+//! - [`ScriptedLlm`]: replays a cassette of answers (text and/or tool calls) and faults, records
+//!   every request.
 //!
 //! Why streaming is a callback (`on_text`) rather than a `Stream`: the callers (agents) want the
 //! final [`ChatResponse`] with its usage either way, and a callback keeps [`Llm`] object-safe

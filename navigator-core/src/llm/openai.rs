@@ -5,11 +5,22 @@
 //! on their own (OpenAI reports the hits as `prompt_tokens_details.cached_tokens`, which
 //! [`Usage::cache_read_tokens`] gets; `input_tokens` is the rest). [`ResponseFormat`] maps to
 //! `response_format` (`json_object`, or `json_schema`, which llama.cpp and vLLM enforce with a
-//! grammar); servers that reject it can be told not to receive it.
+//! grammar); servers that reject it can be told not to receive it. llama.cpp servers that do
+//! not fill `prompt_tokens_details` still report their cache hits as `timings.cache_n`, which
+//! is read instead.
+//!
+//! Tool use: [`ToolDefinition`]s go out as `tools` of type `function`, an assistant turn's
+//! [`ToolCall`]s as its `tool_calls` (arguments as a JSON string) and each [`ToolResult`] as a
+//! message of role `tool` (OpenAI has no error flag: a failed call's content is prefixed with
+//! `error: `). Streamed calls are put together from their fragments by `index`.
 
 use super::credentials::{redact_url, split_credentials};
 use super::http::{api_error, parse_body, ApiKey, HttpClient, HttpOptions};
-use super::{ChatRequest, ChatResponse, Llm, LlmErrorKind, ResponseFormat, Role, Usage};
+use super::types::PartialToolCall;
+use super::{
+    ChatRequest, ChatResponse, Llm, LlmErrorKind, Message, ResponseFormat, Role, ToolCall,
+    ToolChoice, ToolDefinition, Usage,
+};
 use crate::Result;
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
@@ -166,11 +177,7 @@ impl OpenAiClient {
             messages.push(json!({"role": "system", "content": request.system_text()}));
         }
         for m in &request.messages {
-            let role = match m.role {
-                Role::User => "user",
-                Role::Assistant => "assistant",
-            };
-            messages.push(json!({"role": role, "content": m.content}));
+            push_message(&mut messages, m);
         }
         let cap_field = match self.config.max_tokens_field {
             MaxTokensField::MaxTokens => "max_tokens",
@@ -180,6 +187,12 @@ impl OpenAiClient {
         body[cap_field] = json!(request.max_tokens);
         if let Some(t) = request.temperature {
             body["temperature"] = json!(t);
+        }
+        if !request.tools.is_empty() {
+            body["tools"] = request.tools.iter().map(tool_json).collect();
+        }
+        if let Some(choice) = tool_choice_json(&request.tools, &request.tool_choice) {
+            body["tool_choice"] = choice;
         }
         if self.config.send_response_format {
             match &request.response_format {
@@ -203,6 +216,68 @@ impl OpenAiClient {
     }
 }
 
+/// Appends `m` in the wire shape: a plain message, an assistant turn with `tool_calls`, or
+/// one `tool` message per result (then the turn's text, if any, as a user message).
+fn push_message(messages: &mut Vec<Value>, m: &Message) {
+    match m.role {
+        Role::Assistant if !m.tool_calls.is_empty() => {
+            let calls: Vec<Value> = m
+                .tool_calls
+                .iter()
+                .map(|c| {
+                    json!({
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments.to_string()},
+                    })
+                })
+                .collect();
+            let content = if m.content.is_empty() {
+                Value::Null
+            } else {
+                json!(m.content)
+            };
+            messages.push(json!({"role": "assistant", "content": content, "tool_calls": calls}));
+        }
+        Role::User if !m.tool_results.is_empty() => {
+            for r in &m.tool_results {
+                let content = if r.is_error {
+                    format!("error: {}", r.content)
+                } else {
+                    r.content.clone()
+                };
+                messages
+                    .push(json!({"role": "tool", "tool_call_id": r.call_id, "content": content}));
+            }
+            if !m.content.is_empty() {
+                messages.push(json!({"role": "user", "content": m.content}));
+            }
+        }
+        Role::User => messages.push(json!({"role": "user", "content": m.content})),
+        Role::Assistant => messages.push(json!({"role": "assistant", "content": m.content})),
+    }
+}
+
+fn tool_json(t: &ToolDefinition) -> Value {
+    json!({
+        "type": "function",
+        "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+    })
+}
+
+/// `tool_choice`, or nothing when no tools are offered and the choice needs none (`auto`,
+/// `none`): OpenAI rejects a `tool_choice` without `tools`. A required call without tools is
+/// sent as is, so the server says what is wrong.
+fn tool_choice_json(tools: &[ToolDefinition], choice: &ToolChoice) -> Option<Value> {
+    Some(match choice {
+        ToolChoice::Auto | ToolChoice::None if tools.is_empty() => return None,
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Required => json!("required"),
+        ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+    })
+}
+
 #[derive(Deserialize)]
 struct WireCompletion {
     #[serde(default)]
@@ -210,6 +285,8 @@ struct WireCompletion {
     choices: Vec<WireChoice>,
     #[serde(default)]
     usage: Option<WireUsage>,
+    #[serde(default)]
+    timings: Option<WireTimings>,
 }
 
 #[derive(Deserialize)]
@@ -223,6 +300,56 @@ struct WireChoice {
 struct WireMessage {
     #[serde(default)]
     content: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+/// A tool call, whole (in a completion) or a fragment of one (in a stream's `delta`).
+#[derive(Deserialize)]
+struct WireToolCall {
+    #[serde(default)]
+    index: Option<usize>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<WireFunction>,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    #[serde(default)]
+    name: Option<String>,
+    /// A string per the API; some compatible servers send the object itself.
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+impl WireFunction {
+    fn arguments_text(&self) -> String {
+        match &self.arguments {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        }
+    }
+}
+
+impl WireToolCall {
+    fn into_call(self) -> ToolCall {
+        let (name, arguments) = match &self.function {
+            Some(f) => (f.name.clone().unwrap_or_default(), f.arguments_text()),
+            None => (String::new(), String::new()),
+        };
+        ToolCall::from_raw_arguments(self.id.unwrap_or_default(), name, &arguments)
+    }
+}
+
+/// llama.cpp's per-request statistics; only the prompt tokens served from its cache matter
+/// here.
+#[derive(Deserialize)]
+struct WireTimings {
+    #[serde(default)]
+    cache_n: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -239,16 +366,19 @@ struct WireDetails {
     cached_tokens: Option<u64>,
 }
 
-impl From<WireUsage> for Usage {
-    fn from(u: WireUsage) -> Self {
-        let cached = u
+impl WireUsage {
+    /// The usage, with cache hits from `prompt_tokens_details.cached_tokens` or, when a
+    /// llama.cpp server leaves that out, from its `timings.cache_n`.
+    fn into_usage(self, timings: Option<&WireTimings>) -> Usage {
+        let cached = self
             .prompt_tokens_details
             .and_then(|d| d.cached_tokens)
+            .or_else(|| timings.and_then(|t| t.cache_n))
             .unwrap_or(0)
-            .min(u.prompt_tokens);
+            .min(self.prompt_tokens);
         Usage {
-            input_tokens: u.prompt_tokens - cached,
-            output_tokens: u.completion_tokens,
+            input_tokens: self.prompt_tokens - cached,
+            output_tokens: self.completion_tokens,
             cache_read_tokens: cached,
             cache_write_tokens: 0,
         }
@@ -263,6 +393,46 @@ struct WireChunk {
     choices: Vec<WireChunkChoice>,
     #[serde(default)]
     usage: Option<WireUsage>,
+    #[serde(default)]
+    timings: Option<WireTimings>,
+}
+
+/// Streamed tool calls being put together, keyed by their `index`.
+#[derive(Default)]
+struct StreamedCalls(Vec<(usize, PartialToolCall)>);
+
+impl StreamedCalls {
+    fn add(&mut self, delta: WireToolCall) {
+        // Servers that leave out `index` (Gemini's compatible endpoint sends each call whole)
+        // start a new call with each id; a fragment without one continues the last call.
+        let index = delta.index.unwrap_or_else(|| match &delta.id {
+            Some(id) if !id.is_empty() => self.0.len(),
+            _ => self.0.len().saturating_sub(1),
+        });
+        let call = match self.0.iter().position(|(i, _)| *i == index) {
+            Some(at) => &mut self.0[at].1,
+            None => {
+                self.0.push((index, PartialToolCall::default()));
+                &mut self.0.last_mut().expect("just pushed").1
+            }
+        };
+        if let Some(id) = delta.id.filter(|id| !id.is_empty()) {
+            call.id = id;
+        }
+        if let Some(f) = delta.function {
+            if let Some(name) = f.name.as_deref().filter(|n| !n.is_empty()) {
+                if call.name.is_empty() {
+                    call.name = name.to_string();
+                }
+            }
+            call.arguments.push_str(&f.arguments_text());
+        }
+    }
+
+    fn finish(mut self) -> Vec<ToolCall> {
+        self.0.sort_by_key(|(i, _)| *i);
+        self.0.into_iter().map(|(_, c)| c.finish()).collect()
+    }
 }
 
 #[derive(Deserialize)]
@@ -298,12 +468,22 @@ impl Llm for OpenAiClient {
                 "the answer has no choices".into(),
             )
         })?;
+        let timings = wire.timings;
         Ok(ChatResponse {
             text: choice.message.content.unwrap_or_default(),
-            usage: wire.usage.map(Usage::from).unwrap_or_default(),
+            usage: wire
+                .usage
+                .map(|u| u.into_usage(timings.as_ref()))
+                .unwrap_or_default(),
             model: wire.model.unwrap_or_else(|| self.config.model.clone()),
             stop_reason: choice.finish_reason,
-            tool_calls: Vec::new(),
+            tool_calls: choice
+                .message
+                .tool_calls
+                .unwrap_or_default()
+                .into_iter()
+                .map(WireToolCall::into_call)
+                .collect(),
         })
     }
 
@@ -323,6 +503,7 @@ impl Llm for OpenAiClient {
             stop_reason: None,
             tool_calls: Vec::new(),
         };
+        let mut calls = StreamedCalls::default();
         let mut done = false;
         while let Some(events) = stream.next_events().await? {
             for ev in events {
@@ -335,12 +516,17 @@ impl Llm for OpenAiClient {
                     out.model = m;
                 }
                 if let Some(u) = chunk.usage {
-                    out.usage = u.into();
+                    out.usage = u.into_usage(chunk.timings.as_ref());
                 }
                 for choice in chunk.choices {
-                    if let Some(t) = choice.delta.and_then(|d| d.content) {
-                        on_text(&t);
-                        out.text.push_str(&t);
+                    if let Some(delta) = choice.delta {
+                        if let Some(t) = delta.content {
+                            on_text(&t);
+                            out.text.push_str(&t);
+                        }
+                        for call in delta.tool_calls.into_iter().flatten() {
+                            calls.add(call);
+                        }
                     }
                     if choice.finish_reason.is_some() {
                         out.stop_reason = choice.finish_reason;
@@ -351,6 +537,7 @@ impl Llm for OpenAiClient {
         if !done {
             return Err(stream.cut_short("[DONE]"));
         }
+        out.tool_calls = calls.finish();
         Ok(out)
     }
 }
@@ -398,18 +585,231 @@ mod tests {
 
     #[test]
     fn cached_prompt_tokens_are_split_out_of_input() {
-        let u: Usage = WireUsage {
+        let u = WireUsage {
             prompt_tokens: 100,
             completion_tokens: 7,
             prompt_tokens_details: Some(WireDetails {
                 cached_tokens: Some(64),
             }),
         }
-        .into();
+        .into_usage(Some(&WireTimings { cache_n: Some(90) }));
         assert_eq!(
             (u.input_tokens, u.cache_read_tokens, u.output_tokens),
             (36, 64, 7)
         );
         assert_eq!(u.total_input(), 100);
+    }
+
+    #[test]
+    fn llamacpp_timings_cache_n_stands_in_for_missing_cached_tokens() {
+        // An older llama.cpp server: no `prompt_tokens_details`, cache hits only in `timings`.
+        let wire: WireCompletion = serde_json::from_str(
+            r#"{"choices":[{"finish_reason":"stop","message":{"content":"hi"}}],
+                "usage":{"completion_tokens":8,"prompt_tokens":26,"total_tokens":34},
+                "timings":{"cache_n":21,"prompt_n":5,"prompt_ms":137.2,"predicted_n":8,"predicted_ms":393.6}}"#,
+        )
+        .unwrap();
+        let u = wire.usage.unwrap().into_usage(wire.timings.as_ref());
+        assert_eq!((u.input_tokens, u.cache_read_tokens), (5, 21));
+        // Without timings nothing is cached.
+        let u = WireUsage {
+            prompt_tokens: 26,
+            completion_tokens: 8,
+            prompt_tokens_details: None,
+        }
+        .into_usage(None);
+        assert_eq!((u.input_tokens, u.cache_read_tokens), (26, 0));
+    }
+
+    fn lookup() -> ToolDefinition {
+        ToolDefinition {
+            name: "lookup".into(),
+            description: "Finds a note".into(),
+            parameters: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+        }
+    }
+
+    fn body_of(req: &ChatRequest) -> Value {
+        OpenAiClient::new(OpenAiConfig::compatible("http://x/v1", "m"))
+            .unwrap()
+            .body(req, false)
+    }
+
+    #[test]
+    fn tools_become_functions_and_tool_choice_maps_each_way() {
+        let mut req = ChatRequest::new("q").with_tools(vec![lookup()]);
+        let body = body_of(&req);
+        assert_eq!(
+            body["tools"],
+            json!([{"type": "function", "function": {
+                "name": "lookup",
+                "description": "Finds a note",
+                "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+            }}])
+        );
+        assert_eq!(body["tool_choice"], "auto");
+        for (choice, wire) in [
+            (ToolChoice::Required, json!("required")),
+            (ToolChoice::None, json!("none")),
+            (
+                ToolChoice::Tool("lookup".into()),
+                json!({"type": "function", "function": {"name": "lookup"}}),
+            ),
+        ] {
+            req.tool_choice = choice;
+            assert_eq!(body_of(&req)["tool_choice"], wire);
+        }
+
+        // No tools: neither key for a choice that needs none, the contradiction is sent as is.
+        let mut plain = ChatRequest::new("q");
+        for choice in [ToolChoice::Auto, ToolChoice::None] {
+            plain.tool_choice = choice;
+            let body = body_of(&plain);
+            assert!(body.get("tools").is_none() && body.get("tool_choice").is_none());
+        }
+        plain.tool_choice = ToolChoice::Required;
+        assert_eq!(body_of(&plain)["tool_choice"], "required");
+    }
+
+    #[test]
+    fn tool_turns_become_tool_calls_and_tool_messages() {
+        let mut req = ChatRequest::new("find my note on rust");
+        req.messages.push(Message::tool_use(
+            "",
+            vec![
+                ToolCall {
+                    id: "call_1".into(),
+                    name: "lookup".into(),
+                    arguments: json!({"q": "rust"}),
+                },
+                ToolCall {
+                    id: "call_2".into(),
+                    name: "lookup".into(),
+                    arguments: json!("{\"q\": "),
+                },
+            ],
+        ));
+        let mut results = Message::tool_results(vec![
+            crate::ToolResult {
+                call_id: "call_1".into(),
+                content: "[\"notes/rust.md\"]".into(),
+                is_error: false,
+            },
+            crate::ToolResult {
+                call_id: "call_2".into(),
+                content: "arguments are not JSON".into(),
+                is_error: true,
+            },
+        ]);
+        req.messages.push(results.clone());
+        results.content = "and be brief".into();
+        req.messages.push(Message::tool_use("Looking.", vec![]));
+        req.messages.push(results);
+        let messages = body_of(&req)["messages"].as_array().unwrap().clone();
+        assert_eq!(
+            messages[1],
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function",
+                 "function": {"name": "lookup", "arguments": "{\"q\":\"rust\"}"}},
+                {"id": "call_2", "type": "function",
+                 "function": {"name": "lookup", "arguments": "\"{\\\"q\\\": \""}},
+            ]})
+        );
+        assert_eq!(
+            messages[2],
+            json!({"role": "tool", "tool_call_id": "call_1", "content": "[\"notes/rust.md\"]"})
+        );
+        assert_eq!(
+            messages[3],
+            json!({"role": "tool", "tool_call_id": "call_2", "content": "error: arguments are not JSON"})
+        );
+        // An assistant turn without calls stays plain; a results turn with text ends in it.
+        assert_eq!(
+            messages[4],
+            json!({"role": "assistant", "content": "Looking."})
+        );
+        assert_eq!(
+            messages[7],
+            json!({"role": "user", "content": "and be brief"})
+        );
+        assert_eq!(messages.len(), 8);
+    }
+
+    #[test]
+    fn completion_tool_calls_parse_and_bad_arguments_stay_text() {
+        let wire: WireCompletion = serde_json::from_str(
+            r#"{"choices":[{"finish_reason":"tool_calls","message":{"content":null,"tool_calls":[
+                {"id":"call_a","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"rust\"}"}},
+                {"id":"call_b","type":"function","function":{"name":"lookup","arguments":"{\"q\": rust"}},
+                {"id":"call_c","type":"function","function":{"name":"now","arguments":""}}]}}]}"#,
+        )
+        .unwrap();
+        let choice = wire.choices.into_iter().next().unwrap();
+        let calls: Vec<ToolCall> = choice
+            .message
+            .tool_calls
+            .unwrap()
+            .into_iter()
+            .map(WireToolCall::into_call)
+            .collect();
+        assert_eq!(calls[0].arguments, json!({"q": "rust"}));
+        assert_eq!(
+            (calls[0].id.as_str(), calls[0].name.as_str()),
+            ("call_a", "lookup")
+        );
+        assert_eq!(calls[1].arguments, json!("{\"q\": rust"));
+        assert_eq!(calls[2].arguments, json!({}));
+    }
+
+    #[test]
+    fn streamed_tool_call_fragments_join_by_index() {
+        let mut calls = StreamedCalls::default();
+        for delta in [
+            r#"{"index":1,"id":"call_b","type":"function","function":{"name":"now","arguments":""}}"#,
+            r#"{"index":0,"id":"call_a","type":"function","function":{"name":"lookup","arguments":""}}"#,
+            r#"{"index":0,"function":{"arguments":"{\"q\":"}}"#,
+            r#"{"index":1,"function":{"arguments":"{}"}}"#,
+            r#"{"index":0,"function":{"arguments":" \"rust\"}"}}"#,
+        ] {
+            calls.add(serde_json::from_str(delta).unwrap());
+        }
+        let calls = calls.finish();
+        assert_eq!(
+            calls,
+            [
+                ToolCall {
+                    id: "call_a".into(),
+                    name: "lookup".into(),
+                    arguments: json!({"q": "rust"}),
+                },
+                ToolCall {
+                    id: "call_b".into(),
+                    name: "now".into(),
+                    arguments: json!({}),
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn streamed_calls_without_index_are_told_apart_by_id() {
+        let mut calls = StreamedCalls::default();
+        for delta in [
+            r#"{"id":"call_a","function":{"name":"lookup","arguments":"{\"q\":"}}"#,
+            r#"{"function":{"arguments":"\"rust\"}"}}"#,
+            r#"{"id":"call_b","function":{"name":"now","arguments":"{}"}}"#,
+        ] {
+            calls.add(serde_json::from_str(delta).unwrap());
+        }
+        let calls = calls.finish();
+        assert_eq!(calls.len(), 2, "{calls:?}");
+        assert_eq!(
+            (calls[0].id.as_str(), &calls[0].arguments),
+            ("call_a", &json!({"q": "rust"}))
+        );
+        assert_eq!(
+            (calls[1].id.as_str(), calls[1].name.as_str()),
+            ("call_b", "now")
+        );
     }
 }

@@ -9,10 +9,11 @@
 //!     { "text": "{\"intent\":\"direct_answer\",\"confidence\":0.95}",
 //!       "usage": {"input_tokens": 812, "output_tokens": 21} },
 //!     { "when": {"contains": "inbox"}, "text": "…", "repeat": true },
+//!     { "tool_calls": [{"id": "call_1", "name": "search", "arguments": {"q": "inbox"}}] },
 //!     { "fault": {"kind": "rate_limited", "retry_after_ms": 1000} } ] }
 //! ```
 
-use super::{ChatRequest, ChatResponse, Llm, LlmErrorKind, Role, Usage};
+use super::{ChatRequest, ChatResponse, Llm, LlmErrorKind, Role, ToolCall, Usage};
 use crate::{Error, Result};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -36,22 +37,26 @@ fn default_model() -> String {
     PROVIDER.to_string()
 }
 
-/// One reply: text with usage, or a fault.
+/// One reply: text and/or tool calls with usage, or a fault.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Interaction {
     /// Only requests matching this get this reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<Matcher>,
-    /// The answer text (exactly one of `text` and `fault`).
+    /// The answer text (an answer has `text`, `tool_calls` or both; a fault has neither).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The tools the answer calls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
     /// The failure to raise instead of answering.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
     /// Usage reported with the answer.
     #[serde(default)]
     pub usage: Usage,
-    /// Stop reason reported with the answer (`end_turn` when absent).
+    /// Stop reason reported with the answer (when absent: `tool_use` for an answer that calls
+    /// tools, `end_turn` otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
     /// Keeps the reply for later requests instead of using it up.
@@ -64,6 +69,14 @@ impl Interaction {
     pub fn text(text: impl Into<String>) -> Self {
         Self {
             text: Some(text.into()),
+            ..Self::default()
+        }
+    }
+
+    /// A reply that calls these tools, with no text.
+    pub fn calls(calls: Vec<ToolCall>) -> Self {
+        Self {
+            tool_calls: calls,
             ..Self::default()
         }
     }
@@ -98,7 +111,9 @@ impl Interaction {
 /// Which requests an interaction answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Matcher {
-    /// A substring of the last user message.
+    /// A substring of the last user message: of its text or of one of the tool results it
+    /// carries (a turn that hands back results usually has no text of its own, so a reply to
+    /// it is picked by what the tools returned).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contains: Option<String>,
     /// A substring of the system prompt.
@@ -107,7 +122,7 @@ pub struct Matcher {
 }
 
 impl Matcher {
-    /// Matches when the last user message contains `s`.
+    /// Matches when the last user message (its text or a tool result it carries) contains `s`.
     pub fn contains(s: impl Into<String>) -> Self {
         Self {
             contains: Some(s.into()),
@@ -116,20 +131,15 @@ impl Matcher {
     }
 
     fn matches(&self, request: &ChatRequest) -> bool {
-        let last_user = request
-            .messages
-            .iter()
-            .rev()
-            .find(|m| m.role == Role::User)
-            .map(|m| m.content.as_str())
-            .unwrap_or_default();
-        self.contains
+        let last_user = request.messages.iter().rev().find(|m| m.role == Role::User);
+        self.contains.as_deref().is_none_or(|s| {
+            last_user.is_some_and(|m| {
+                m.content.contains(s) || m.tool_results.iter().any(|r| r.content.contains(s))
+            })
+        }) && self
+            .system_contains
             .as_deref()
-            .is_none_or(|s| last_user.contains(s))
-            && self
-                .system_contains
-                .as_deref()
-                .is_none_or(|s| request.system_text().contains(s))
+            .is_none_or(|s| request.system_text().contains(s))
     }
 }
 
@@ -230,14 +240,15 @@ pub struct ScriptedLlm {
 }
 
 impl ScriptedLlm {
-    /// Replays `cassette` in order; fails when an interaction has neither or both of `text`
-    /// and `fault` (the error names its index).
+    /// Replays `cassette` in order; fails when an interaction is neither an answer (`text`
+    /// and/or `tool_calls`) nor a `fault`, or both (the error names its index).
     pub fn new(cassette: Cassette) -> Result<Self> {
         for (i, it) in cassette.interactions.iter().enumerate() {
-            if it.text.is_some() == it.fault.is_some() {
+            let answers = it.text.is_some() || !it.tool_calls.is_empty();
+            if answers == it.fault.is_some() {
                 return Err(Error::invalid(
                     format!("interactions[{i}]"),
-                    "needs exactly one of `text` and `fault`",
+                    "needs either `text` and/or `tool_calls`, or a `fault` alone",
                 ));
             }
         }
@@ -339,11 +350,11 @@ impl ScriptedLlm {
             let last = request
                 .messages
                 .last()
-                .map(|m| m.content.as_str())
-                .unwrap_or("");
+                .map(|m| m.token_text())
+                .unwrap_or_default();
             return Err(self.error(format!(
                 "no scripted reply left for request #{n} (last message: {:?})",
-                super::structured::preview(last)
+                super::structured::preview(&last)
             )));
         };
         Ok(if state.remaining[i].repeat {
@@ -379,12 +390,19 @@ impl Llm for ScriptedLlm {
         if let Some(fault) = it.fault {
             return Err(fault.into_error());
         }
+        let stop_reason = it.stop_reason.unwrap_or_else(|| {
+            if it.tool_calls.is_empty() {
+                "end_turn".into()
+            } else {
+                "tool_use".into()
+            }
+        });
         Ok(ChatResponse {
             text: it.text.unwrap_or_default(),
             usage: it.usage,
             model: self.model.clone(),
-            stop_reason: Some(it.stop_reason.unwrap_or_else(|| "end_turn".into())),
-            tool_calls: Vec::new(),
+            stop_reason: Some(stop_reason),
+            tool_calls: it.tool_calls,
         })
     }
 }
@@ -494,5 +512,85 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(err.field(), Some("interactions[1]"));
+    }
+
+    fn call(id: &str, q: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "search".into(),
+            arguments: serde_json::json!({"q": q}),
+        }
+    }
+
+    #[test]
+    fn tool_call_replies_carry_their_calls_and_a_tool_use_stop_reason() {
+        let llm = ScriptedLlm::from_texts("m", Vec::<String>::new())
+            .with(Interaction::calls(vec![
+                call("c1", "inbox"),
+                call("c2", "calendar"),
+            ]))
+            .with(Interaction {
+                tool_calls: vec![call("c3", "notes")],
+                stop_reason: Some("tool_calls".into()),
+                ..Interaction::text("Searching.")
+            })
+            .with(Interaction::text("done"));
+        block_on(async {
+            let first = llm.chat(&ChatRequest::new("a")).await.unwrap();
+            assert_eq!(first.text, "");
+            assert_eq!(
+                first.tool_calls,
+                [call("c1", "inbox"), call("c2", "calendar")]
+            );
+            assert_eq!(first.stop_reason.as_deref(), Some("tool_use"));
+            let second = llm.chat(&ChatRequest::new("a")).await.unwrap();
+            assert_eq!(
+                (second.text.as_str(), second.stop_reason.as_deref()),
+                ("Searching.", Some("tool_calls"))
+            );
+            assert_eq!(second.tool_calls, [call("c3", "notes")]);
+            let third = llm.chat(&ChatRequest::new("a")).await.unwrap();
+            assert!(third.tool_calls.is_empty());
+            assert_eq!(third.stop_reason.as_deref(), Some("end_turn"));
+        });
+    }
+
+    #[test]
+    fn contains_looks_into_the_tool_results_of_the_last_user_turn() {
+        let llm = ScriptedLlm::from_texts("m", Vec::<String>::new())
+            .replay(Replay::ByMatch)
+            .with(Interaction::text("from the question").when(Matcher::contains("inbox")))
+            .with(Interaction::text("from the result").when(Matcher::contains("3 unread")));
+        let mut request = ChatRequest::new("what's in my inbox?");
+        request
+            .messages
+            .push(crate::Message::tool_use("", vec![call("c1", "inbox")]));
+        request
+            .messages
+            .push(crate::Message::tool_results(vec![crate::ToolResult {
+                call_id: "c1".into(),
+                content: "3 unread".into(),
+                is_error: false,
+            }]));
+        let answer = block_on(llm.chat(&request)).unwrap();
+        assert_eq!(answer.text, "from the result");
+    }
+
+    #[test]
+    fn interaction_with_only_tool_calls_is_valid_but_calls_with_a_fault_are_not() {
+        let mut bad = Interaction::calls(vec![call("c1", "x")]);
+        bad.fault = Some(Fault::Timeout);
+        let cassette = |interactions| Cassette {
+            model: "m".into(),
+            interactions,
+        };
+        assert!(
+            ScriptedLlm::new(cassette(vec![Interaction::calls(vec![call("c1", "x")])])).is_ok()
+        );
+        let err = ScriptedLlm::new(cassette(vec![Interaction::text("ok"), bad])).unwrap_err();
+        assert_eq!(err.field(), Some("interactions[1]"));
+        assert!(err.to_string().contains("`tool_calls`"), "{err}");
+        let err = ScriptedLlm::new(cassette(vec![Interaction::default()])).unwrap_err();
+        assert_eq!(err.field(), Some("interactions[0]"));
     }
 }

@@ -132,6 +132,43 @@ pub struct ToolCall {
     pub arguments: serde_json::Value,
 }
 
+impl ToolCall {
+    /// A call whose arguments arrived as text (OpenAI's `function.arguments`, Anthropic's
+    /// streamed `partial_json`): parsed when they are JSON, kept as a JSON string holding the
+    /// raw text when not, and an empty object when there is no text (a call without arguments).
+    #[cfg(any(feature = "anthropic", feature = "openai"))]
+    pub(crate) fn from_raw_arguments(id: String, name: String, raw: &str) -> Self {
+        let arguments = if raw.trim().is_empty() {
+            serde_json::Value::Object(serde_json::Map::new())
+        } else {
+            serde_json::from_str(raw).unwrap_or_else(|_| serde_json::Value::String(raw.to_string()))
+        };
+        Self {
+            id,
+            name,
+            arguments,
+        }
+    }
+}
+
+/// A streamed call being put together: its id and name come first, its arguments as text in
+/// pieces.
+#[cfg(any(feature = "anthropic", feature = "openai"))]
+#[derive(Debug, Default)]
+pub(crate) struct PartialToolCall {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: String,
+}
+
+#[cfg(any(feature = "anthropic", feature = "openai"))]
+impl PartialToolCall {
+    /// The finished call, its arguments parsed as [`ToolCall::from_raw_arguments`] does.
+    pub(crate) fn finish(self) -> ToolCall {
+        ToolCall::from_raw_arguments(self.id, self.name, &self.arguments)
+    }
+}
+
 /// What a tool call gave back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolResult {
