@@ -1,6 +1,7 @@
 //! The Butler as a REPL over the sample PARA knowledge base: the real Navigator (embedded
 //! engine, real MiniLM embeddings) for searches, the calibrated embedding pre-router, and
-//! template-driven specialists for the inbox, calendar, drafting and preferences.
+//! the drafting specialist. No inbox or calendar is connected, so those requests are answered
+//! with what would be needed instead of invented content.
 //!
 //! ```sh
 //! cargo run -p navigator-butler --example butler                                  # scripted demo, no key needed
@@ -120,29 +121,20 @@ async fn main() -> anyhow::Result<()> {
             clock.clone(),
         )))
         .register(Arc::new(
-            LlmAgent::triage(llm.clone()).with_clock(clock.clone()),
-        ))
-        .register(Arc::new(
-            LlmAgent::scheduler(llm.clone()).with_clock(clock.clone()),
-        ))
-        .register(Arc::new(
             LlmAgent::communicator(llm.clone()).with_clock(clock.clone()),
-        ))
-        .register(Arc::new(
-            LlmAgent::preference_learner(llm.clone()).with_clock(clock.clone()),
         ));
     let tools = ToolCatalog::new()
         .with_spec(spec(
-            "inbox.list",
+            "inbox_list",
             "lists messages in the inbox",
             Permission::Read,
         ))
         .with_spec(spec(
-            "calendar.create_event",
+            "calendar_create_event",
             "creates a calendar event",
             Permission::Write,
         ))
-        .with_spec(spec("mail.send", "sends an email", Permission::Destructive));
+        .with_spec(spec("mail_send", "sends an email", Permission::Destructive));
     let butler = Butler::builder(llm)
         .orchestrator(orchestrator)
         .tools(tools)

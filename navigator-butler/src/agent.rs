@@ -10,12 +10,12 @@
 use super::history::{HistoryStore, SessionHistory};
 use super::prompt::butler_system;
 use super::{
-    default_templates, ButlerDecision, ButlerResponse, DecidedBy, Intent, IntentClassification,
-    Orchestrator, PreRouter, Result, SubTask, ToolCatalog,
+    default_templates, ButlerDecision, ButlerError, ButlerResponse, DecidedBy, Intent,
+    IntentClassification, Orchestrator, PreRouter, Result, SubTask, ToolCatalog, Unavailable,
 };
 use navigator_core::{
-    AgentContext, AgentOutcome, AgentState, ChatRequest, Extractor, JsonMode, Lifecycle, Llm,
-    Message, SystemBlock, TemplateSet, Vars,
+    AgentContext, AgentOutcome, AgentState, ChatRequest, ConversationStore, Extractor, JsonMode,
+    Lifecycle, Llm, Message, PricingTable, SystemBlock, TemplateSet, Usage, Vars,
 };
 use navigator_search::{Clock, SystemClock};
 use std::sync::Arc;
@@ -57,6 +57,7 @@ pub struct Butler {
     user_name: String,
     json_mode: JsonMode,
     history: HistoryStore,
+    pricing: PricingTable,
     lifecycle: Lifecycle,
     transitions: broadcast::Sender<AgentState>,
     turn: Mutex<()>,
@@ -85,6 +86,7 @@ pub struct ButlerBuilder {
     user_name: String,
     json_mode: JsonMode,
     history_tokens: u64,
+    conversations: Option<Arc<dyn ConversationStore>>,
 }
 
 impl ButlerBuilder {
@@ -136,6 +138,13 @@ impl ButlerBuilder {
         self
     }
 
+    /// Persists every conversation in `store` (window, digest, spend) after each turn and
+    /// resumes a conversation id it has not seen in this process from it.
+    pub fn conversations(mut self, store: Arc<dyn ConversationStore>) -> Self {
+        self.conversations = Some(store);
+        self
+    }
+
     /// Checks the configuration (the prompt renders) and builds the Butler.
     pub fn build(self) -> Result<Butler> {
         if self.history_tokens < 100 {
@@ -144,6 +153,7 @@ impl ButlerBuilder {
                 format!("must be at least 100, got {}", self.history_tokens),
             ));
         }
+        self.tools.check()?;
         let butler = Butler {
             llm: self.llm,
             orchestrator: self.orchestrator,
@@ -153,7 +163,8 @@ impl ButlerBuilder {
             clock: self.clock,
             user_name: self.user_name,
             json_mode: self.json_mode,
-            history: HistoryStore::new(self.history_tokens),
+            history: HistoryStore::new(self.history_tokens, self.conversations),
+            pricing: PricingTable::default(),
             lifecycle: Lifecycle::new("butler"),
             transitions: broadcast::Sender::new(TRANSITION_BUFFER),
             turn: Mutex::new(()),
@@ -177,6 +188,7 @@ impl Butler {
             user_name: "the user".into(),
             json_mode: JsonMode::default(),
             history_tokens: DEFAULT_HISTORY_TOKENS,
+            conversations: None,
         }
     }
 
@@ -211,9 +223,10 @@ impl Butler {
         }
     }
 
-    /// The session's history window and digest of dropped requests.
-    pub fn history(&self, session: &str) -> SessionHistory {
-        self.history.get(session)
+    /// The session's history window, digest of dropped requests and spend (read from the
+    /// conversation store the first time a session is asked for).
+    pub async fn history(&self, session: &str) -> Result<SessionHistory> {
+        Ok(self.history.load(session).await?)
     }
 
     /// The tool catalog.
@@ -222,8 +235,8 @@ impl Butler {
     }
 
     /// The system prompt blocks for a session: the cached static block, then the dynamic one.
-    pub fn system_prompt(&self, session: &str) -> Result<Vec<SystemBlock>> {
-        self.system_blocks(&self.history.get(session))
+    pub async fn system_prompt(&self, session: &str) -> Result<Vec<SystemBlock>> {
+        self.system_blocks(&self.history.load(session).await?)
     }
 
     /// Handles one message of `session`.
@@ -251,12 +264,12 @@ impl Butler {
     async fn run_turn(&self, session: &str, text: &str) -> Result<ButlerResponse> {
         self.enter(AgentState::Initializing)?;
         self.enter(AgentState::LoadingContext)?;
-        let history = self.history.get(session);
+        let history = self.history.load(session).await?;
         let mut context = AgentContext::new(session, session).with_user_name(&self.user_name);
         context.history = history.turns.clone();
         self.enter(AgentState::Processing)?;
-        let (decision, decided_by) = self.decide(&history, text).await?;
-        let response = match decision.classification.intent {
+        let (decision, decided_by, usage) = self.decide(&history, text).await?;
+        let mut response = match decision.classification.intent {
             Intent::Clarify => {
                 self.enter(AgentState::WaitingForUser)?;
                 self.answer_self(decision, decided_by)
@@ -267,12 +280,19 @@ impl Butler {
                 self.answer_self(decision, decided_by)
             }
         };
+        response.usage += usage;
         let said = response
             .response
             .clone()
             .or_else(|| response.follow_up_questions.as_ref().map(|q| q.join(" ")))
             .unwrap_or_default();
-        self.history.record(session, text, &said);
+        let usd = self
+            .pricing
+            .cost(self.llm.model(), &response.usage)
+            .unwrap_or(0.0);
+        self.history
+            .record(session, text, &said, response.usage, usd)
+            .await?;
         self.enter(AgentState::Idle)?;
         Ok(response)
     }
@@ -281,7 +301,7 @@ impl Butler {
         &self,
         history: &SessionHistory,
         text: &str,
-    ) -> Result<(ButlerDecision, DecidedBy)> {
+    ) -> Result<(ButlerDecision, DecidedBy, Usage)> {
         if let Some(router) = &self.router {
             let s = router.score(text).await?;
             if s.routed {
@@ -300,7 +320,7 @@ impl Butler {
                     follow_up_questions: None,
                     sub_tasks: None,
                 };
-                return Ok((decision, DecidedBy::PreRouter));
+                return Ok((decision, DecidedBy::PreRouter, Usage::default()));
             }
         }
         let mut request = ChatRequest::new(text).with_max_tokens(1024);
@@ -314,10 +334,10 @@ impl Butler {
             .templates(self.templates.clone())
             .validate(|d| d.validate().map_err(|e| e.to_string()));
         match extractor.extract(self.llm.as_ref(), request).await {
-            Ok(got) => Ok((got.value, DecidedBy::Llm)),
+            Ok(got) => Ok((got.value, DecidedBy::Llm, got.usage)),
             Err(e) => {
                 tracing::warn!(error = %e, "classification failed; degrading to clarify");
-                Ok((fallback(&e), DecidedBy::Fallback))
+                Ok((fallback(&e), DecidedBy::Fallback, Usage::default()))
             }
         }
     }
@@ -334,6 +354,8 @@ impl Butler {
             follow_up_questions: follow_up,
             decided_by,
             sub_results: Vec::new(),
+            unavailable: Vec::new(),
+            usage: Usage::default(),
         }
     }
 
@@ -353,8 +375,19 @@ impl Butler {
             }],
         };
         let mut outcomes: Vec<AgentOutcome> = Vec::with_capacity(steps.len());
+        let mut unavailable: Vec<Unavailable> = Vec::new();
         for step in &steps {
-            let agent = self.orchestrator.agent_for(step.intent)?.to_string();
+            let agent = match self.orchestrator.agent_for(step.intent) {
+                Ok(agent) => agent.to_string(),
+                Err(ButlerError::NoAgent(_)) => {
+                    let missing = Unavailable::for_intent(step.intent);
+                    if !unavailable.contains(&missing) {
+                        unavailable.push(missing);
+                    }
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             self.enter(AgentState::Delegating)?;
             let outcome = self
                 .orchestrator
@@ -370,31 +403,48 @@ impl Butler {
             outcomes.push(outcome);
         }
         self.enter(AgentState::Completing)?;
-        let answer = match outcomes.as_slice() {
+        let mut usage: Usage = outcomes
+            .iter()
+            .map(|o| o.usage)
+            .fold(Usage::default(), |a, b| a + b);
+        let mut answer = match outcomes.as_slice() {
+            [] => String::new(),
             [one] => one.response.clone(),
-            many => self.synthesise(text, many).await,
+            many => {
+                let (text, spent) = self.synthesise(text, many).await;
+                usage += spent;
+                text
+            }
         };
+        for missing in &unavailable {
+            if !answer.is_empty() {
+                answer.push_str("\n\n");
+            }
+            answer.push_str(&missing.describe());
+        }
         let agents: Vec<&str> = outcomes.iter().map(|o| o.agent.as_str()).collect();
         Ok(ButlerResponse {
-            delegated_agent: Some(agents.join(",")),
+            delegated_agent: (!agents.is_empty()).then(|| agents.join(",")),
             classification: d.classification,
             response: Some(answer),
             follow_up_questions: d.follow_up_questions,
             decided_by,
             sub_results: outcomes,
+            unavailable,
+            usage,
         })
     }
 
     /// One answer from several results: the LLM writes it; if it cannot, the results are
     /// joined in order, so the person still gets every fact.
-    async fn synthesise(&self, request: &str, outcomes: &[AgentOutcome]) -> String {
+    async fn synthesise(&self, request: &str, outcomes: &[AgentOutcome]) -> (String, Usage) {
         let listed = numbered(outcomes);
         let vars = Vars::new().set("request", request).set("results", &listed);
         let prompt = match self.templates.render("butler_synthesis", &vars) {
             Ok(p) => p,
             Err(e) => {
                 tracing::warn!(error = %e, "synthesis template failed; joining results");
-                return listed;
+                return (listed, Usage::default());
             }
         };
         let req = ChatRequest {
@@ -403,11 +453,11 @@ impl Butler {
             ..ChatRequest::default()
         };
         match self.llm.chat(&req).await {
-            Ok(r) if !r.text.trim().is_empty() => r.text.trim().to_string(),
-            Ok(_) => listed,
+            Ok(r) if !r.text.trim().is_empty() => (r.text.trim().to_string(), r.usage),
+            Ok(r) => (listed, r.usage),
             Err(e) => {
                 tracing::warn!(error = %e, "synthesis failed; joining results");
-                listed
+                (listed, Usage::default())
             }
         }
     }

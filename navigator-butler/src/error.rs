@@ -24,6 +24,23 @@ pub enum ButlerError {
     /// A tool name that the catalog does not hold.
     #[error("tool `{0}` is not in the catalog")]
     UnknownTool(String),
+    /// A tool call's arguments broke the tool's JSON Schema (each violation with its JSON
+    /// pointer); the tool did not run.
+    #[error("tool `{tool}` got invalid arguments: {}", problems.join("; "))]
+    InvalidArguments {
+        /// The tool.
+        tool: String,
+        /// What was wrong, one line each.
+        problems: Vec<String>,
+    },
+    /// An MCP server's tool could not be reached or listed (the transport failed).
+    #[error("MCP server `{server}`: {message}")]
+    Mcp {
+        /// The server's name.
+        server: String,
+        /// What failed.
+        message: String,
+    },
     /// A write or destructive tool was called without an approval callback, or the callback
     /// refused.
     #[error("tool `{tool}` ({permission}) was not approved: {reason}")]
@@ -46,9 +63,12 @@ pub enum ButlerError {
     /// An error from navigator-core (templates, LLM, embedder, agents).
     #[error(transparent)]
     Core(#[from] navigator_core::Error),
-    /// An error from navigator-search (the Navigator sub-agent).
+    /// An error from navigator-search (the Navigator sub-agent, the knowledge tools).
     #[error(transparent)]
     Search(#[from] navigator_search::Error),
+    /// An error from navigator-context (the code context tool).
+    #[error(transparent)]
+    Context(#[from] navigator_context::Error),
 }
 
 impl ButlerError {
@@ -58,12 +78,15 @@ impl ButlerError {
     pub fn kind(&self) -> navigator_core::ErrorKind {
         use navigator_core::ErrorKind;
         match self {
-            Self::Invalid { .. } | Self::LabelledSet { .. } | Self::NotApproved { .. } => {
-                ErrorKind::BadRequest
-            }
+            Self::Invalid { .. }
+            | Self::LabelledSet { .. }
+            | Self::NotApproved { .. }
+            | Self::InvalidArguments { .. } => ErrorKind::BadRequest,
             Self::NoAgent(_) | Self::UnknownTool(_) => ErrorKind::NotFound,
+            Self::Mcp { .. } => ErrorKind::Unavailable,
             Self::Core(e) => e.kind(),
             Self::Search(e) => e.kind(),
+            Self::Context(e) => e.kind(),
         }
     }
 

@@ -8,10 +8,14 @@
 //! [`DIGEST_LINE_CHARS`] characters) that the prompt carries as a dynamic system block; the
 //! digest keeps its newest lines within a quarter of the budget. An extractive digest rather
 //! than an LLM summary: it costs no call and cannot invent anything.
+//!
+//! With a [`ConversationStore`] the window, the digest and the conversation's spend are
+//! written after every turn (the store makes each write atomic and durable) and read back the
+//! first time a conversation id is seen, so a restarted Butler resumes where it stopped.
 
-use navigator_core::{Message, Role, TokenCounter};
+use navigator_core::{ConversationRecord, ConversationStore, Message, Role, TokenCounter, Usage};
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Longest digest line for one dropped request, in characters.
 pub const DIGEST_LINE_CHARS: usize = 160;
@@ -23,6 +27,10 @@ pub struct SessionHistory {
     pub turns: Vec<Message>,
     /// One line per dropped request, oldest first.
     pub digest: Vec<String>,
+    /// Tokens spent over the whole conversation.
+    pub usage: Usage,
+    /// USD spent over the whole conversation (priced at the Butler's model; 0 when unpriced).
+    pub cost_usd: f64,
 }
 
 impl SessionHistory {
@@ -32,38 +40,96 @@ impl SessionHistory {
     }
 }
 
-/// Histories by session id.
-#[derive(Debug)]
+/// Histories by session id, optionally persisted.
 pub(crate) struct HistoryStore {
     max_tokens: u64,
     counter: TokenCounter,
     sessions: Mutex<HashMap<String, SessionHistory>>,
+    store: Option<Arc<dyn ConversationStore>>,
+}
+
+impl std::fmt::Debug for HistoryStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HistoryStore")
+            .field("max_tokens", &self.max_tokens)
+            .field("persisted", &self.store.is_some())
+            .finish()
+    }
 }
 
 impl HistoryStore {
-    pub(crate) fn new(max_tokens: u64) -> Self {
+    pub(crate) fn new(max_tokens: u64, store: Option<Arc<dyn ConversationStore>>) -> Self {
         Self {
             max_tokens,
             counter: TokenCounter::for_provider("openai"),
             sessions: Mutex::new(HashMap::new()),
+            store,
         }
     }
 
-    pub(crate) fn get(&self, session: &str) -> SessionHistory {
-        self.lock().get(session).cloned().unwrap_or_default()
+    /// The session's history: from memory, else from the store (a conversation of an earlier
+    /// run), else empty.
+    pub(crate) async fn load(&self, session: &str) -> navigator_core::Result<SessionHistory> {
+        if let Some(h) = self.lock().get(session) {
+            return Ok(h.clone());
+        }
+        let Some(store) = &self.store else {
+            return Ok(SessionHistory::default());
+        };
+        let loaded = match store.get_conversation(session).await? {
+            Some(r) => SessionHistory {
+                turns: r.turns,
+                digest: r.digest,
+                usage: r.usage,
+                cost_usd: r.cost_usd,
+            },
+            None => SessionHistory::default(),
+        };
+        // Another turn may have loaded it meanwhile; the first one in wins.
+        Ok(self
+            .lock()
+            .entry(session.to_string())
+            .or_insert(loaded)
+            .clone())
     }
 
-    /// Records one exchange and trims the session back within budget.
-    pub(crate) fn record(&self, session: &str, user: &str, assistant: &str) {
-        let mut sessions = self.lock();
-        let history = sessions.entry(session.to_string()).or_default();
-        history.turns.push(Message::user(user));
-        history.turns.push(Message::assistant(assistant));
-        self.trim(history);
+    /// Records one exchange and its spend, trims the session back within budget and writes
+    /// it to the store, if there is one.
+    pub(crate) async fn record(
+        &self,
+        session: &str,
+        user: &str,
+        assistant: &str,
+        usage: Usage,
+        cost_usd: f64,
+    ) -> navigator_core::Result<()> {
+        let snapshot = {
+            let mut sessions = self.lock();
+            let history = sessions.entry(session.to_string()).or_default();
+            history.turns.push(Message::user(user));
+            history.turns.push(Message::assistant(assistant));
+            history.usage += usage;
+            history.cost_usd += cost_usd;
+            self.trim(history);
+            history.clone()
+        };
+        if let Some(store) = &self.store {
+            store
+                .put_conversation(&ConversationRecord {
+                    id: session.to_string(),
+                    turns: snapshot.turns,
+                    digest: snapshot.digest,
+                    updated_at: chrono::Utc::now(),
+                    usage: snapshot.usage,
+                    cost_usd: snapshot.cost_usd,
+                })
+                .await?;
+        }
+        Ok(())
     }
 
     fn trim(&self, history: &mut SessionHistory) {
-        let cost = |m: &Message| self.counter.count(&m.content);
+        let cost = |m: &Message| self.counter.count(&m.token_text());
         let mut total: u64 = history.turns.iter().map(cost).sum();
         let mut turns: VecDeque<Message> = std::mem::take(&mut history.turns).into();
         while total > self.max_tokens && !turns.is_empty() {
@@ -107,31 +173,47 @@ fn digest_line(request: &str) -> String {
 mod tests {
     use super::*;
 
+    fn record(store: &HistoryStore, session: &str, user: &str, assistant: &str) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(store.record(session, user, assistant, Usage::default(), 0.0))
+            .unwrap();
+    }
+
+    fn get(store: &HistoryStore, session: &str) -> SessionHistory {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(store.load(session)).unwrap()
+    }
+
     #[test]
     fn sessions_are_separate_and_keep_order() {
-        let store = HistoryStore::new(10_000);
-        store.record("a", "hi", "hello");
-        store.record("b", "other", "reply");
-        store.record("a", "and then?", "then this");
-        let a = store.get("a");
+        let store = HistoryStore::new(10_000, None);
+        record(&store, "a", "hi", "hello");
+        record(&store, "b", "other", "reply");
+        record(&store, "a", "and then?", "then this");
+        let a = get(&store, "a");
         let texts: Vec<_> = a.turns.iter().map(|m| m.content.as_str()).collect();
         assert_eq!(texts, ["hi", "hello", "and then?", "then this"]);
-        assert_eq!(store.get("b").turns.len(), 2);
-        assert!(store.get("missing").turns.is_empty());
+        assert_eq!(get(&store, "b").turns.len(), 2);
+        assert!(get(&store, "missing").turns.is_empty());
         assert_eq!(a.digest_text(), None);
     }
 
     #[test]
     fn over_budget_drops_oldest_exchanges_into_the_digest_and_opens_on_a_user_turn() {
-        let store = HistoryStore::new(40);
+        let store = HistoryStore::new(40, None);
         for i in 0..6 {
-            store.record(
+            record(
+                &store,
                 "s",
                 &format!("question number {i} about the quarterly report"),
                 &format!("answer number {i} with some detail"),
             );
         }
-        let h = store.get("s");
+        let h = get(&store, "s");
         let total: u64 = h
             .turns
             .iter()
@@ -146,6 +228,25 @@ mod tests {
             .unwrap()
             .starts_with("Earlier the user asked: question number"));
         assert!(!h.digest.iter().any(|l| l.contains("answer")));
+    }
+
+    #[test]
+    fn a_second_store_over_the_same_backend_resumes_the_conversation() {
+        let backend: Arc<dyn ConversationStore> = Arc::new(navigator_core::MemoryStore::new());
+        let first = HistoryStore::new(40, Some(backend.clone()));
+        for i in 0..6 {
+            record(
+                &first,
+                "c1",
+                &format!("question number {i} about the report"),
+                &format!("answer {i}"),
+            );
+        }
+        let before = get(&first, "c1");
+        let second = HistoryStore::new(40, Some(backend));
+        assert_eq!(get(&second, "c1"), before);
+        assert!(!before.digest.is_empty());
+        assert!(get(&second, "other").turns.is_empty());
     }
 
     #[test]

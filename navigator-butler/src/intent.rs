@@ -23,6 +23,10 @@ pub enum Intent {
     DelegateSearch,
     /// Remembering a preference or habit (the preference-learner agent).
     DelegateLearn,
+    /// Code in the person's repository: find it, build context for a task (the coder).
+    DelegateCode,
+    /// The person's workflows and task queue (the planner, over the workflow engine).
+    DelegateTasks,
     /// The request is too vague to act on; ask.
     Clarify,
     /// Out of scope or not allowed.
@@ -30,14 +34,16 @@ pub enum Intent {
 }
 
 impl Intent {
-    /// All eight intents, in the order the prompt lists them.
-    pub const ALL: [Intent; 8] = [
+    /// All ten intents, in the order the prompt lists them.
+    pub const ALL: [Intent; 10] = [
         Self::DirectAnswer,
         Self::DelegateTriage,
         Self::DelegateSchedule,
         Self::DelegateDraft,
         Self::DelegateSearch,
         Self::DelegateLearn,
+        Self::DelegateCode,
+        Self::DelegateTasks,
         Self::Clarify,
         Self::CannotHelp,
     ];
@@ -51,6 +57,8 @@ impl Intent {
             Self::DelegateDraft => "delegate_draft",
             Self::DelegateSearch => "delegate_search",
             Self::DelegateLearn => "delegate_learn",
+            Self::DelegateCode => "delegate_code",
+            Self::DelegateTasks => "delegate_tasks",
             Self::Clarify => "clarify",
             Self::CannotHelp => "cannot_help",
         }
@@ -65,6 +73,8 @@ impl Intent {
                 | Self::DelegateDraft
                 | Self::DelegateSearch
                 | Self::DelegateLearn
+                | Self::DelegateCode
+                | Self::DelegateTasks
         )
     }
 
@@ -222,6 +232,69 @@ impl ButlerDecision {
     }
 }
 
+/// A request the Butler cannot serve here: no specialist is registered for its intent. The
+/// answer says so, and what would be needed, instead of inventing content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Unavailable {
+    /// The intent that has no specialist.
+    pub intent: Intent,
+    /// What is missing, in words (`calendar`).
+    pub capability: String,
+    /// What would make it available.
+    pub needs: String,
+}
+
+impl Unavailable {
+    /// The capability a delegation intent needs and how to provide it.
+    pub fn for_intent(intent: Intent) -> Self {
+        let (capability, needs) = match intent {
+            Intent::DelegateTriage => (
+                "email inbox",
+                "an inbox connection (IMAP, Gmail or Microsoft Graph) registered as the sub-agent for delegate_triage",
+            ),
+            Intent::DelegateSchedule => (
+                "calendar",
+                "a calendar connection (CalDAV, Google Calendar or Outlook) registered as the sub-agent for delegate_schedule",
+            ),
+            Intent::DelegateDraft => (
+                "drafting",
+                "a writing sub-agent (LlmAgent::communicator) registered for delegate_draft",
+            ),
+            Intent::DelegateSearch => (
+                "knowledge base",
+                "a knowledge base: the Navigator (ToolAgent::navigator with search_knowledge, or NavigatorSubAgent) registered for delegate_search",
+            ),
+            Intent::DelegateLearn => (
+                "preference memory",
+                "a preference store registered as the sub-agent for delegate_learn",
+            ),
+            Intent::DelegateCode => (
+                "code repository",
+                "a repository: ToolAgent::coder with build_code_context registered for delegate_code",
+            ),
+            Intent::DelegateTasks => (
+                "workflow engine",
+                "the workflow engine: ToolAgent::planner with the McpToolset::workflow tools registered for delegate_tasks",
+            ),
+            other => (other.as_str(), "nothing: the Butler answers this itself"),
+        };
+        Self {
+            intent,
+            capability: capability.into(),
+            needs: needs.into(),
+        }
+    }
+
+    /// One sentence for the person.
+    pub fn describe(&self) -> String {
+        format!(
+            "I can't help with that here: no {} is connected (it needs {}).",
+            self.capability, self.needs
+        )
+    }
+}
+
 /// Which component decided the intent of a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -254,6 +327,13 @@ pub struct ButlerResponse {
     /// Each sub-agent's own result, in order (structured data included).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sub_results: Vec<navigator_core::AgentOutcome>,
+    /// Steps that could not run because no specialist serves them, with what they need.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<Unavailable>,
+    /// Tokens over every model call of the turn (classification, specialists, synthesis),
+    /// cache reads and writes included.
+    #[serde(default)]
+    pub usage: navigator_core::Usage,
 }
 
 #[cfg(test)]
@@ -334,7 +414,7 @@ mod tests {
     }
 
     #[test]
-    fn schema_lists_the_eight_intents_and_camel_case_fields() {
+    fn schema_lists_the_ten_intents_and_camel_case_fields() {
         let schema =
             serde_json::to_string(&navigator_core::json_schema::<ButlerDecision>()).unwrap();
         for i in Intent::ALL {

@@ -5,7 +5,7 @@ use super::{ButlerError, Intent, Result};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-/// The bundled labelled set: 200 utterances, 25 per intent, JSON lines
+/// The bundled labelled set: 250 utterances, 25 per intent, JSON lines
 /// `{"text": "...", "intent": "delegate_search"}`.
 pub const BUNDLED_UTTERANCES: &str = include_str!("../../examples/data/butler/utterances.jsonl");
 
@@ -38,8 +38,8 @@ pub enum Split {
 /// ```
 /// use navigator_butler::{LabelledSet, Split};
 /// let set = LabelledSet::bundled()?;
-/// assert_eq!(set.len(), 200);
-/// assert_eq!(set.split(Split::Evaluation).len(), 64);
+/// assert_eq!(set.len(), 250);
+/// assert_eq!(set.split(Split::Evaluation).len(), 80);
 /// # Ok::<(), navigator_butler::ButlerError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,7 +128,7 @@ mod tests {
     fn splits_are_disjoint_and_cover_the_set() {
         let set = LabelledSet::bundled().unwrap();
         let (train, held_out) = (set.split(Split::Exemplars), set.split(Split::Evaluation));
-        assert_eq!((train.len(), held_out.len()), (136, 64));
+        assert_eq!((train.len(), held_out.len()), (170, 80));
         for u in &held_out {
             assert!(!train.contains(u), "{}", u.text);
         }

@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 mod agent;
+mod builtin;
 mod error;
 mod history;
 mod intent;
@@ -32,19 +33,32 @@ mod orchestrator;
 mod permission;
 mod prompt;
 mod router;
+mod specialist;
+mod tool_loop;
 mod tools;
 
 pub use agent::{Butler, ButlerBuilder, DEFAULT_HISTORY_TOKENS};
+pub use builtin::{
+    knowledge_tools, CodeContextTool, GetItemTool, IndexNotesTool, McpToolset, SearchKnowledgeTool,
+    TimelineTool,
+};
 pub use error::{ButlerError, Result};
 pub use history::{SessionHistory, DIGEST_LINE_CHARS};
 pub use intent::{
     ButlerDecision, ButlerResponse, DecidedBy, DelegationContext, Intent, IntentClassification,
-    SubTask,
+    SubTask, Unavailable,
 };
 pub use labelled::{LabelledSet, LabelledUtterance, Split, BUNDLED_UTTERANCES};
 pub use llm_agent::LlmAgent;
 pub use navigator::NavigatorSubAgent;
 pub use orchestrator::Orchestrator;
-pub use prompt::{default_templates, BUTLER_TEMPLATE, SPECIALIST_TEMPLATE, SYNTHESIS_TEMPLATE};
+pub use prompt::{
+    default_templates, BUTLER_TEMPLATE, SPECIALIST_TEMPLATE, SYNTHESIS_TEMPLATE,
+    TOOL_SPECIALIST_TEMPLATE,
+};
 pub use router::{Calibration, Evaluation, PreRouter, RouteScore};
-pub use tools::{ApprovalRequest, Approver, Permission, Tool, ToolCatalog, ToolSpec};
+pub use specialist::ToolAgent;
+pub use tool_loop::{CallStatus, ExecutedCall, LoopLimits, LoopOutcome, LoopStop, ToolLoop};
+pub use tools::{
+    ApprovalRequest, Approver, Permission, Source, Tool, ToolCatalog, ToolOutput, ToolSpec,
+};

@@ -1,6 +1,6 @@
-//! [`LlmAgent`]: a generic sub-agent driven by a prompt template and an [`Llm`], for the
-//! specialists an application brings (triage, scheduler, communicator, preference learner)
-//! until it has dedicated ones with real inbox or calendar access.
+//! [`LlmAgent`]: a generic sub-agent driven by a prompt template and an [`Llm`]: the drafting
+//! specialist, and the shape for specialists an application brings along with the data they
+//! need (the application's inbox or calendar agent passes that data in its role or history).
 
 use super::default_templates;
 use async_trait::async_trait;
@@ -22,11 +22,11 @@ const HISTORY_TURNS: usize = 6;
 /// use navigator_core::{Agent, AgentContext, AgentTask, ScriptedLlm};
 /// use std::sync::Arc;
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// let llm = Arc::new(ScriptedLlm::from_texts("m", ["Three emails need a reply today."]));
-/// let triage = LlmAgent::triage(llm.clone());
-/// let out = triage.handle(AgentTask::new("what's urgent in my inbox?"), &AgentContext::new("s", "u")).await?;
-/// assert_eq!(out.response, "Three emails need a reply today.");
-/// assert!(llm.requests()[0].system_text().contains("inbox"));
+/// let llm = Arc::new(ScriptedLlm::from_texts("m", ["Hi Sam, the Q4 report is attached. Best, Ada"]));
+/// let writer = LlmAgent::communicator(llm.clone());
+/// let out = writer.handle(AgentTask::new("email Sam the Q4 report"), &AgentContext::new("s", "u")).await?;
+/// assert_eq!(out.response, "Hi Sam, the Q4 report is attached. Best, Ada");
+/// assert!(llm.requests()[0].system_text().contains("draft"));
 /// # Ok::<(), navigator_core::Error>(()) }).unwrap();
 /// ```
 #[derive(Clone)]
@@ -70,24 +70,12 @@ impl LlmAgent {
         }
     }
 
-    /// The inbox specialist (`triage`).
-    pub fn triage(llm: Arc<dyn Llm>) -> Self {
-        Self::new("triage", "prioritises and summarises the inbox", "you triage the person's inbox: what is new, what is urgent, what needs a reply, in priority order.", llm)
-    }
-
-    /// The calendar specialist (`scheduler`).
-    pub fn scheduler(llm: Arc<dyn Llm>) -> Self {
-        Self::new("scheduler", "plans meetings, reminders and availability", "you manage the person's calendar: propose meeting slots, reminders and changes that respect the time constraints.", llm)
-    }
-
-    /// The writing specialist (`communicator`).
+    /// The writing specialist (`communicator`): its work is the draft itself, so a prompt
+    /// and a model are all it needs. (Inbox, calendar and preference specialists need access
+    /// to the person's data: an application registers its own agents for them, and without
+    /// one the Butler answers that the capability is not available.)
     pub fn communicator(llm: Arc<dyn Llm>) -> Self {
         Self::new("communicator", "drafts emails and messages", "you draft emails and messages in the person's voice, ready for them to review and send.", llm)
-    }
-
-    /// The preference specialist (`preference_learner`).
-    pub fn preference_learner(llm: Arc<dyn Llm>) -> Self {
-        Self::new("preference_learner", "remembers the person's preferences and habits", "you record the preference or habit the person states, restate it precisely and say how it will be applied.", llm)
     }
 
     /// Uses the template `name` from `templates` instead of `specialist`.
@@ -163,7 +151,13 @@ mod tests {
     async fn prompt_carries_role_date_delegation_and_history() {
         let llm = Arc::new(ScriptedLlm::from_texts("m", ["Tuesday 10:00 works."]));
         let clock = navigator_search::FixedClock("2026-11-21T09:00:00Z".parse().unwrap());
-        let agent = LlmAgent::scheduler(llm.clone()).with_clock(Arc::new(clock));
+        let agent = LlmAgent::new(
+            "scheduler",
+            "plans meetings",
+            "you propose meeting slots from the calendar the application passes in.",
+            llm.clone(),
+        )
+        .with_clock(Arc::new(clock));
         let mut ctx = AgentContext::new("s", "u").with_user_name("Ada");
         ctx.push_user("earlier question");
         ctx.push_assistant("earlier answer");

@@ -9,17 +9,18 @@ use std::sync::Arc;
 /// Sub-agents and the intent each one serves.
 ///
 /// Out of the box `delegate_triage` goes to `triage`, `delegate_schedule` to `scheduler`,
-/// `delegate_draft` to `communicator`, `delegate_search` to `navigator` and `delegate_learn` to
-/// `preference_learner`; [`route`](Self::route) changes that.
+/// `delegate_draft` to `communicator`, `delegate_search` to `navigator`, `delegate_learn` to
+/// `preference_learner`, `delegate_code` to `coder` and `delegate_tasks` to `planner`;
+/// [`route`](Self::route) changes that.
 ///
 /// ```
 /// use navigator_butler::{Intent, LlmAgent, Orchestrator};
 /// use navigator_core::ScriptedLlm;
 /// use std::sync::Arc;
-/// let llm = Arc::new(ScriptedLlm::from_texts("m", ["Booked: review with John, Thursday 10:00."]));
+/// let llm = Arc::new(ScriptedLlm::from_texts("m", ["Hi Sam, ..."]));
 /// let orchestrator = Orchestrator::new()
-///     .register(Arc::new(LlmAgent::scheduler(llm)));
-/// assert_eq!(orchestrator.agent_for(Intent::DelegateSchedule)?, "scheduler");
+///     .register(Arc::new(LlmAgent::communicator(llm)));
+/// assert_eq!(orchestrator.agent_for(Intent::DelegateDraft)?, "communicator");
 /// assert!(orchestrator.agent_for(Intent::DelegateTriage).is_err()); // none registered
 /// # Ok::<(), navigator_butler::ButlerError>(())
 /// ```
@@ -44,6 +45,8 @@ impl Orchestrator {
             (Intent::DelegateDraft, "communicator"),
             (Intent::DelegateSearch, "navigator"),
             (Intent::DelegateLearn, "preference_learner"),
+            (Intent::DelegateCode, "coder"),
+            (Intent::DelegateTasks, "planner"),
         ]
         .into_iter()
         .map(|(i, n)| (i, n.to_string()))

@@ -16,6 +16,8 @@ pub const BUTLER_TEMPLATE: &str = include_str!("templates/butler.md");
 pub const SYNTHESIS_TEMPLATE: &str = include_str!("templates/butler_synthesis.md");
 /// The generic specialist agent's template.
 pub const SPECIALIST_TEMPLATE: &str = include_str!("templates/specialist.md");
+/// The prompt of a specialist that works through tools ([`ToolAgent`](crate::ToolAgent)).
+pub const TOOL_SPECIALIST_TEMPLATE: &str = include_str!("templates/tool_specialist.md");
 
 const DYNAMIC_MARKER: &str = "<!-- dynamic";
 
@@ -31,11 +33,22 @@ pub fn default_templates() -> TemplateSet {
         .with_embedded("butler", BUTLER_TEMPLATE)
         .with_embedded("butler_synthesis", SYNTHESIS_TEMPLATE)
         .with_embedded("specialist", SPECIALIST_TEMPLATE)
+        .with_embedded("tool_specialist", TOOL_SPECIALIST_TEMPLATE)
 }
 
 /// Renders `butler` and splits it into a cached static block and a dynamic block.
 pub(crate) fn butler_system(templates: &TemplateSet, vars: &Vars) -> Result<Vec<SystemBlock>> {
-    let text = templates.render("butler", vars)?;
+    split_template(templates, "butler", vars)
+}
+
+/// Renders the template `name` and splits it at its `<!-- dynamic` line into a cached static
+/// block and an uncached dynamic one.
+pub(crate) fn split_template(
+    templates: &TemplateSet,
+    name: &str,
+    vars: &Vars,
+) -> Result<Vec<SystemBlock>> {
+    let text = templates.render(name, vars)?;
     let (fixed, dynamic) = match text.find(DYNAMIC_MARKER) {
         Some(at) => {
             let rest = &text[at..];

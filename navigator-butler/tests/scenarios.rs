@@ -19,18 +19,36 @@ fn clock() -> Arc<FixedClock> {
     Arc::new(FixedClock("2026-11-21T12:00:00Z".parse().unwrap()))
 }
 
-/// The four template-driven specialists, all answering from `specialists`.
+/// An application's own specialist (inbox, calendar, preferences), answering from `llm`.
+fn app_agent(name: &str, role: &str, llm: Arc<dyn Llm>) -> Arc<LlmAgent> {
+    Arc::new(
+        LlmAgent::new(name, format!("the application's {name}"), role, llm).with_clock(clock()),
+    )
+}
+
+/// Four template-driven specialists, all answering from `specialists`: the drafting one
+/// navigator ships and three an application with inbox and calendar access would register.
 fn orchestrator(specialists: Arc<ScriptedLlm>) -> Orchestrator {
     let llm: Arc<dyn Llm> = specialists;
     Orchestrator::new()
-        .register(Arc::new(LlmAgent::triage(llm.clone()).with_clock(clock())))
-        .register(Arc::new(
-            LlmAgent::scheduler(llm.clone()).with_clock(clock()),
+        .register(app_agent(
+            "triage",
+            "you triage the inbox the application reads.",
+            llm.clone(),
+        ))
+        .register(app_agent(
+            "scheduler",
+            "you plan meetings in the application's calendar.",
+            llm.clone(),
         ))
         .register(Arc::new(
             LlmAgent::communicator(llm.clone()).with_clock(clock()),
         ))
-        .register(Arc::new(LlmAgent::preference_learner(llm)))
+        .register(app_agent(
+            "preference_learner",
+            "you record the preference stated.",
+            llm,
+        ))
 }
 
 fn butler(llm: Arc<ScriptedLlm>, specialists: Arc<ScriptedLlm>) -> Butler {
@@ -184,8 +202,8 @@ async fn history_is_carried_across_turns_and_kept_per_session() {
             "What did I tell you about?"
         ]
     );
-    assert_eq!(b.history("s1").turns.len(), 4);
-    assert!(b.history("s2").turns.is_empty());
+    assert_eq!(b.history("s1").await.unwrap().turns.len(), 4);
+    assert!(b.history("s2").await.unwrap().turns.is_empty());
 }
 
 #[tokio::test]
@@ -275,24 +293,59 @@ fn first_answer(name: &str) -> String {
     c["interactions"][0]["text"].as_str().unwrap().to_string()
 }
 
+/// A decision delegating to the drafting specialist.
+const DRAFT_DECISION: &str = r#"{"classification":{"intent":"delegate_draft","confidence":0.9,"reasoning":"wants an email"}}"#;
+
+/// A drafting specialist whose model answers nothing: its delegation fails.
+fn failing_writer() -> Orchestrator {
+    let blank = Arc::new(ScriptedLlm::from_texts("m", ["   "]));
+    Orchestrator::new().register(Arc::new(LlmAgent::communicator(blank)))
+}
+
 #[tokio::test]
-async fn lifecycle_transitions_are_observable_and_a_missing_agent_is_an_error_state() {
+async fn a_request_with_no_specialist_is_answered_as_unavailable_not_invented() {
     let b = Butler::builder(cassette("triage.json")).build().unwrap(); // no agents registered
     let mut rx = b.transitions();
-    let err = b
+    let r = b
         .handle_message("s", "anything urgent in my inbox?")
         .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, ButlerError::NoAgent(i) if i == "delegate_triage"),
-        "{err}"
+        .unwrap();
+    assert_eq!(r.classification.intent, Intent::DelegateTriage);
+    assert_eq!(r.delegated_agent, None);
+    assert!(r.sub_results.is_empty());
+    assert_eq!(r.unavailable.len(), 1);
+    assert_eq!(r.unavailable[0].intent, Intent::DelegateTriage);
+    assert_eq!(r.unavailable[0].capability, "email inbox");
+    let text = r.response.unwrap();
+    assert!(text.contains("no email inbox is connected"), "{text}");
+    assert_eq!(b.state(), AgentState::Idle);
+    let states: Vec<_> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+    use AgentState::*;
+    assert_eq!(
+        states,
+        [Initializing, LoadingContext, Processing, Completing, Idle]
     );
+}
+
+#[tokio::test]
+async fn lifecycle_transitions_are_observable_and_a_failing_agent_is_an_error_state() {
+    let llm = Arc::new(ScriptedLlm::from_texts("m", [DRAFT_DECISION]));
+    let b = Butler::builder(llm)
+        .orchestrator(failing_writer())
+        .build()
+        .unwrap();
+    let mut rx = b.transitions();
+    let err = b.handle_message("s", "email Sam").await.unwrap_err();
+    assert!(err.to_string().contains("communicator"), "{err}");
     assert_eq!(b.state(), AgentState::Error);
     let states: Vec<_> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
     use AgentState::*;
-    assert_eq!(states, [Initializing, LoadingContext, Processing, Error]);
+    assert_eq!(
+        states,
+        [Initializing, LoadingContext, Processing, Delegating, Error]
+    );
 
-    // The next turn starts from idle again and walks the full delegation path.
+    // A working delegation walks the full path.
     let specialists = Arc::new(ScriptedLlm::from_texts("m", ["Nothing urgent."]));
     let b = butler(cassette("triage.json"), specialists);
     let mut rx = b.transitions();
@@ -317,10 +370,13 @@ async fn lifecycle_transitions_are_observable_and_a_missing_agent_is_an_error_st
 #[tokio::test]
 async fn after_an_error_the_next_turn_resets_to_idle_first() {
     let llm = Arc::new(ScriptedLlm::from_texts("m", Vec::<String>::new()));
-    llm.push(Interaction::text(first_answer("triage.json")));
+    llm.push(Interaction::text(DRAFT_DECISION));
     llm.push(Interaction::text(r#"{"classification":{"intent":"direct_answer","confidence":0.9,"reasoning":"greeting"},"response":"Hi!"}"#));
-    let b = Butler::builder(llm).build().unwrap();
-    assert!(b.handle_message("s", "inbox?").await.is_err());
+    let b = Butler::builder(llm)
+        .orchestrator(failing_writer())
+        .build()
+        .unwrap();
+    assert!(b.handle_message("s", "email Sam").await.is_err());
     let mut rx = b.transitions();
     b.handle_message("s", "hello").await.unwrap();
     let states: Vec<_> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
@@ -342,7 +398,7 @@ async fn after_an_error_the_next_turn_resets_to_idle_first() {
 async fn prompt_is_the_template_with_catalogs_cached_and_the_injected_date_dynamic() {
     let llm = cassette("greeting.json");
     let tools = ToolCatalog::new().with_spec(ToolSpec {
-        name: "calendar.create_event".into(),
+        name: "calendar_create_event".into(),
         description: "creates a calendar event".into(),
         schema: serde_json::json!({"type": "object", "properties": {"title": {"type": "string"}}}),
         permission: Permission::Write,
@@ -359,12 +415,15 @@ async fn prompt_is_the_template_with_catalogs_cached_and_the_injected_date_dynam
     assert!(system[0].cache && system[0].text.starts_with("# Butler"));
     assert!(system[0]
         .text
-        .contains("- calendar.create_event (write): creates a calendar event"));
+        .contains("- calendar_create_event (write): creates a calendar event"));
     assert!(system[0]
         .text
-        .contains("- scheduler (delegate_schedule): plans meetings"));
-    assert!(!system[1].cache);
-    assert!(system[1]
+        .contains("- scheduler (delegate_schedule): the application's scheduler"));
+    // The static blocks (persona and catalogs, then the decision schema) come first, the
+    // session block last.
+    assert!(system[1].cache && system[1].text.contains("ButlerDecision"));
+    assert!(!system[2].cache);
+    assert!(system[2]
         .text
         .contains("You are serving Ada. Today is Saturday, 2026-11-21."));
     assert!(

@@ -146,6 +146,12 @@ impl AnthropicClient {
     }
 
     /// The JSON body sent for `request`.
+    /// The JSON body a non-streamed call with `request` sends (Messages API): to log it, or to
+    /// check what a provider's prompt cache will see (the prefix up to the cache marker).
+    pub fn request_body(&self, request: &ChatRequest) -> Value {
+        self.body(request, false)
+    }
+
     fn body(&self, request: &ChatRequest, stream: bool) -> Value {
         let cached_runs_end: Vec<usize> = (0..request.system.len())
             .filter(|&i| {

@@ -171,6 +171,12 @@ impl OpenAiClient {
         Ok(Self { config, http, url })
     }
 
+    /// The JSON body a non-streamed call with `request` sends (chat completions): to log it, or to
+    /// check what a provider's prompt cache will see (the prefix up to the cache marker).
+    pub fn request_body(&self, request: &ChatRequest) -> Value {
+        self.body(request, false)
+    }
+
     fn body(&self, request: &ChatRequest, stream: bool) -> Value {
         let mut messages = Vec::with_capacity(request.messages.len() + 1);
         if !request.system.is_empty() {
