@@ -1,7 +1,10 @@
-//! The Butler as a REPL over the sample PARA knowledge base: the real Navigator (embedded
-//! engine, real MiniLM embeddings) for searches, the calibrated embedding pre-router, and
-//! the drafting specialist. No inbox or calendar is connected, so those requests are answered
-//! with what would be needed instead of invented content.
+//! The Butler as a REPL with specialists that act: the Navigator searches the sample PARA
+//! knowledge base through its tools (embedded engine, real MiniLM embeddings), the coder builds
+//! code context from the sample repository with the context explorer, the planner works the
+//! sample task queue through the workflow engine's own MCP tools, and the communicator drafts.
+//! The calibrated embedding pre-router decides confident delegations without an LLM call. No
+//! inbox or calendar is connected, so those requests are answered with what would be needed
+//! instead of invented content.
 //!
 //! ```sh
 //! cargo run -p navigator-butler --example butler                                  # scripted demo, no key needed
@@ -9,13 +12,15 @@
 //! OPENAI_API_KEY=... cargo run -p navigator-butler --example butler -- --llm openai --model gpt-4o-mini
 //! ```
 //!
-//! The demo replays `examples/data/butler/demo_cassette.json` for every LLM call; searches
-//! and the pre-router are real either way. Each answer says which path decided the intent.
+//! The demo replays `examples/data/butler/demo_cassette.json` for every LLM call (the
+//! classifications, the specialists' tool calls and answers); the tools, the searches and the
+//! pre-router are real either way. Each answer says which path decided the intent, which tools
+//! ran and what they cite.
 
 use clap::{Parser, ValueEnum};
 use navigator_butler::{
-    Butler, ButlerResponse, LabelledSet, LlmAgent, NavigatorSubAgent, Orchestrator, Permission,
-    PreRouter, Split, ToolCatalog, ToolSpec,
+    knowledge_tools, Butler, ButlerResponse, CodeContextTool, LabelledSet, LlmAgent, McpToolset,
+    Orchestrator, PreRouter, Split, ToolAgent, ToolCatalog,
 };
 use navigator_core::{
     AnthropicClient, AnthropicConfig, Embedder, FastEmbedder, Item, JsonMode, Llm, OpenAiClient,
@@ -49,14 +54,19 @@ struct Args {
     user: String,
 }
 
-const DEMO: [&str; 6] = [
+const DEMO: [&str; 8] = [
     "Good morning!",
     "What needs my attention in my inbox today?",
-    "Schedule a review with John this week",
     "find the Q4 report",
+    "Where is the tax on an invoice computed in the code?",
+    "What should I work on next in the release checklist?",
     "Look up the Q4 expansion and draft an email to Sam about it",
     "Can you do the thing?",
+    "Schedule a review with John this week",
 ];
+
+/// The sample data next to the demo cassette.
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data/butler");
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -115,29 +125,53 @@ async fn main() -> anyhow::Result<()> {
         cal.precision * 100.0
     );
 
+    // The specialists and their tools: real functions, no stand-ins.
+    let engine = Arc::new(engine);
+    let knowledge = ToolCatalog::new().with_tools(knowledge_tools(
+        engine.clone(),
+        Some(Arc::new(engine.store().clone())),
+        clock.clone(),
+    ));
+    let code = ToolCatalog::new().with_tool(Arc::new(CodeContextTool::new(format!(
+        "{DATA}/sample_repo"
+    ))));
+    let mut queue = navigator_workflow::Navigator::new();
+    let definition = navigator_workflow::WorkflowDefinition::from_yaml(&std::fs::read_to_string(
+        format!("{DATA}/workflow.yaml"),
+    )?)?;
+    queue.load_workflow("release", definition)?;
+    let tasks: Vec<navigator_workflow::Task> =
+        serde_json::from_str(&std::fs::read_to_string(format!("{DATA}/tasks.json"))?)?;
+    queue.load_tasks(tasks, true)?;
+    let workflow =
+        McpToolset::workflow(navigator_workflow::mcp::NavigatorServer::new(queue)).await?;
+    // The person approves task changes in this demo; a real application asks them.
+    let tasks = ToolCatalog::new()
+        .with_tools(workflow.tools())
+        .with_approver(|request| {
+            println!("  (approved: {} {})", request.tool.name, request.arguments);
+            true
+        });
     let orchestrator = Orchestrator::new()
-        .register(Arc::new(NavigatorSubAgent::over(
-            Arc::new(engine),
-            clock.clone(),
-        )))
+        .register(Arc::new(
+            ToolAgent::navigator(llm.clone(), knowledge.clone()).clock(clock.clone()),
+        ))
+        .register(Arc::new(
+            ToolAgent::coder(llm.clone(), code.clone()).clock(clock.clone()),
+        ))
+        .register(Arc::new(
+            ToolAgent::planner(llm.clone(), tasks.clone()).clock(clock.clone()),
+        ))
         .register(Arc::new(
             LlmAgent::communicator(llm.clone()).with_clock(clock.clone()),
         ));
-    let tools = ToolCatalog::new()
-        .with_spec(spec(
-            "inbox_list",
-            "lists messages in the inbox",
-            Permission::Read,
-        ))
-        .with_spec(spec(
-            "calendar_create_event",
-            "creates a calendar event",
-            Permission::Write,
-        ))
-        .with_spec(spec("mail_send", "sends an email", Permission::Destructive));
+    let catalog = ToolCatalog::new()
+        .with_catalog(&knowledge)
+        .with_catalog(&code)
+        .with_catalog(&tasks);
     let butler = Butler::builder(llm)
         .orchestrator(orchestrator)
-        .tools(tools)
+        .tools(catalog)
         .pre_router(router)
         .clock(clock)
         .user_name(&args.user)
@@ -167,15 +201,6 @@ async fn main() -> anyhow::Result<()> {
     }
 }
 
-fn spec(name: &str, description: &str, permission: Permission) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        description: description.into(),
-        schema: serde_json::json!({"type": "object"}),
-        permission,
-    }
-}
-
 fn show(r: &ButlerResponse) {
     let c = &r.classification;
     println!(
@@ -188,6 +213,14 @@ fn show(r: &ButlerResponse) {
             .map(|a| format!(" → {a}"))
             .unwrap_or_default()
     );
+    for outcome in &r.sub_results {
+        for call in outcome.data["calls"].as_array().into_iter().flatten() {
+            println!(
+                "  {} ran {} {} → {}",
+                outcome.agent, call["tool"], call["arguments"], call["status"]
+            );
+        }
+    }
     if let Some(text) = &r.response {
         println!("{text}");
     }

@@ -160,6 +160,20 @@ impl ToolCatalog {
         self.with_spec(spec)
     }
 
+    /// Adds every tool and spec of `other` (this catalog's approver stays): one catalog for the
+    /// Butler's prompt out of its specialists' catalogs.
+    pub fn with_catalog(mut self, other: &ToolCatalog) -> Self {
+        for tool in other.tools.values() {
+            self = self.with_tool(tool.clone());
+        }
+        for spec in other.specs.values() {
+            if !self.specs.contains_key(&spec.name) {
+                self = self.with_spec(spec.clone());
+            }
+        }
+        self
+    }
+
     /// Adds every tool of `tools`.
     pub fn with_tools(self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
         tools.into_iter().fold(self, Self::with_tool)

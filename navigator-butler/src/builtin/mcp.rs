@@ -186,7 +186,8 @@ fn content_of(result: &CallToolResult) -> Value {
     serde_json::from_str(&joined).unwrap_or(Value::String(joined))
 }
 
-/// Tasks named in a result (`id` beside `name`/`title` anywhere in `data`), as sources.
+/// Tasks named in a result (`id` beside `name`, `title`, `issueId` or `description` anywhere in
+/// `data`), as sources.
 fn task_sources(tool: &str, content: &Value) -> Vec<Source> {
     let mut out = Vec::new();
     collect(tool, content.get("data").unwrap_or(content), &mut out, 0);
@@ -200,7 +201,7 @@ fn collect(tool: &str, v: &Value, out: &mut Vec<Source>, depth: usize) {
     match v {
         Value::Object(map) => {
             let id = map.get("id").and_then(Value::as_str);
-            let title = ["name", "title", "description"]
+            let title = ["name", "title", "issueId", "description"]
                 .iter()
                 .find_map(|k| map.get(*k).and_then(Value::as_str));
             if let (Some(id), Some(title)) = (id, title) {

@@ -59,9 +59,11 @@ pub(crate) struct Change {
 /// The embedded on-disk store (redb). Implements [`navigator_core::Store`] and
 /// [`navigator_core::ConversationStore`]; the search engine uses it as its source of truth.
 ///
-/// Every write is one ACID transaction, durable when the call returns.
+/// Every write is one ACID transaction, durable when the call returns. Clones share the one
+/// open database (a search engine's store can be handed to a tool as an `Arc<dyn Store>`).
+#[derive(Clone)]
 pub struct RedbStore {
-    db: Database,
+    db: std::sync::Arc<Database>,
     path: PathBuf,
 }
 
@@ -103,7 +105,10 @@ impl RedbStore {
                 }))
             }
         };
-        let store = Self { db, path };
+        let store = Self {
+            db: std::sync::Arc::new(db),
+            path,
+        };
         create_tables(&store.db).map_err(|e| store.err(*e))?;
         Ok(Ok(store))
     }
