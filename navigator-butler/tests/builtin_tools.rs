@@ -69,16 +69,28 @@ async fn workflow_tools_come_from_the_mcp_server_with_its_schemas_and_hints() {
 
     // A write needs the approver; with it, the real task moves.
     let err = catalog
-        .call("advance_task", json!({"taskId": "rel-042", "result": "passed"}))
+        .call(
+            "advance_task",
+            json!({"taskId": "rel-042", "result": "passed"}),
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, ButlerError::NotApproved { .. }), "{err}");
     let approving = catalog.clone().with_approver(|_| true);
     approving
-        .call("advance_task", json!({"taskId": "rel-042", "result": "passed"}))
+        .call(
+            "advance_task",
+            json!({"taskId": "rel-042", "result": "passed"}),
+        )
         .await
         .unwrap();
-    let step = state.lock().unwrap().task("rel-042").unwrap().current_step.clone();
+    let step = state
+        .lock()
+        .unwrap()
+        .task("rel-042")
+        .unwrap()
+        .current_step
+        .clone();
     assert_eq!(step, "changelog");
 }
 
@@ -116,8 +128,61 @@ async fn get_item_reads_the_store_and_names_a_missing_id() {
     let store: Arc<dyn Store> = store;
     let tool = GetItemTool::new(store);
     let out = tool.call(json!({"id": "proj_lisbon"})).await.unwrap();
-    assert_eq!(out.content["body"], "Budget 12k EUR; venue booked in Alfama.");
+    assert_eq!(
+        out.content["body"],
+        "Budget 12k EUR; venue booked in Alfama."
+    );
     assert_eq!(out.sources[0].title, "Lisbon offsite");
     let err = tool.call(json!({"id": "nope"})).await.unwrap_err();
     assert!(err.to_string().contains("nope"), "{err}");
+}
+
+#[tokio::test]
+async fn index_notes_needs_approval_then_search_knowledge_finds_the_new_note() {
+    use navigator_butler::{knowledge_tools, IndexNotesTool};
+    use navigator_search::ingest::IngestOptions;
+    use navigator_search::{FixedClock, SearchEngine};
+
+    let vault = tempfile::tempdir().unwrap();
+    let note_dir = vault.path().join("1 Projects/Lisbon Offsite");
+    std::fs::create_dir_all(&note_dir).unwrap();
+    std::fs::write(
+        note_dir.join("Venue.md"),
+        "# Venue\nWe booked the Alfama rooftop for the offsite dinner.\n",
+    )
+    .unwrap();
+    let index = tempfile::tempdir().unwrap();
+    let embedder = Arc::new(
+        navigator_core::FastEmbedder::default_model()
+            .expect("MiniLM installed (scripts/setup-embeddings.sh)"),
+    );
+    let engine = Arc::new(SearchEngine::open(index.path(), embedder).await.unwrap());
+    let clock = Arc::new(FixedClock("2026-11-21T12:00:00Z".parse().unwrap()));
+    let catalog = ToolCatalog::new()
+        .with_tools(knowledge_tools(engine.clone(), None, clock))
+        .with_tool(Arc::new(IndexNotesTool::new(
+            engine.clone(),
+            vault.path(),
+            IngestOptions::default(),
+        )));
+    let err = catalog.call("index_notes", json!({})).await.unwrap_err();
+    assert!(matches!(err, ButlerError::NotApproved { .. }), "{err}");
+    assert_eq!(engine.len(), 0, "nothing indexed without approval");
+
+    let approved = catalog.with_approver(|r| r.tool.name == "index_notes");
+    let report = approved.call("index_notes", json!({})).await.unwrap();
+    assert!(
+        report.content["added"].as_u64().unwrap() >= 1,
+        "{}",
+        report.content
+    );
+    let found = approved
+        .call("search_knowledge", json!({"query": "rooftop dinner venue"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        found.sources[0].id, "1 Projects/Lisbon Offsite/Venue.md",
+        "{}",
+        found.content
+    );
 }
