@@ -1,0 +1,3 @@
+"""ledgerline: an invoicing web service."""
+
+__version__ = "0.4.2"
