@@ -195,12 +195,7 @@ impl Agent for ToolAgent {
             .with_current_date(self.clock.now().date_naive());
         let system = split_template(&self.templates, "tool_specialist", &vars)
             .map_err(navigator_core::Error::from)?;
-        let start = context.history.len().saturating_sub(HISTORY_TURNS);
-        let mut messages: Vec<Message> = context.history[start..]
-            .iter()
-            .skip_while(|m| m.role != navigator_core::Role::User)
-            .cloned()
-            .collect();
+        let mut messages: Vec<Message> = context.recent(HISTORY_TURNS).to_vec();
         messages.push(Message::user(Self::request_text(&task)));
         let out = self
             .tool_loop
