@@ -84,31 +84,45 @@ impl Snippets for LightSnippets {
 /// analyser then highlights inside it).
 pub(crate) fn term_positions(text: &str, query_terms: &[String]) -> Vec<(usize, usize)> {
     // Terms by their first two bytes: most words share them with no term and cost a few
-    // two-byte comparisons (a query has few terms: a scan beats hashing every word).
+    // two-byte comparisons (a query has few terms: a scan beats hashing every word), and a
+    // word whose first byte starts no term is skipped at once.
     let mut by_start: Vec<([u8; 2], usize)> = Vec::new();
     let mut short: Vec<usize> = Vec::new();
+    let mut first = [false; 256];
     for (i, t) in query_terms.iter().enumerate() {
         match t.as_bytes() {
-            [a, b, ..] => by_start.push(([a.to_ascii_lowercase(), b.to_ascii_lowercase()], i)),
+            [a, b, ..] => {
+                let key = [a.to_ascii_lowercase(), b.to_ascii_lowercase()];
+                first[usize::from(key[0])] = true;
+                first[usize::from(key[0].to_ascii_uppercase())] = true;
+                by_start.push((key, i));
+            }
             _ => short.push(i),
         }
     }
+    let any_first = !short.is_empty();
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        if !is_word_byte(bytes[i]) {
+        if !WORD_BYTE[usize::from(bytes[i])] {
             i += 1;
             continue;
         }
         let start = i;
-        while i < bytes.len() && is_word_byte(bytes[i]) {
+        let mut ascii = bytes[i] < 0x80;
+        i += 1;
+        while i < bytes.len() && WORD_BYTE[usize::from(bytes[i])] {
+            ascii &= bytes[i] < 0x80;
             i += 1;
+        }
+        if ascii && !any_first && !first[usize::from(bytes[start])] {
+            continue;
         }
         // Word bytes are ASCII letters and digits or parts of non-ASCII characters, so the
         // run ends on a character boundary.
         let word = &text[start..i];
-        let matched = if word.is_ascii() {
+        let matched = if ascii {
             let w = word.as_bytes();
             let start = match w {
                 [a, b, ..] => Some([a.to_ascii_lowercase(), b.to_ascii_lowercase()]),
@@ -131,8 +145,19 @@ pub(crate) fn term_positions(text: &str, query_terms: &[String]) -> Vec<(usize, 
     out
 }
 
+/// [`is_word_byte`] for every byte value.
+const WORD_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = is_word_byte(b as u8);
+        b += 1;
+    }
+    table
+};
+
 /// Letters and digits, and every byte of a non-ASCII character (treated as a letter).
-fn is_word_byte(b: u8) -> bool {
+const fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b >= 0x80
 }
 

@@ -53,21 +53,25 @@ impl VectorSource for CatalogVectors<'_> {
 /// Per chunk of `stored`, how well it covers the query terms: distinct terms first, then
 /// occurrences (one pass over the body, see [`term_positions`]).
 fn term_overlaps(body: &str, stored: &crate::ItemVectors, query_terms: &[String]) -> Vec<f32> {
+    // Positions come in text order, so each chunk's run is found by binary search.
     let found = term_positions(body, query_terms);
     stored
         .chunks
         .iter()
         .map(|c| {
             let (start, end) = (c.start as usize, c.end as usize);
-            let inside: Vec<usize> = found
-                .iter()
-                .filter(|(at, _)| (start..end).contains(at))
-                .map(|(_, t)| *t)
-                .collect();
-            let mut distinct = inside.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            distinct.len() as f32 + inside.len() as f32 / (inside.len() as f32 + 1.0)
+            let from = found.partition_point(|(at, _)| *at < start);
+            let (mut seen, mut more, mut count) = (0u64, Vec::new(), 0usize);
+            for &(_, t) in found[from..].iter().take_while(|(at, _)| *at < end) {
+                count += 1;
+                match t < 64 {
+                    true => seen |= 1 << t,
+                    false if !more.contains(&t) => more.push(t),
+                    false => {}
+                }
+            }
+            let distinct = seen.count_ones() as usize + more.len();
+            distinct as f32 + count as f32 / (count as f32 + 1.0)
         })
         .collect()
 }
