@@ -46,7 +46,8 @@ async fn main() -> anyhow::Result<()> {
         e.routed_accuracy() * 100.0
     );
     println!(
-        "held out: nearest-exemplar accuracy over all eight intents {:.1}% ({}/{})",
+        "held out: nearest-exemplar accuracy over all {} intents {:.1}% ({}/{})",
+        navigator_butler::Intent::ALL.len(),
         e.top1_accuracy() * 100.0,
         e.top1_correct,
         e.total
