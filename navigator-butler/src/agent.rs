@@ -337,7 +337,11 @@ impl Butler {
             Ok(got) => Ok((got.value, DecidedBy::Llm, got.usage)),
             Err(e) => {
                 tracing::warn!(error = %e, "classification failed; degrading to clarify");
-                Ok((fallback(&e), DecidedBy::Fallback, Usage::default()))
+                let spent = match &e {
+                    navigator_core::Error::StructuredOutput { usage, .. } => *usage,
+                    _ => Usage::default(),
+                };
+                Ok((fallback(&e), DecidedBy::Fallback, spent))
             }
         }
     }

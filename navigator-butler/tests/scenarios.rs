@@ -152,6 +152,8 @@ async fn malformed_json_is_retried_once_then_degrades_to_clarify() {
     assert_eq!(r.classification.intent, Intent::Clarify);
     assert_eq!(r.decided_by, DecidedBy::Fallback);
     assert_eq!(r.classification.confidence, 0.0);
+    // The two failed attempts still cost tokens, and the turn says so.
+    assert_eq!((r.usage.input_tokens, r.usage.output_tokens), (3370, 42));
     assert_eq!(r.response, None);
     assert!(!r.follow_up_questions.unwrap()[0].contains("delegate_weather"));
     assert_eq!(*states.borrow_and_update(), AgentState::Idle);

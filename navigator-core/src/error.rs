@@ -169,6 +169,8 @@ pub enum Error {
         message: String,
         /// The model's last answer, verbatim.
         last_output: String,
+        /// Tokens over all attempts (they were spent even though nothing usable came back).
+        usage: crate::Usage,
     },
     /// No price is known for a model, so its cost cannot be computed.
     #[error("no pricing for model `{model}` (add it with PricingTable::set)")]

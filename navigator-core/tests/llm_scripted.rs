@@ -146,6 +146,7 @@ async fn answers_that_stay_invalid_end_in_a_typed_error_with_the_last_output() {
             attempts,
             message,
             last_output,
+            usage: _,
         } => {
             assert_eq!((type_name, attempts), ("IntentClassification", 3));
             assert!(

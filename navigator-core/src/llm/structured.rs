@@ -209,6 +209,7 @@ impl<T: JsonSchema + DeserializeOwned> Extractor<T> {
             attempts,
             message: last.0,
             last_output: last.1,
+            usage,
         })
     }
 
@@ -283,6 +284,34 @@ fn schema_name(type_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_final_failure_still_reports_the_tokens_every_attempt_spent() {
+        use crate::{Interaction, ScriptedLlm};
+        let spent = Usage {
+            input_tokens: 100,
+            output_tokens: 7,
+            ..Usage::default()
+        };
+        let llm = ScriptedLlm::from_texts("m", Vec::<String>::new())
+            .with(Interaction::text("not json").with_usage(spent).repeating());
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+        struct T {
+            _x: u32,
+        }
+        let err = Extractor::<T>::new()
+            .retries(1)
+            .extract(&llm, ChatRequest::new("q"))
+            .await
+            .unwrap_err();
+        let Error::StructuredOutput {
+            usage, attempts, ..
+        } = err
+        else {
+            panic!("{err}")
+        };
+        assert_eq!((attempts, usage), (2, spent + spent));
+    }
 
     #[test]
     fn finds_json_in_fences_prose_and_before_trailing_junk() {
