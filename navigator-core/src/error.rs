@@ -170,7 +170,7 @@ pub enum Error {
         /// The model's last answer, verbatim.
         last_output: String,
         /// Tokens over all attempts (they were spent even though nothing usable came back).
-        usage: crate::Usage,
+        usage: crate::usage::Usage,
     },
     /// No price is known for a model, so its cost cannot be computed.
     #[error("no pricing for model `{model}` (add it with PricingTable::set)")]

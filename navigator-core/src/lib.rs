@@ -37,6 +37,7 @@ pub mod store;
 pub mod templates;
 pub mod text;
 pub mod toc;
+mod usage;
 
 pub use agent::{
     Agent, AgentContext, AgentOutcome, AgentRegistry, AgentState, AgentTask, Lifecycle,

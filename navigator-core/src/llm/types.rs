@@ -1,6 +1,7 @@
 //! The [`Llm`] trait and the messages, usage and failure kinds it speaks in.
 
 pub use crate::error::LlmErrorKind;
+pub use crate::usage::Usage;
 use crate::Result;
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -292,47 +293,6 @@ impl ChatRequest {
             .map(|b| b.text.as_str())
             .collect::<Vec<_>>()
             .join("\n\n")
-    }
-}
-
-/// Tokens a call consumed, as the provider reports them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Usage {
-    /// Uncached input tokens.
-    pub input_tokens: u64,
-    /// Generated tokens.
-    pub output_tokens: u64,
-    /// Input tokens served from the prompt cache.
-    #[serde(default)]
-    pub cache_read_tokens: u64,
-    /// Input tokens written to the prompt cache.
-    #[serde(default)]
-    pub cache_write_tokens: u64,
-}
-
-impl Usage {
-    /// All input tokens, cached or not.
-    pub fn total_input(&self) -> u64 {
-        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
-    }
-}
-
-impl std::ops::Add for Usage {
-    type Output = Usage;
-
-    fn add(self, o: Usage) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens + o.input_tokens,
-            output_tokens: self.output_tokens + o.output_tokens,
-            cache_read_tokens: self.cache_read_tokens + o.cache_read_tokens,
-            cache_write_tokens: self.cache_write_tokens + o.cache_write_tokens,
-        }
-    }
-}
-
-impl std::ops::AddAssign for Usage {
-    fn add_assign(&mut self, o: Usage) {
-        *self = *self + o;
     }
 }
 
