@@ -3,10 +3,11 @@
 //! need (the application's inbox or calendar agent passes that data in its role or history).
 
 use super::default_templates;
+use super::prompt::specialist_vars;
 use async_trait::async_trait;
 use navigator_core::{
     Agent, AgentContext, AgentOutcome, AgentState, AgentTask, ChatRequest, Llm, Message,
-    SystemBlock, TemplateSet, Vars,
+    SystemBlock, TemplateSet,
 };
 use navigator_search::{Clock, SystemClock};
 use std::sync::Arc;
@@ -109,15 +110,9 @@ impl Agent for LlmAgent {
     ) -> navigator_core::Result<AgentOutcome> {
         let delegation =
             serde_json::to_string_pretty(&task).unwrap_or_else(|_| task.instruction.clone());
-        let vars = Vars::new()
-            .set("agent_name", &self.name)
-            .set("role", &self.role)
-            .set(
-                "user_name",
-                context.user_name.as_deref().unwrap_or(&context.user_id),
-            )
-            .set("delegation", delegation)
-            .with_current_date(self.clock.now().date_naive());
+        let user = context.user_name.as_deref().unwrap_or(&context.user_id);
+        let vars = specialist_vars(&self.name, &self.role, user, self.clock.now().date_naive())
+            .set("delegation", delegation);
         let system = self.templates.render(&self.template, &vars)?;
         let mut request =
             ChatRequest::new(task.instruction.clone()).with_system(SystemBlock::dynamic(system));

@@ -36,6 +36,21 @@ pub fn default_templates() -> TemplateSet {
         .with_embedded("tool_specialist", TOOL_SPECIALIST_TEMPLATE)
 }
 
+/// The variables every specialist template takes: its name and role, the person's name and
+/// today's date.
+pub(crate) fn specialist_vars(
+    name: &str,
+    role: &str,
+    user: &str,
+    today: chrono::NaiveDate,
+) -> Vars {
+    Vars::new()
+        .set("agent_name", name)
+        .set("role", role)
+        .set("user_name", user)
+        .with_current_date(today)
+}
+
 /// Renders `butler` and splits it into a cached static block and a dynamic block.
 pub(crate) fn butler_system(templates: &TemplateSet, vars: &Vars) -> Result<Vec<SystemBlock>> {
     split_template(templates, "butler", vars)

@@ -8,12 +8,12 @@
 //! person's name follow uncached. The reply is the model's answer with the sources the tools
 //! returned listed under it; a loop stopped by a limit still reports what its tools found.
 
-use super::prompt::split_template;
+use super::prompt::{specialist_vars, split_template};
 use super::tool_loop::{LoopLimits, LoopOutcome, LoopStop, ToolLoop};
 use super::tools::ToolCatalog;
 use async_trait::async_trait;
 use navigator_core::{
-    Agent, AgentContext, AgentOutcome, AgentState, AgentTask, Llm, Message, TemplateSet, Vars,
+    Agent, AgentContext, AgentOutcome, AgentState, AgentTask, Llm, Message, TemplateSet,
 };
 use navigator_search::{Clock, SystemClock};
 use serde_json::json;
@@ -185,14 +185,8 @@ impl Agent for ToolAgent {
         task: AgentTask,
         context: &AgentContext,
     ) -> navigator_core::Result<AgentOutcome> {
-        let vars = Vars::new()
-            .set("agent_name", &self.name)
-            .set("role", &self.role)
-            .set(
-                "user_name",
-                context.user_name.as_deref().unwrap_or("the person"),
-            )
-            .with_current_date(self.clock.now().date_naive());
+        let user = context.user_name.as_deref().unwrap_or("the person");
+        let vars = specialist_vars(&self.name, &self.role, user, self.clock.now().date_naive());
         let system = split_template(&self.templates, "tool_specialist", &vars)
             .map_err(navigator_core::Error::from)?;
         let mut messages: Vec<Message> = context.recent(HISTORY_TURNS).to_vec();

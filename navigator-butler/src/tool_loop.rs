@@ -16,7 +16,8 @@
 use super::tools::{Source, ToolCatalog};
 use super::{ButlerError, Result};
 use navigator_core::{
-    ChatRequest, Llm, Message, PricingTable, SystemBlock, TokenCounter, ToolCall, ToolResult, Usage,
+    ChatRequest, ChatResponse, Llm, Message, PricingTable, SystemBlock, TokenCounter, ToolCall,
+    ToolResult, Usage,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -259,13 +260,17 @@ impl ToolLoop {
                 .pricing
                 .cost(self.llm.model(), &response.usage)
                 .unwrap_or(0.0);
-            if response.tool_calls.is_empty() {
-                out.text = response.text.trim().to_string();
-                request.messages.push(Message::assistant(response.text));
+            let ChatResponse {
+                text,
+                tool_calls: calls,
+                ..
+            } = response;
+            if calls.is_empty() {
+                out.text = text.trim().to_string();
+                request.messages.push(Message::assistant(text));
                 out.stop = LoopStop::Answered;
                 break;
             }
-            let calls = response.tool_calls.clone();
             // Arguments that are not an object (invalid JSON kept as a string) go back as `{}`:
             // Anthropic rejects a `tool_use` whose input is not an object, and the error result
             // quotes what the model wrote.
@@ -279,9 +284,7 @@ impl ToolLoop {
                     ..c.clone()
                 })
                 .collect();
-            request
-                .messages
-                .push(Message::tool_use(response.text, echoed));
+            request.messages.push(Message::tool_use(text, echoed));
             let mut results = Vec::with_capacity(calls.len());
             for call in calls {
                 results.push(self.execute(out.steps, call, &mut out).await);
