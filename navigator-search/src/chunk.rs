@@ -18,6 +18,8 @@
 //! chunk's count is the sum of its pieces' counts, which matches the tokenizer's count of
 //! the joined text to within a token or two per piece (the model truncates the rare excess).
 
+#[cfg(feature = "postgres")]
+use crate::snippet::term_positions;
 use navigator_core::{Embedder, Item};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
@@ -375,6 +377,49 @@ pub fn text_hash(text: &str) -> u64 {
     })
 }
 
+/// Per chunk of `stored`, how well it covers the query terms: distinct terms first, then
+/// occurrences (one pass over the body, see [`term_positions`]). What a keyword-mode result
+/// of a chunked item takes its snippet passage by (the embedded engine's rule, for backends
+/// outside the engine).
+#[cfg(feature = "postgres")]
+pub(crate) fn term_overlaps(body: &str, stored: &ItemVectors, query_terms: &[String]) -> Vec<f32> {
+    // Positions come in text order, so each chunk's run is found by binary search.
+    let found = term_positions(body, query_terms);
+    stored
+        .chunks
+        .iter()
+        .map(|c| {
+            let (start, end) = (c.start as usize, c.end as usize);
+            let from = found.partition_point(|(at, _)| *at < start);
+            let (mut seen, mut more, mut count) = (0u64, Vec::new(), 0usize);
+            for &(_, t) in found[from..].iter().take_while(|(at, _)| *at < end) {
+                count += 1;
+                match t < 64 {
+                    true => seen |= 1 << t,
+                    false if !more.contains(&t) => more.push(t),
+                    false => {}
+                }
+            }
+            let distinct = seen.count_ones() as usize + more.len();
+            distinct as f32 + count as f32 / (count as f32 + 1.0)
+        })
+        .collect()
+}
+
+/// The index of the largest value (the first on ties); `None` when empty: the best chunk
+/// by [`term_overlaps`] or by similarity to the query.
+#[cfg(feature = "postgres")]
+pub(crate) fn argmax(values: &[f32]) -> Option<usize> {
+    values
+        .iter()
+        .enumerate()
+        .fold(None, |best: Option<(usize, f32)>, (i, &v)| match best {
+            Some((_, b)) if b >= v => best,
+            _ => Some((i, v)),
+        })
+        .map(|(i, _)| i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,6 +525,27 @@ mod tests {
         let body = "# A\n# B\n# C\n".repeat(20);
         let chunks = chunk_item(&item(&body), limits(8, 0), &words);
         assert_eq!(chunks.len(), 1);
+    }
+
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn the_best_chunk_by_terms_covers_most_distinct_query_terms() {
+        let body = "alpha beta. alpha alpha. beta gamma alpha.";
+        let span = |start: u32, end: u32| ChunkVector {
+            start,
+            end,
+            text_hash: 0,
+            vector: Vec::new(),
+        };
+        let stored = ItemVectors {
+            chunks: vec![span(0, 11), span(12, 24), span(25, 43)],
+        };
+        let terms = ["alpha".to_string(), "gamma".to_string()];
+        let overlaps = term_overlaps(body, &stored, &terms);
+        assert_eq!(argmax(&overlaps), Some(2), "{overlaps:?}");
+        assert!(overlaps[1] > overlaps[0], "more occurrences rank higher");
+        assert_eq!(argmax(&[]), None);
+        assert_eq!(argmax(&[0.5, 0.5]), Some(0), "the first on ties");
     }
 
     #[test]

@@ -109,6 +109,23 @@ async fn postgres_answers_like_the_embedded_engine() {
     let report = sync_from_engine(&engine, &pg).await.unwrap();
     assert_eq!(report.items, 204);
     assert_eq!(report.with_vectors, 204);
+    // Every chunk of every item, as the engine stored it.
+    assert_eq!(
+        pg.store().count_chunks().await.unwrap(),
+        report.chunks as u64
+    );
+    let mut engine_chunks = 0;
+    for item in common::kb_items() {
+        engine_chunks += engine
+            .stored_vectors(&item.id)
+            .unwrap()
+            .map_or(0, |v| v.chunks.len());
+    }
+    assert_eq!(report.chunks, engine_chunks);
+    println!(
+        "sync copied {} items with {} chunk vectors",
+        report.items, report.chunks
+    );
 
     let mut vectors = Vec::new();
     for q in QUERIES {

@@ -194,23 +194,25 @@ async fn migrations_run_once_even_when_processes_start_together() {
     let versions: Vec<i32> = rows.iter().map(|r| r.get(0)).collect();
     let expected: Vec<i32> = MIGRATIONS.iter().map(|m| m.version).collect();
     assert_eq!(versions, expected);
-    // The indexes the backend relies on exist.
+    // The indexes the backend relies on exist: full text on the items, the graph on the
+    // chunk vectors (migration 3 moved it there from the items).
     let rows = client
         .query(
-            "SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'items'",
+            "SELECT tablename::text, indexdef FROM pg_indexes WHERE schemaname = $1",
             &[&config.schema],
         )
         .await
         .unwrap();
-    let defs: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+    let defs: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    let has = |table: &str, def: &str| defs.iter().any(|(t, d)| t == table && d.contains(def));
+    assert!(has("items", "USING gin (tsv)"), "{defs:?}");
     assert!(
-        defs.iter().any(|d| d.contains("USING gin (tsv)")),
+        has("item_chunks", "USING hnsw (embedding vector_cosine_ops)"),
         "{defs:?}"
     );
     assert!(
-        defs.iter()
-            .any(|d| d.contains("USING hnsw (embedding vector_cosine_ops)")),
-        "{defs:?}"
+        !has("items", "USING hnsw"),
+        "the items keep no vectors: {defs:?}"
     );
 
     // Reopening with other dimensions is refused: the column is vector(8).

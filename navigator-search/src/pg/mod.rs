@@ -4,18 +4,26 @@
 //! - [`PgStore`] keeps items, TOC nodes, grips and conversations
 //!   ([`ConversationStore`](navigator_core::ConversationStore)) in tables of one PostgreSQL
 //!   schema, created and upgraded by migrations versioned in code ([`MIGRATIONS`]). The items
-//!   table carries a generated `tsvector` (GIN index) and a `vector(N)` embedding (HNSW index,
-//!   cosine).
+//!   table carries a generated `tsvector` (GIN index); their vectors are rows of
+//!   `item_chunks`, one `vector(N)` per chunk of an item (HNSW index, cosine), replaced with
+//!   their item in one transaction and deleted with it.
 //! - [`PgSearchService`] answers [`SearchRequest`]s through the library's one retrieval core,
 //!   the embedded engine's: the same plan (filter, candidate pool
 //!   [`EngineConfig::candidates`]), the same similarity floor, fusion and calibration
 //!   ([`Calibration`](crate::Calibration)), totals, paging and snippet rules, run in the
 //!   library on the two candidate lists the server returns, so a relevance score means the
 //!   same on both backends. The server does only what its indexes are for: a pgvector HNSW
-//!   scan (`ORDER BY embedding <=> q LIMIT k` with `hnsw.ef_search` the larger of the pool
-//!   and [`PgConfig::ef_search`], iterative scans under filters) and a GIN full-text lookup.
-//! - [`sync_from_engine`] copies an embedded index (items and their stored vectors) into
-//!   PostgreSQL, idempotently.
+//!   scan of chunk vectors (`ORDER BY embedding <=> q LIMIT 4 × pool` with `hnsw.ef_search`
+//!   the larger of the pool and [`PgConfig::ef_search`], iterative scans under filters,
+//!   filters joined through the items) and a GIN full-text lookup.
+//! - Items are chunked as on the embedded engine: [`PgSearchService::upsert`] cuts a long
+//!   item with the engine's chunker and embeds each chunk (reusing the stored vector of every
+//!   chunk whose text is unchanged); a candidate item, found by the walk or by keywords, is
+//!   scored over all its chunks' cosines with [`EngineConfig::chunk_rollup`], and a chunked
+//!   result's snippet comes from its best chunk — the same rules, so the same scores and
+//!   snippets, as the embedded engine.
+//! - [`sync_from_engine`] copies an embedded index (items and all their stored chunk vectors)
+//!   into PostgreSQL, idempotently.
 //!
 //! ## Keyword ranking: PostgreSQL full-text, not BM25
 //!
@@ -54,6 +62,10 @@
 //! - Connections are unencrypted (`NoTls`): use loopback, a private network or a TLS proxy.
 //! - Timestamps are kept to the microsecond; [`sync_from_engine`] copies items and vectors,
 //!   not TOC nodes or grips.
+//! - Migration 3 moved the vectors from `items.embedding` to `item_chunks` (each item's
+//!   vector became its chunk 0, spanning the whole body) and dropped the column: a process
+//!   of an older version cannot use a migrated schema. Those items are re-chunked when next
+//!   written through [`PgSearchService::upsert`].
 //!
 //! ## Example
 //!
@@ -74,14 +86,21 @@
 //! [`SearchService`]: navigator_core::SearchService
 //! [`SearchRequest`]: navigator_core::SearchRequest
 //! [`EngineConfig::candidates`]: crate::EngineConfig::candidates
+//! [`EngineConfig::chunk_rollup`]: crate::EngineConfig::chunk_rollup
 
+mod chunks;
 mod conversations;
+mod embed;
+mod fulltext;
 mod lookup;
 mod rows;
 mod schema;
 mod search;
+mod sql_filter;
 mod store;
 mod sync;
+mod vectors;
+mod write;
 
 pub use schema::MIGRATIONS;
 pub use search::PgSearchService;
@@ -99,7 +118,8 @@ pub struct PgConfig {
     /// The schema that holds navigator's tables (created when missing): one knowledge base
     /// per schema.
     pub schema: String,
-    /// Embedding dimensions of the `vector(N)` column (the model's; 384 for MiniLM).
+    /// Embedding dimensions of the chunk vectors' `vector(N)` column (the model's; 384 for
+    /// MiniLM).
     pub dimensions: usize,
     /// Connections in the pool.
     pub max_connections: usize,

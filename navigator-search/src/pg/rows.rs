@@ -1,49 +1,46 @@
 //! Items to and from rows: the column list, decoding with typed errors, and the batched upsert
-//! (one statement per batch: `INSERT … SELECT FROM unnest(…) ON CONFLICT DO UPDATE`).
+//! (one statement per batch: `INSERT … SELECT FROM unnest(…) ON CONFLICT DO UPDATE`). Their
+//! vectors live in `item_chunks` (`chunks.rs`).
 
 use super::pg_err;
 use crate::{Error, Result};
 use navigator_core::{Category, Item, ItemType};
-use pgvector::Vector;
+use std::collections::HashMap;
 use tokio_postgres::Row;
 
-/// Every item column but the embedding and the tsvector, in the order [`item_from_row`] reads.
+/// Every item column but the tsvector, in the order [`item_from_row`] reads.
 pub(crate) const ITEM_COLUMNS: &str = "key, id, item_type, category, title, body, parent_id, \
      status, tags, created_at, updated_at, archived_at, access_count, metadata";
 
 /// Rows per upsert statement.
 pub(crate) const WRITE_BATCH: usize = 500;
 
-/// Inserts or replaces items. An item written without a vector keeps its stored embedding when
-/// its title and body (the embedded text) are unchanged, and loses it otherwise.
+/// Inserts or replaces items; their chunks (`item_chunks`) are the caller's to replace.
 const UPSERT: &str = "
 INSERT INTO items (id, item_type, category, title, body, parent_id, status, tags, tags_text,
-                   created_at, updated_at, archived_at, access_count, metadata, embedding)
+                   created_at, updated_at, archived_at, access_count, metadata)
 SELECT u.id, u.item_type, u.category, u.title, u.body, u.parent_id, u.status,
        ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.tags_text,
-       u.created_at, u.updated_at, u.archived_at, u.access_count, u.metadata, u.embedding
+       u.created_at, u.updated_at, u.archived_at, u.access_count, u.metadata
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
             $8::jsonb[], $9::text[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[],
-            $13::bigint[], $14::jsonb[], $15::vector[])
+            $13::bigint[], $14::jsonb[])
      AS u(id, item_type, category, title, body, parent_id, status, tags, tags_text,
-          created_at, updated_at, archived_at, access_count, metadata, embedding)
+          created_at, updated_at, archived_at, access_count, metadata)
 ON CONFLICT (id) DO UPDATE SET
     item_type = EXCLUDED.item_type, category = EXCLUDED.category, title = EXCLUDED.title,
     body = EXCLUDED.body, parent_id = EXCLUDED.parent_id, status = EXCLUDED.status,
     tags = EXCLUDED.tags, tags_text = EXCLUDED.tags_text, created_at = EXCLUDED.created_at,
     updated_at = EXCLUDED.updated_at, archived_at = EXCLUDED.archived_at,
-    access_count = EXCLUDED.access_count, metadata = EXCLUDED.metadata,
-    embedding = CASE
-        WHEN EXCLUDED.embedding IS NOT NULL THEN EXCLUDED.embedding
-        WHEN items.title = EXCLUDED.title AND items.body = EXCLUDED.body THEN items.embedding
-    END";
+    access_count = EXCLUDED.access_count, metadata = EXCLUDED.metadata
+RETURNING key, id";
 
-/// Writes one batch (ids unique within it) inside the caller's transaction.
+/// Writes one batch (ids unique within it) inside the caller's transaction; the key of each
+/// item by id.
 pub(crate) async fn upsert(
     tx: &deadpool_postgres::Transaction<'_>,
     items: &[&Item],
-    vectors: Option<&[&[f32]]>,
-) -> Result<()> {
+) -> Result<HashMap<String, i64>> {
     let err = pg_err("put items");
     let texts = |f: fn(&Item) -> &str| items.iter().map(|i| f(i)).collect::<Vec<&str>>();
     let opt = |f: fn(&Item) -> Option<&str>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
@@ -65,40 +62,38 @@ pub(crate) async fn upsert(
         .iter()
         .map(|i| serde_json::to_value(&i.metadata).unwrap_or_default())
         .collect();
-    let embeddings: Vec<Option<Vector>> = match vectors {
-        Some(v) => v.iter().map(|v| Some(Vector::from(v.to_vec()))).collect(),
-        None => vec![None; items.len()],
-    };
     let stmt = tx.prepare_cached(UPSERT).await.map_err(&err)?;
-    tx.execute(
-        &stmt,
-        &[
-            &texts(|i| &i.id),
-            &items
-                .iter()
-                .map(|i| i.item_type.as_str())
-                .collect::<Vec<_>>(),
-            &items
-                .iter()
-                .map(|i| i.category.as_str())
-                .collect::<Vec<_>>(),
-            &texts(|i| &i.title),
-            &texts(|i| &i.body),
-            &opt(|i| i.parent_id.as_deref()),
-            &opt(|i| i.status.as_deref()),
-            &tags,
-            &tags_text,
-            &items.iter().map(|i| i.created_at).collect::<Vec<_>>(),
-            &items.iter().map(|i| i.updated_at).collect::<Vec<_>>(),
-            &items.iter().map(|i| i.archived_at).collect::<Vec<_>>(),
-            &access,
-            &metadata,
-            &embeddings,
-        ],
-    )
-    .await
-    .map_err(err)?;
-    Ok(())
+    let rows = tx
+        .query(
+            &stmt,
+            &[
+                &texts(|i| &i.id),
+                &items
+                    .iter()
+                    .map(|i| i.item_type.as_str())
+                    .collect::<Vec<_>>(),
+                &items
+                    .iter()
+                    .map(|i| i.category.as_str())
+                    .collect::<Vec<_>>(),
+                &texts(|i| &i.title),
+                &texts(|i| &i.body),
+                &opt(|i| i.parent_id.as_deref()),
+                &opt(|i| i.status.as_deref()),
+                &tags,
+                &tags_text,
+                &items.iter().map(|i| i.created_at).collect::<Vec<_>>(),
+                &items.iter().map(|i| i.updated_at).collect::<Vec<_>>(),
+                &items.iter().map(|i| i.archived_at).collect::<Vec<_>>(),
+                &access,
+                &metadata,
+            ],
+        )
+        .await
+        .map_err(&err)?;
+    rows.iter()
+        .map(|r| Ok((r.try_get(1).map_err(&err)?, r.try_get(0).map_err(&err)?)))
+        .collect()
 }
 
 /// Decodes a row selected with [`ITEM_COLUMNS`] into `(key, item)`.

@@ -1,37 +1,29 @@
 //! [`PgSearchService`]: the retrieval core ([`crate::retrieval`]) on PostgreSQL. The server
-//! filters and retrieves the two candidate lists (full-text and pgvector kNN) and the
-//! candidates' rows; the plan, filtering rules, fusion and calibration, totals, paging and
-//! snippets are the core's, the same code the embedded engine runs.
+//! filters and retrieves the two candidate lists (full-text, `fulltext.rs`, and a pgvector
+//! kNN walk over chunk vectors, `vectors.rs`), the candidates' rows and their chunks'
+//! cosines; the plan, chunk roll-up, filtering rules, fusion and calibration, totals, paging
+//! and snippets are the core's, the same code the embedded engine runs.
 
 use super::rows::{item_from_row, ITEM_COLUMNS};
-use super::{pg_err, PgStore};
+use super::sql_filter::{SqlFilter, FILTER};
+use super::{chunks, embed, fulltext, pg_err, vectors, PgStore};
 use crate::catalog::ItemMeta;
-use crate::retrieval::{embed_query, Candidates, KeywordCandidates, Plan};
+use crate::retrieval::{embed_query, Candidates, Plan};
 use crate::snippet::LightSnippets;
-use crate::{EngineConfig, Error, Result};
+use crate::{EngineConfig, Error, ItemVectors, Result};
 use navigator_core::{Embedder, Item, SearchPage, SearchRequest, SearchService};
 use pgvector::Vector;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The filter of a request as SQL over parameters `$1`..`$7` (categories, status, parent,
-/// updated from, updated to, any of these tags, all of these tags); the same conditions as
-/// the embedded engine's `Filter` (tags compared as `TagFilter::normalize` does).
-const FILTER: &str = "category = ANY($1::text[])
-    AND ($2::text IS NULL OR status = $2)
-    AND ($3::text IS NULL OR parent_id = $3)
-    AND ($4::timestamptz IS NULL OR updated_at >= $4)
-    AND ($5::timestamptz IS NULL OR updated_at <= $5)
-    AND ($6::text[] IS NULL
-         OR ARRAY(SELECT lower(ltrim(btrim(t), '#')) FROM unnest(tags) AS t) && $6)
-    AND ($7::text[] IS NULL
-         OR ARRAY(SELECT lower(ltrim(btrim(t), '#')) FROM unnest(tags) AS t) @> $7)";
-
 /// Search [`PgStore`] items with the embedded engine's request semantics and scores.
 ///
-/// Writes through [`upsert`](Self::upsert) embed the items; items written through the plain
-/// [`Store`](navigator_core::Store) interface get their embeddings from
-/// [`embed_missing`](Self::embed_missing) (until then they are found by keyword only).
+/// Writes through [`upsert`](Self::upsert) chunk and embed the items as the embedded engine
+/// does; items written through the plain [`Store`](navigator_core::Store) interface get
+/// their chunk vectors from [`embed_missing`](Self::embed_missing) (until then they are found
+/// by keyword only). An item's similarity to a query is rolled up from all its chunks
+/// ([`EngineConfig::chunk_rollup`]) and a chunked result's snippet comes from its best chunk,
+/// as on the embedded engine.
 pub struct PgSearchService {
     store: PgStore,
     embedder: Arc<dyn Embedder>,
@@ -75,34 +67,45 @@ impl PgSearchService {
         &self.config
     }
 
-    /// Embeds and writes items, all in one transaction: durable and searchable on `Ok`.
+    /// Embeds and writes items, all in one transaction: durable and searchable on `Ok`. As
+    /// the embedded engine does, an item too long for the model's window
+    /// ([`EngineConfig::chunk_tokens`] at most) is cut into chunks, each embedded as title,
+    /// heading path and passage, and only chunks whose text has no stored vector are
+    /// embedded (editing one section of a long note embeds that section again).
     pub async fn upsert(&self, items: &[Item]) -> Result<()> {
         for item in items {
             item.validate()?;
         }
-        let mut vectors = Vec::with_capacity(items.len());
-        for chunk in items.chunks(self.config.embed_batch.max(1)) {
-            let texts: Vec<String> = chunk.iter().map(Item::embedding_text).collect();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            vectors.extend(self.embedder.embed_documents(&refs).await?);
-        }
-        self.upsert_with_vectors(items, &vectors).await
+        let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
+        let previous = self.store.vectors_by_id(&ids).await?;
+        let vectors = embed::embed_items(&self.embedder, &self.config, items, &previous).await?;
+        self.upsert_embedded(items, &vectors).await
     }
 
-    /// Writes items with precomputed vectors (one per item, in order, from the same model).
+    /// Writes items with precomputed vectors (one per item, in order, from the same model),
+    /// each standing for its whole item (one chunk).
     pub async fn upsert_with_vectors(&self, items: &[Item], vectors: &[Vec<f32>]) -> Result<()> {
         self.store
             .put_items_with_vectors(items, Some(vectors))
             .await
     }
 
-    /// Embeds every item stored without an embedding; how many it embedded.
+    /// Writes items with their chunk vectors (one [`ItemVectors`] per item, in order, each
+    /// with at least one chunk of the store's dimensions), as
+    /// [`SearchEngine::stored_vectors`](crate::SearchEngine::stored_vectors) and
+    /// [`PgStore::stored_vectors`] return them: nothing is embedded.
+    pub async fn upsert_embedded(&self, items: &[Item], vectors: &[ItemVectors]) -> Result<()> {
+        self.store.put_items_embedded(items, Some(vectors)).await
+    }
+
+    /// Embeds (chunked, as [`upsert`](Self::upsert) does) every item stored without chunk
+    /// vectors; how many it embedded.
     pub async fn embed_missing(&self) -> Result<usize> {
         let mut done = 0;
         loop {
             let batch = self
                 .store
-                .items_without_embedding(self.config.embed_batch.max(1) as i64)
+                .items_without_chunks(self.config.embed_batch.max(1) as i64)
                 .await?;
             if batch.is_empty() {
                 return Ok(done);
@@ -112,10 +115,11 @@ impl PgSearchService {
         }
     }
 
-    /// The `k` items whose embeddings are nearest to `query` by cosine similarity, best
-    /// first, as `(item id, cosine)`: the raw pgvector HNSW search (the beam searches use,
-    /// no filters, floor or fusion), for "more like this" and for measuring recall against an
-    /// exact scan.
+    /// The `k` items nearest to `query` by cosine similarity, best first, as `(item id,
+    /// cosine)`: the raw pgvector HNSW walk over chunk vectors (the beam searches use, no
+    /// filters, floor or fusion), each item scored over all its chunks with the configured
+    /// [`ChunkRollup`](crate::ChunkRollup); for "more like this" and for measuring recall
+    /// against an exact scan.
     pub async fn nearest(&self, query: &[f32], k: usize) -> Result<Vec<(String, f32)>> {
         let plan_vector = crate::filter::checked_query_vector(
             navigator_core::SearchMode::Semantic,
@@ -130,8 +134,10 @@ impl PgSearchService {
             .max(self.config.candidates)
             .max(self.store.config().ef_search);
         let mut client = self.store.client().await?;
-        let hits = vector_candidates(&mut client, &query, &filter, k, ef).await?;
-        let keys: Vec<i64> = hits.iter().map(|(k, _)| *k as i64).collect();
+        let walked = vectors::walk(&mut client, &query, &filter, k, ef).await?;
+        let keys: Vec<i64> = walked.iter().map(|k| *k as i64).collect();
+        let chunks = chunks::read(&client, &keys, Some(&query)).await?;
+        let hits = vectors::vector_hits(self.config.chunk_rollup, &chunks, &walked, k);
         let err = pg_err("nearest ids");
         let rows = client
             .query("SELECT key, id FROM items WHERE key = ANY($1)", &[&keys])
@@ -141,12 +147,10 @@ impl PgSearchService {
             .iter()
             .map(|r| (r.get::<_, i64>(0) as u64, r.get::<_, String>(1)))
             .collect();
-        let mut out: Vec<(String, f32)> = hits
+        Ok(hits
             .into_iter()
             .filter_map(|(key, sim)| ids.get(&key).map(|id| (id.clone(), sim)))
-            .collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1));
-        Ok(out)
+            .collect())
     }
 
     /// Runs `request` with an already embedded query (`None` is fine for keyword mode).
@@ -163,200 +167,84 @@ impl PgSearchService {
         }
         let mut candidates = Candidates::default();
         if plan.mode.uses_keywords() {
-            candidates.keyword = Some(self.keyword_candidates(&client, &plan, &filter).await?);
+            let config = self.store.config();
+            let hits = fulltext::keyword_candidates(&client, &plan, &filter, config).await?;
+            candidates.keyword = Some(hits);
         }
         let query_vector = plan.vector.map(|v| Vector::from(v.to_vec()));
-        if let Some(q) = &query_vector {
-            let ef = plan.pool.max(self.store.config().ef_search);
-            candidates.vector = vector_candidates(&mut client, q, &filter, plan.pool, ef).await?;
-        }
+        let walked = match &query_vector {
+            Some(q) => {
+                let ef = plan.pool.max(self.store.config().ef_search);
+                vectors::walk(&mut client, q, &filter, plan.pool, ef).await?
+            }
+            None => Vec::new(),
+        };
 
-        // Every candidate's row and, when the query is embedded, its exact similarity.
-        let keyword_keys = candidates.keyword.iter().flat_map(|k| &k.hits);
+        // Every candidate's row and, when the query is embedded, its chunks' cosines: the
+        // walked items and the keyword hits are scored over all their chunks alike.
+        let keyword_keys: Vec<u64> = candidates
+            .keyword
+            .iter()
+            .flat_map(|k| k.hits.iter().map(|(key, _)| *key))
+            .collect();
         let mut keys: Vec<i64> = keyword_keys
-            .chain(&candidates.vector)
-            .map(|(k, _)| *k as i64)
+            .iter()
+            .chain(&walked)
+            .map(|k| *k as i64)
             .collect();
         keys.sort_unstable();
         keys.dedup();
-        let err = pg_err("read candidates");
-        let stmt = client
-            .prepare_cached(&format!(
-                "SELECT {ITEM_COLUMNS},
-                        CASE WHEN $2::vector IS NULL OR embedding IS NULL THEN NULL
-                             ELSE (1 - (embedding <=> $2))::real END
-                 FROM items WHERE key = ANY($1)"
-            ))
-            .await
-            .map_err(&err)?;
-        let rows = client
-            .query(&stmt, &[&keys, &query_vector])
-            .await
-            .map_err(&err)?;
-        drop(client);
-        let mut items: HashMap<u64, Item> = HashMap::with_capacity(rows.len());
-        let mut metas: HashMap<u64, ItemMeta> = HashMap::with_capacity(rows.len());
-        for row in &rows {
-            let (key, item) = item_from_row(row)?;
-            if let Some(sim) = row.get::<_, Option<f32>>(14) {
-                candidates.keyword_similarities.push((key, sim));
-            }
-            metas.insert(key, ItemMeta::new(key, &item));
-            items.insert(key, item);
+        let ((mut items, metas), mut chunks) = match &query_vector {
+            // Two statements pipelined on one connection: one round trip.
+            Some(q) => tokio::try_join!(
+                read_items(&client, &keys),
+                chunks::read(&client, &keys, Some(q))
+            )?,
+            None => (read_items(&client, &keys).await?, HashMap::new()),
+        };
+        if query_vector.is_some() {
+            let rollup = self.config.chunk_rollup;
+            candidates.vector = vectors::vector_hits(rollup, &chunks, &walked, plan.pool);
+            candidates.keyword_similarities = vectors::rolled_up(rollup, &chunks, keyword_keys);
         }
 
         let ranked = plan.rank(&self.config, candidates, |k| metas.get(&k));
-        let page: Vec<Option<Item>> = ranked.page().iter().map(|s| items.remove(&s.key)).collect();
-        let terms = navigator_core::text::terms(&request.query);
-        ranked.into_page(page, &[], &terms, &mut LightSnippets)
-    }
-
-    /// The keyword source: PostgreSQL full-text, ranked over a bounded candidate set (see
-    /// the module docs of [`crate::pg`]).
-    async fn keyword_candidates(
-        &self,
-        client: &deadpool_postgres::Client,
-        plan: &Plan<'_>,
-        filter: &SqlFilter<'_>,
-    ) -> Result<KeywordCandidates> {
-        let err = pg_err("keyword search");
-        let stmt = client
-            .prepare_cached(
-                &KEYWORD_SQL
-                    .replace("{ANY_WORD}", ANY_WORD)
-                    .replace("{FILTER}", FILTER),
-            )
-            .await
-            .map_err(&err)?;
-        let config = self.store.config();
-        let limits = [
-            plan.pool as i64,
-            config.keyword_term_limit as i64,
-            config.count_limit as i64,
-        ];
-        let rows = client
-            .query(
-                &stmt,
-                &filter.params(&[&plan.request.query, &limits[0], &limits[1], &limits[2]]),
-            )
-            .await
-            .map_err(&err)?;
-        let scale = config.keyword_scale;
-        Ok(KeywordCandidates {
-            total: rows
-                .first()
-                .map_or(0, |r| r.get::<_, i64>(2).max(0) as usize),
-            hits: rows
-                .iter()
-                .map(|r| {
-                    let rank: f32 = r.get(1);
-                    (r.get::<_, i64>(0) as u64, (f64::from(rank) * scale) as f32)
-                })
-                .collect(),
-            terms: navigator_core::text::terms(&plan.request.query).len(),
-        })
-    }
-}
-
-/// Keyword candidates without ranking every match: `ts_rank` (weights D, C body, B tags,
-/// A title; length normalisation 1) runs only over a bounded set found through the GIN
-/// index — every item of each query lexeme that matches at most `$10` items (the rare,
-/// telling words: what BM25's IDF ranks first; lexemes the table statistics already know to
-/// be commoner are not even fetched), up to `$10` items matching all lexemes, and up to `$9`
-/// (the pool) matching any. Lexemes are OR-ed, as the embedded engine's clauses are. The
-/// total counts matches up to `$11` and is a lower bound beyond.
-const KEYWORD_SQL: &str = "
-WITH lexemes AS (
-    SELECT t.lexeme FROM unnest(to_tsvector('english', $8)) AS t(lexeme)
-    WHERE NOT EXISTS (
-        SELECT 1 FROM pg_stats s,
-             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
-        WHERE s.schemaname = current_schema() AND s.tablename = 'items' AND s.attname = 'tsv'
-          AND e.elem = t.lexeme
-          AND e.freq * (SELECT reltuples FROM pg_class WHERE oid = 'items'::regclass) > $10::bigint)),
-per_lexeme AS (
-    SELECT m.key, m.tsv, count(*) OVER (PARTITION BY l.lexeme) AS n
-    FROM lexemes l CROSS JOIN LATERAL (
-        SELECT key, tsv FROM items
-        WHERE tsv @@ quote_literal(l.lexeme)::tsquery AND {FILTER}
-        LIMIT $10::bigint + 1) m),
-candidates AS (
-    SELECT key, tsv FROM per_lexeme WHERE n <= $10::bigint
-    UNION ALL (SELECT key, tsv FROM items
-               WHERE tsv @@ plainto_tsquery('english', $8) AND {FILTER} LIMIT $10::bigint)
-    UNION ALL (SELECT key, tsv FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER} LIMIT $9)),
-ranked AS (
-    SELECT DISTINCT ON (key) key,
-           ts_rank('{0.1, 0.5, 0.75, 1.0}', tsv, {ANY_WORD}, 1)::real AS rank
-    FROM candidates ORDER BY key)
-SELECT key, rank,
-       (SELECT count(*) FROM (SELECT 1 FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER}
-                              LIMIT $11::bigint) AS c) AS total
-FROM ranked ORDER BY rank DESC, key LIMIT $9::bigint";
-
-/// The query's lexemes OR-ed (`$8` is the query text).
-const ANY_WORD: &str = "replace(plainto_tsquery('english', $8)::text, ' & ', ' | ')::tsquery";
-
-/// A plan's [`Filter`](crate::filter::Filter) as the parameters `$1`..`$7` of [`FILTER`].
-struct SqlFilter<'a> {
-    categories: Vec<&'static str>,
-    status: Option<&'a str>,
-    parent: Option<&'a str>,
-    start: Option<chrono::DateTime<chrono::Utc>>,
-    end: Option<chrono::DateTime<chrono::Utc>>,
-    any_tags: Option<Vec<String>>,
-    all_tags: Option<Vec<String>>,
-}
-
-impl<'a> SqlFilter<'a> {
-    fn new(filter: &'a crate::filter::Filter) -> Self {
-        let (start, end) = filter
-            .updated
-            .as_ref()
-            .map_or((None, None), |r| (r.start, r.end));
-        let tags = |list: fn(&navigator_core::TagFilter) -> &Vec<String>| {
-            filter
-                .tags
-                .as_ref()
-                .map(list)
-                .filter(|l| !l.is_empty())
-                .map(|l| {
-                    l.iter()
-                        .map(|t| navigator_core::TagFilter::normalize(t))
-                        .collect()
-                })
-        };
-        Self {
-            categories: filter.categories.iter().map(|c| c.as_str()).collect(),
-            status: filter.status.as_deref(),
-            parent: filter.parent_id.as_deref(),
-            start,
-            end,
-            any_tags: tags(|t| &t.any),
-            all_tags: tags(|t| &t.all),
+        let page_keys: Vec<u64> = ranked.page().iter().map(|s| s.key).collect();
+        if query_vector.is_none() {
+            let page: Vec<i64> = page_keys.iter().map(|k| *k as i64).collect();
+            chunks = chunks::read(&client, &page, None).await?;
         }
-    }
-
-    /// `$1`..`$7`, then `rest` from `$8` on.
-    fn params<'p>(&'p self, rest: &[&'p Param<'p>]) -> Vec<&'p Param<'p>> {
-        let mut params: Vec<&'p Param<'p>> = vec![
-            &self.categories,
-            &self.status,
-            &self.parent,
-            &self.start,
-            &self.end,
-            &self.any_tags,
-            &self.all_tags,
-        ];
-        params.extend_from_slice(rest);
-        params
+        drop(client);
+        let page: Vec<Option<Item>> = page_keys.iter().map(|k| items.remove(k)).collect();
+        let terms = navigator_core::text::terms(&request.query);
+        let passages = vectors::best_passages(&page_keys, &page, &chunks, &terms);
+        ranked.into_page(page, &passages, &terms, &mut LightSnippets)
     }
 }
 
-type Param<'p> = dyn tokio_postgres::types::ToSql + Sync + 'p;
+/// The rows of the items with `keys`, and their catalog facts.
+async fn read_items(
+    client: &deadpool_postgres::Client,
+    keys: &[i64],
+) -> Result<(HashMap<u64, Item>, HashMap<u64, ItemMeta>)> {
+    let err = pg_err("read candidates");
+    let stmt = client
+        .prepare_cached(&format!(
+            "SELECT {ITEM_COLUMNS} FROM items WHERE key = ANY($1)"
+        ))
+        .await
+        .map_err(&err)?;
+    let rows = client.query(&stmt, &[&keys]).await.map_err(&err)?;
+    let mut items: HashMap<u64, Item> = HashMap::with_capacity(rows.len());
+    let mut metas: HashMap<u64, ItemMeta> = HashMap::with_capacity(rows.len());
+    for row in &rows {
+        let (key, item) = item_from_row(row)?;
+        metas.insert(key, ItemMeta::new(key, &item));
+        items.insert(key, item);
+    }
+    Ok((items, metas))
+}
 
-/// The vector source: a pgvector HNSW scan with search beam `ef`, in one transaction (for
-/// its `SET LOCAL`s).
 /// A listing (no query): the newest items passing the filter, read whole, with how many
 /// pass in all; the same order as the embedded catalog's (updated, then id).
 async fn list(
@@ -388,44 +276,6 @@ async fn list(
     let ranked = plan.listed(keys, total);
     let page: Vec<Option<Item>> = ranked.page().iter().map(|s| items.remove(&s.key)).collect();
     ranked.into_page(page, &[], &[], &mut LightSnippets)
-}
-
-async fn vector_candidates(
-    client: &mut deadpool_postgres::Client,
-    query: &Vector,
-    filter: &SqlFilter<'_>,
-    pool: usize,
-    ef: usize,
-) -> Result<Vec<(u64, f32)>> {
-    let err = pg_err("vector search");
-    let pool = pool as i64;
-    let tx = client.transaction().await.map_err(&err)?;
-    // The HNSW scan returns at most ef_search rows; iterative scans keep looking when
-    // filters reject some (the core re-sorts what relaxed order returns).
-    tx.execute(
-        "SELECT set_config('hnsw.ef_search', $1, true),
-                set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-        &[&ef.clamp(40, 1000).to_string()],
-    )
-    .await
-    .map_err(&err)?;
-    let stmt = tx
-        .prepare_cached(&format!(
-            "SELECT key, (1 - (embedding <=> $8))::real AS sim FROM items
-             WHERE embedding IS NOT NULL AND {FILTER}
-             ORDER BY embedding <=> $8 LIMIT $9"
-        ))
-        .await
-        .map_err(&err)?;
-    let rows = tx
-        .query(&stmt, &filter.params(&[query, &pool]))
-        .await
-        .map_err(&err)?;
-    tx.commit().await.map_err(&err)?;
-    Ok(rows
-        .iter()
-        .map(|r| (r.get::<_, i64>(0) as u64, r.get::<_, f32>(1)))
-        .collect())
 }
 
 #[async_trait::async_trait]

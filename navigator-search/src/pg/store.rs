@@ -2,7 +2,7 @@
 //! per connection, one transaction per multi-row write, timeouts on connect, on waiting for a
 //! connection and on every statement.
 
-use super::rows::{self, item_from_row, ITEM_COLUMNS, WRITE_BATCH};
+use super::rows::{item_from_row, ITEM_COLUMNS};
 use super::{pg_err, pool_err, schema, PgConfig};
 use crate::{Error, Result};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
@@ -99,71 +99,13 @@ impl PgStore {
         self.pool.get().await.map_err(pool_err)
     }
 
-    /// Inserts or replaces items with their embeddings (one per item, in order; `None`: keep
-    /// the stored embedding where title and body are unchanged), in one transaction. Within
-    /// the call the last write of an id wins.
-    pub async fn put_items_with_vectors(
-        &self,
-        items: &[Item],
-        vectors: Option<&[Vec<f32>]>,
-    ) -> Result<()> {
-        for item in items {
-            item.validate()?;
-        }
-        if let Some(v) = vectors {
-            if v.len() != items.len() {
-                return Err(navigator_core::Error::invalid(
-                    "vectors",
-                    format!("{} vectors for {} items", v.len(), items.len()),
-                )
-                .into());
-            }
-            if let Some(bad) = v.iter().find(|v| v.len() != self.config.dimensions) {
-                return Err(Error::Dimensions {
-                    expected: self.config.dimensions,
-                    got: bad.len(),
-                    model: format!("vectors written to schema `{}`", self.config.schema),
-                });
-            }
-        }
-        let keep = crate::store::last_write_of_each_id(items);
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg_err("begin"))?;
-        for chunk in keep.chunks(WRITE_BATCH) {
-            let batch: Vec<&Item> = chunk.iter().map(|&i| &items[i]).collect();
-            let vecs: Option<Vec<&[f32]>> =
-                vectors.map(|v| chunk.iter().map(|&i| v[i].as_slice()).collect());
-            rows::upsert(&tx, &batch, vecs.as_deref()).await?;
-        }
-        tx.commit().await.map_err(pg_err("commit"))
-    }
-
-    /// Items that have no embedding yet (written through [`Store::put_items`] or with a
-    /// changed text), ascending by key, at most `limit`.
-    pub(crate) async fn items_without_embedding(&self, limit: i64) -> Result<Vec<Item>> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(&format!(
-                "SELECT {ITEM_COLUMNS} FROM items WHERE embedding IS NULL ORDER BY key LIMIT $1"
-            ))
-            .await
-            .map_err(pg_err("scan unembedded"))?;
-        let rows = client
-            .query(&stmt, &[&limit])
-            .await
-            .map_err(pg_err("scan unembedded"))?;
-        rows.iter()
-            .map(|r| item_from_row(r).map(|(_, i)| i))
-            .collect()
-    }
-
-    /// Refreshes the planner statistics of the items table (`ANALYZE`); autovacuum does the
+    /// Refreshes the planner statistics of the items and chunk tables (`ANALYZE`); autovacuum does the
     /// same in the background. The keyword search reads which words are common from them, so
     /// run it after a bulk load that is searched right away.
     pub async fn analyze(&self) -> Result<()> {
         let client = self.client().await?;
         client
-            .batch_execute("ANALYZE items")
+            .batch_execute("ANALYZE items, item_chunks")
             .await
             .map_err(pg_err("analyze"))
     }

@@ -1,8 +1,8 @@
-//! Migrating an embedded index to PostgreSQL: items and the vectors the embedded store already
-//! holds, so nothing is embedded again.
+//! Migrating an embedded index to PostgreSQL: items and the chunk vectors the embedded store
+//! already holds, so nothing is embedded again.
 
 use super::{pg_err, PgSearchService};
-use crate::{Error, Result, SearchEngine};
+use crate::{Error, ItemVectors, Result, SearchEngine};
 use navigator_core::Item;
 
 /// Items per transaction.
@@ -13,26 +13,30 @@ const SYNC_BATCH: usize = 1_000;
 pub struct SyncReport {
     /// Items written (inserted or replaced).
     pub items: usize,
-    /// Of those, items written with the engine's stored vector.
+    /// Of those, items written with the engine's stored vectors.
     pub with_vectors: usize,
+    /// Chunk vectors written (a chunked item has several).
+    pub chunks: usize,
     /// Items deleted from PostgreSQL because the engine no longer has them.
     pub removed: usize,
     /// Transactions committed.
     pub batches: usize,
 }
 
-/// Makes `target` hold exactly the items of `engine`: upserts every item with its stored
-/// vector (in batches of 1 000, one transaction each, in the engine's key order so ties break
-/// the same way on both backends), then deletes the items the engine does not have.
+/// Makes `target` hold exactly the items of `engine`: upserts every item with all its stored
+/// chunk vectors, spans and text hashes (in batches of 1 000 items, one transaction each, in
+/// the engine's key order so ties break the same way on both backends), then deletes the
+/// items the engine does not have.
 ///
-/// Idempotent: running it again writes the same rows. Items the embedded store holds without a
-/// vector are written without one; [`PgSearchService::embed_missing`] embeds them. TOC nodes and
-/// grips are not copied.
+/// Idempotent: running it again writes the same rows. Items the embedded store holds without
+/// vectors (or with vectors of another width) are written without; their stored chunks in
+/// PostgreSQL are kept when their text is unchanged, and [`PgSearchService::embed_missing`]
+/// embeds those without any. TOC nodes and grips are not copied.
 ///
 /// ```no_run
 /// # async fn demo(engine: navigator_search::SearchEngine, pg: navigator_search::pg::PgSearchService) -> navigator_search::Result<()> {
 /// let report = navigator_search::pg::sync_from_engine(&engine, &pg).await?;
-/// println!("{} items copied, {} with vectors", report.items, report.with_vectors);
+/// println!("{} items copied, {} with {} chunk vectors", report.items, report.with_vectors, report.chunks);
 /// # Ok(()) }
 /// ```
 pub async fn sync_from_engine(
@@ -56,30 +60,27 @@ pub async fn sync_from_engine(
 
     let mut report = SyncReport::default();
     for chunk in keyed.chunks(SYNC_BATCH) {
-        let mut with: (Vec<Item>, Vec<Vec<f32>>) = (Vec::new(), Vec::new());
+        let mut with: (Vec<Item>, Vec<ItemVectors>) = (Vec::new(), Vec::new());
         let mut without: Vec<Item> = Vec::new();
         for (key, item) in chunk {
-            // PostgreSQL keeps one vector per item: a chunked item's first chunk (its title
-            // and opening, what the model saw of it before chunking).
-            let first = engine
-                .store()
-                .vector(*key)?
-                .and_then(|v| v.chunks.into_iter().next());
-            match first {
-                Some(c) if c.vector.len() == dims => {
+            match engine.store().vector(*key)? {
+                Some(v)
+                    if !v.chunks.is_empty() && v.chunks.iter().all(|c| c.vector.len() == dims) =>
+                {
+                    report.chunks += v.chunks.len().min(crate::chunk::MAX_CHUNKS);
                     with.0.push(item.clone());
-                    with.1.push(c.vector);
+                    with.1.push(v);
                 }
                 _ => without.push(item.clone()),
             }
         }
         let store = target.store();
         if !with.0.is_empty() {
-            store.put_items_with_vectors(&with.0, Some(&with.1)).await?;
+            store.put_items_embedded(&with.0, Some(&with.1)).await?;
             report.batches += 1;
         }
         if !without.is_empty() {
-            store.put_items_with_vectors(&without, None).await?;
+            store.put_items_embedded(&without, None).await?;
             report.batches += 1;
         }
         report.items += chunk.len();

@@ -1,0 +1,92 @@
+//! The keyword source on PostgreSQL: full-text search through the GIN index, `ts_rank` over a
+//! bounded candidate set, scaled to the BM25 range fusion expects (see the module docs of
+//! [`crate::pg`]).
+
+use super::sql_filter::{SqlFilter, FILTER};
+use super::{pg_err, PgConfig};
+use crate::retrieval::{KeywordCandidates, Plan};
+use crate::Result;
+
+/// The keyword source: PostgreSQL full-text, ranked over a bounded candidate set (see the
+/// module docs of [`crate::pg`]).
+pub(super) async fn keyword_candidates(
+    client: &deadpool_postgres::Client,
+    plan: &Plan<'_>,
+    filter: &SqlFilter<'_>,
+    config: &PgConfig,
+) -> Result<KeywordCandidates> {
+    let err = pg_err("keyword search");
+    let stmt = client
+        .prepare_cached(
+            &KEYWORD_SQL
+                .replace("{ANY_WORD}", ANY_WORD)
+                .replace("{FILTER}", FILTER),
+        )
+        .await
+        .map_err(&err)?;
+    let limits = [
+        plan.pool as i64,
+        config.keyword_term_limit as i64,
+        config.count_limit as i64,
+    ];
+    let rows = client
+        .query(
+            &stmt,
+            &filter.params(&[&plan.request.query, &limits[0], &limits[1], &limits[2]]),
+        )
+        .await
+        .map_err(&err)?;
+    let scale = config.keyword_scale;
+    Ok(KeywordCandidates {
+        total: rows
+            .first()
+            .map_or(0, |r| r.get::<_, i64>(2).max(0) as usize),
+        hits: rows
+            .iter()
+            .map(|r| {
+                let rank: f32 = r.get(1);
+                (r.get::<_, i64>(0) as u64, (f64::from(rank) * scale) as f32)
+            })
+            .collect(),
+        terms: navigator_core::text::terms(&plan.request.query).len(),
+    })
+}
+
+/// Keyword candidates without ranking every match: `ts_rank` (weights D, C body, B tags,
+/// A title; length normalisation 1) runs only over a bounded set found through the GIN
+/// index — every item of each query lexeme that matches at most `$10` items (the rare,
+/// telling words: what BM25's IDF ranks first; lexemes the table statistics already know to
+/// be commoner are not even fetched), up to `$10` items matching all lexemes, and up to `$9`
+/// (the pool) matching any. Lexemes are OR-ed, as the embedded engine's clauses are. The
+/// total counts matches up to `$11` and is a lower bound beyond.
+const KEYWORD_SQL: &str = "
+WITH lexemes AS (
+    SELECT t.lexeme FROM unnest(to_tsvector('english', $8)) AS t(lexeme)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM pg_stats s,
+             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
+        WHERE s.schemaname = current_schema() AND s.tablename = 'items' AND s.attname = 'tsv'
+          AND e.elem = t.lexeme
+          AND e.freq * (SELECT reltuples FROM pg_class WHERE oid = 'items'::regclass) > $10::bigint)),
+per_lexeme AS (
+    SELECT m.key, m.tsv, count(*) OVER (PARTITION BY l.lexeme) AS n
+    FROM lexemes l CROSS JOIN LATERAL (
+        SELECT key, tsv FROM items
+        WHERE tsv @@ quote_literal(l.lexeme)::tsquery AND {FILTER}
+        LIMIT $10::bigint + 1) m),
+candidates AS (
+    SELECT key, tsv FROM per_lexeme WHERE n <= $10::bigint
+    UNION ALL (SELECT key, tsv FROM items
+               WHERE tsv @@ plainto_tsquery('english', $8) AND {FILTER} LIMIT $10::bigint)
+    UNION ALL (SELECT key, tsv FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER} LIMIT $9)),
+ranked AS (
+    SELECT DISTINCT ON (key) key,
+           ts_rank('{0.1, 0.5, 0.75, 1.0}', tsv, {ANY_WORD}, 1)::real AS rank
+    FROM candidates ORDER BY key)
+SELECT key, rank,
+       (SELECT count(*) FROM (SELECT 1 FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER}
+                              LIMIT $11::bigint) AS c) AS total
+FROM ranked ORDER BY rank DESC, key LIMIT $9::bigint";
+
+/// The query's lexemes OR-ed (`$8` is the query text).
+const ANY_WORD: &str = "replace(plainto_tsquery('english', $8)::text, ' & ', ' | ')::tsquery";

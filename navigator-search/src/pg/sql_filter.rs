@@ -1,0 +1,76 @@
+//! A request's filter on PostgreSQL: the SQL condition over the items columns and its
+//! parameters, shared by the keyword, vector and listing queries.
+
+/// The filter of a request as SQL over parameters `$1`..`$7` (categories, status, parent,
+/// updated from, updated to, any of these tags, all of these tags); the same conditions as
+/// the embedded engine's `Filter` (tags compared as `TagFilter::normalize` does).
+pub(super) const FILTER: &str = "category = ANY($1::text[])
+    AND ($2::text IS NULL OR status = $2)
+    AND ($3::text IS NULL OR parent_id = $3)
+    AND ($4::timestamptz IS NULL OR updated_at >= $4)
+    AND ($5::timestamptz IS NULL OR updated_at <= $5)
+    AND ($6::text[] IS NULL
+         OR ARRAY(SELECT lower(ltrim(btrim(t), '#')) FROM unnest(tags) AS t) && $6)
+    AND ($7::text[] IS NULL
+         OR ARRAY(SELECT lower(ltrim(btrim(t), '#')) FROM unnest(tags) AS t) @> $7)";
+
+/// A plan's [`Filter`](crate::filter::Filter) as the parameters `$1`..`$7` of [`FILTER`].
+pub(super) struct SqlFilter<'a> {
+    /// Every category and nothing else: the chunk walk needs no join with the items.
+    pub(super) unrestricted: bool,
+    categories: Vec<&'static str>,
+    status: Option<&'a str>,
+    parent: Option<&'a str>,
+    start: Option<chrono::DateTime<chrono::Utc>>,
+    end: Option<chrono::DateTime<chrono::Utc>>,
+    any_tags: Option<Vec<String>>,
+    all_tags: Option<Vec<String>>,
+}
+
+impl<'a> SqlFilter<'a> {
+    pub(super) fn new(filter: &'a crate::filter::Filter) -> Self {
+        let (start, end) = filter
+            .updated
+            .as_ref()
+            .map_or((None, None), |r| (r.start, r.end));
+        let tags = |list: fn(&navigator_core::TagFilter) -> &Vec<String>| {
+            filter
+                .tags
+                .as_ref()
+                .map(list)
+                .filter(|l| !l.is_empty())
+                .map(|l| {
+                    l.iter()
+                        .map(|t| navigator_core::TagFilter::normalize(t))
+                        .collect()
+                })
+        };
+        Self {
+            unrestricted: filter.is_unrestricted(),
+            categories: filter.categories.iter().map(|c| c.as_str()).collect(),
+            status: filter.status.as_deref(),
+            parent: filter.parent_id.as_deref(),
+            start,
+            end,
+            any_tags: tags(|t| &t.any),
+            all_tags: tags(|t| &t.all),
+        }
+    }
+
+    /// `$1`..`$7`, then `rest` from `$8` on.
+    pub(super) fn params<'p>(&'p self, rest: &[&'p Param<'p>]) -> Vec<&'p Param<'p>> {
+        let mut params: Vec<&'p Param<'p>> = vec![
+            &self.categories,
+            &self.status,
+            &self.parent,
+            &self.start,
+            &self.end,
+            &self.any_tags,
+            &self.all_tags,
+        ];
+        params.extend_from_slice(rest);
+        params
+    }
+}
+
+pub(super) type Param<'p> = dyn tokio_postgres::types::ToSql + Sync + 'p;
