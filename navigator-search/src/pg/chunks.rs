@@ -2,7 +2,8 @@
 //! `0..n` without gaps as the embedded graph numbers them, with the chunk's byte span in the
 //! body, the hash of the text it embedded and its vector. An item's chunk rows are replaced
 //! together with the item, in the caller's transaction; deleting an item deletes them
-//! (`ON DELETE CASCADE`).
+//! (`ON DELETE CASCADE`). A chunk row carries its item's owner (migration 4) and every
+//! statement here names it, joining items on `(owner, key)`.
 
 use super::pg_err;
 use crate::chunk::{ChunkVector, ItemVectors, MAX_CHUNKS};
@@ -15,34 +16,36 @@ use std::collections::HashMap;
 const CHUNK_BATCH: usize = 1_000;
 
 const INSERT: &str = "
-INSERT INTO item_chunks (item_key, chunk, start_byte, end_byte, text_hash, embedding)
-SELECT * FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::integer[], $5::bigint[],
-                     $6::vector[])";
+INSERT INTO item_chunks (owner, item_key, chunk, start_byte, end_byte, text_hash, embedding)
+SELECT $7::text, * FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::integer[],
+                               $5::bigint[], $6::vector[])";
 
-/// Replaces the chunks of each `(key, item, vectors)` (keys unique) inside the caller's
-/// transaction. Chunks past [`MAX_CHUNKS`] are dropped, as the embedded graph drops them.
+/// Replaces the chunks of each `(key, item, vectors)` of `owner` (keys unique) inside the
+/// caller's transaction. Chunks past [`MAX_CHUNKS`] are dropped, as the embedded graph drops
+/// them.
 pub(crate) async fn replace(
     tx: &deadpool_postgres::Transaction<'_>,
+    owner: &str,
     items: &[(i64, &Item, &ItemVectors)],
 ) -> Result<()> {
     let err = pg_err("put item chunks");
     let keys: Vec<i64> = items.iter().map(|(key, ..)| *key).collect();
     let delete = tx
-        .prepare_cached("DELETE FROM item_chunks WHERE item_key = ANY($1)")
+        .prepare_cached("DELETE FROM item_chunks WHERE owner = $1 AND item_key = ANY($2)")
         .await
         .map_err(&err)?;
-    tx.execute(&delete, &[&keys]).await.map_err(&err)?;
+    tx.execute(&delete, &[&owner, &keys]).await.map_err(&err)?;
     let insert = tx.prepare_cached(INSERT).await.map_err(&err)?;
     let mut rows = Rows::default();
     for (key, item, vectors) in items {
         for (i, chunk) in vectors.chunks.iter().take(MAX_CHUNKS).enumerate() {
             rows.push(*key, i, item, chunk)?;
             if rows.keys.len() == CHUNK_BATCH {
-                rows.flush(tx, &insert).await?;
+                rows.flush(tx, &insert, owner).await?;
             }
         }
     }
-    rows.flush(tx, &insert).await
+    rows.flush(tx, &insert, owner).await
 }
 
 /// Chunk rows gathered for one insert, column by column.
@@ -86,6 +89,7 @@ impl Rows {
         &mut self,
         tx: &deadpool_postgres::Transaction<'_>,
         insert: &tokio_postgres::Statement,
+        owner: &str,
     ) -> Result<()> {
         if self.keys.is_empty() {
             return Ok(());
@@ -99,6 +103,7 @@ impl Rows {
                 &self.ends,
                 &self.hashes,
                 &self.vectors,
+                &owner,
             ],
         )
         .await
@@ -108,11 +113,12 @@ impl Rows {
     }
 }
 
-/// Deletes the chunks of those of `items` whose stored title or body differ from theirs (a
-/// write without vectors: vectors of other text would be stale; those of unchanged text
-/// stay). Runs before the items are written, in the caller's transaction.
+/// Deletes the chunks of those of `owner`'s `items` whose stored title or body differ from
+/// theirs (a write without vectors: vectors of other text would be stale; those of unchanged
+/// text stay). Runs before the items are written, in the caller's transaction.
 pub(crate) async fn drop_stale(
     tx: &deadpool_postgres::Transaction<'_>,
+    owner: &str,
     items: &[&Item],
 ) -> Result<()> {
     let err = pg_err("put items: drop stale chunks");
@@ -120,7 +126,7 @@ pub(crate) async fn drop_stale(
         .prepare_cached(
             "DELETE FROM item_chunks c
              USING items i, unnest($1::text[], $2::text[], $3::text[]) AS u(id, title, body)
-             WHERE c.item_key = i.key AND i.id = u.id
+             WHERE i.owner = $4 AND c.owner = i.owner AND c.item_key = i.key AND i.id = u.id
                AND (i.title <> u.title OR i.body <> u.body)",
         )
         .await
@@ -132,6 +138,7 @@ pub(crate) async fn drop_stale(
             &column(|i| &i.id),
             &column(|i| &i.title),
             &column(|i| &i.body),
+            &owner,
         ],
     )
     .await
@@ -139,21 +146,22 @@ pub(crate) async fn drop_stale(
     Ok(())
 }
 
-/// The stored chunk vectors of the items with `ids` (items without chunks are left out).
+/// The stored chunk vectors of `owner`'s items with `ids` (items without chunks are left out).
 pub(crate) async fn vectors_by_id(
     client: &deadpool_postgres::Client,
+    owner: &str,
     ids: &[&str],
 ) -> Result<HashMap<String, ItemVectors>> {
     let err = pg_err("read item chunks");
     let stmt = client
         .prepare_cached(
             "SELECT i.id, c.start_byte, c.end_byte, c.text_hash, c.embedding
-             FROM items i JOIN item_chunks c ON c.item_key = i.key
-             WHERE i.id = ANY($1) ORDER BY i.id, c.chunk",
+             FROM items i JOIN item_chunks c ON c.owner = i.owner AND c.item_key = i.key
+             WHERE i.owner = $1 AND i.id = ANY($2) ORDER BY i.id, c.chunk",
         )
         .await
         .map_err(&err)?;
-    let rows = client.query(&stmt, &[&ids]).await.map_err(&err)?;
+    let rows = client.query(&stmt, &[&owner, &ids]).await.map_err(&err)?;
     let mut out: HashMap<String, ItemVectors> = HashMap::new();
     for row in &rows {
         let id: String = row.try_get(0).map_err(&err)?;
@@ -178,9 +186,10 @@ pub(crate) struct ChunkHits {
     pub(crate) similarities: Vec<f32>,
 }
 
-/// The chunks of the items with `keys`, with their cosines to `query` when given.
+/// The chunks of `owner`'s items with `keys`, with their cosines to `query` when given.
 pub(crate) async fn read(
     client: &deadpool_postgres::Client,
+    owner: &str,
     keys: &[i64],
     query: Option<&Vector>,
 ) -> Result<HashMap<u64, ChunkHits>> {
@@ -193,11 +202,14 @@ pub(crate) async fn read(
             "SELECT item_key, start_byte, end_byte,
                     CASE WHEN $2::vector IS NULL THEN NULL
                          ELSE (1 - (embedding <=> $2))::real END
-             FROM item_chunks WHERE item_key = ANY($1) ORDER BY item_key, chunk",
+             FROM item_chunks WHERE owner = $3 AND item_key = ANY($1) ORDER BY item_key, chunk",
         )
         .await
         .map_err(&err)?;
-    let rows = client.query(&stmt, &[&keys, &query]).await.map_err(&err)?;
+    let rows = client
+        .query(&stmt, &[&keys, &query, &owner])
+        .await
+        .map_err(&err)?;
     let mut out: HashMap<u64, ChunkHits> = HashMap::new();
     for row in &rows {
         let key: i64 = row.try_get(0).map_err(&err)?;

@@ -1,5 +1,6 @@
 //! [`ConversationStore`] for [`PgStore`]: one row per conversation in the `conversations`
-//! table (migration 2), the record as `jsonb` beside its id and update time.
+//! table (migration 2), the record as `jsonb` beside its owner, id and update time; a handle
+//! sees its owner's conversations only.
 //!
 //! The `updated_at` column is what a listing orders by, and what a record read back carries:
 //! like every timestamp of the backend it is kept to the microsecond.
@@ -28,10 +29,10 @@ impl ConversationStore for PgStore {
         let json = serde_json::to_value(record).map_err(|e| corrupt(&record.id, e))?;
         self.query(
             "put conversation",
-            "INSERT INTO conversations (id, record, updated_at) VALUES ($1, $2, $3)
-             ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record,
+            "INSERT INTO conversations (owner, id, record, updated_at) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (owner, id) DO UPDATE SET record = EXCLUDED.record,
                  updated_at = EXCLUDED.updated_at",
-            &[&record.id, &json, &record.updated_at],
+            &[self.owner(), &record.id, &json, &record.updated_at],
         )
         .await?;
         Ok(())
@@ -42,8 +43,8 @@ impl ConversationStore for PgStore {
         let rows = self
             .query(
                 "get conversation",
-                "SELECT record, updated_at FROM conversations WHERE id = $1",
-                &[&id],
+                "SELECT record, updated_at FROM conversations WHERE owner = $1 AND id = $2",
+                &[self.owner(), &id],
             )
             .await?;
         rows.first()
@@ -61,8 +62,8 @@ impl ConversationStore for PgStore {
         let rows = self
             .query(
                 "delete conversation",
-                "DELETE FROM conversations WHERE id = $1 RETURNING 1",
-                &[&id],
+                "DELETE FROM conversations WHERE owner = $1 AND id = $2 RETURNING 1",
+                &[self.owner(), &id],
             )
             .await?;
         Ok(!rows.is_empty())
@@ -74,9 +75,9 @@ impl ConversationStore for PgStore {
         let rows = self
             .query(
                 "list conversations",
-                "SELECT id, updated_at FROM conversations
-                 ORDER BY updated_at DESC, id COLLATE \"C\" LIMIT $1",
-                &[&limit],
+                "SELECT id, updated_at FROM conversations WHERE owner = $1
+                 ORDER BY updated_at DESC, id COLLATE \"C\" LIMIT $2",
+                &[self.owner(), &limit],
             )
             .await?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())

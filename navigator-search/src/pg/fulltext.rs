@@ -54,39 +54,41 @@ pub(super) async fn keyword_candidates(
 
 /// Keyword candidates without ranking every match: `ts_rank` (weights D, C body, B tags,
 /// A title; length normalisation 1) runs only over a bounded set found through the GIN
-/// index — every item of each query lexeme that matches at most `$10` items (the rare,
+/// index — every item of each query lexeme that matches at most `$11` items (the rare,
 /// telling words: what BM25's IDF ranks first; lexemes the table statistics already know to
-/// be commoner are not even fetched), up to `$10` items matching all lexemes, and up to `$9`
+/// be commoner are not even fetched), up to `$11` items matching all lexemes, and up to `$10`
 /// (the pool) matching any. Lexemes are OR-ed, as the embedded engine's clauses are. The
-/// total counts matches up to `$11` and is a lower bound beyond.
+/// total counts matches up to `$12` and is a lower bound beyond. Every reading of `items` is
+/// scoped to the owner by `{FILTER}`; the statistics that rule out common lexemes are the
+/// whole table's (all owners').
 const KEYWORD_SQL: &str = "
 WITH lexemes AS (
-    SELECT t.lexeme FROM unnest(to_tsvector('english', $8)) AS t(lexeme)
+    SELECT t.lexeme FROM unnest(to_tsvector('english', $9)) AS t(lexeme)
     WHERE NOT EXISTS (
         SELECT 1 FROM pg_stats s,
              unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
         WHERE s.schemaname = current_schema() AND s.tablename = 'items' AND s.attname = 'tsv'
           AND e.elem = t.lexeme
-          AND e.freq * (SELECT reltuples FROM pg_class WHERE oid = 'items'::regclass) > $10::bigint)),
+          AND e.freq * (SELECT reltuples FROM pg_class WHERE oid = 'items'::regclass) > $11::bigint)),
 per_lexeme AS (
     SELECT m.key, m.tsv, count(*) OVER (PARTITION BY l.lexeme) AS n
     FROM lexemes l CROSS JOIN LATERAL (
         SELECT key, tsv FROM items
         WHERE tsv @@ quote_literal(l.lexeme)::tsquery AND {FILTER}
-        LIMIT $10::bigint + 1) m),
+        LIMIT $11::bigint + 1) m),
 candidates AS (
-    SELECT key, tsv FROM per_lexeme WHERE n <= $10::bigint
+    SELECT key, tsv FROM per_lexeme WHERE n <= $11::bigint
     UNION ALL (SELECT key, tsv FROM items
-               WHERE tsv @@ plainto_tsquery('english', $8) AND {FILTER} LIMIT $10::bigint)
-    UNION ALL (SELECT key, tsv FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER} LIMIT $9)),
+               WHERE tsv @@ plainto_tsquery('english', $9) AND {FILTER} LIMIT $11::bigint)
+    UNION ALL (SELECT key, tsv FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER} LIMIT $10)),
 ranked AS (
     SELECT DISTINCT ON (key) key,
            ts_rank('{0.1, 0.5, 0.75, 1.0}', tsv, {ANY_WORD}, 1)::real AS rank
     FROM candidates ORDER BY key)
 SELECT key, rank,
        (SELECT count(*) FROM (SELECT 1 FROM items WHERE tsv @@ {ANY_WORD} AND {FILTER}
-                              LIMIT $11::bigint) AS c) AS total
-FROM ranked ORDER BY rank DESC, key LIMIT $9::bigint";
+                              LIMIT $12::bigint) AS c) AS total
+FROM ranked ORDER BY rank DESC, key LIMIT $10::bigint";
 
-/// The query's lexemes OR-ed (`$8` is the query text).
-const ANY_WORD: &str = "replace(plainto_tsquery('english', $8)::text, ' & ', ' | ')::tsquery";
+/// The query's lexemes OR-ed (`$9` is the query text).
+const ANY_WORD: &str = "replace(plainto_tsquery('english', $9)::text, ' & ', ' | ')::tsquery";

@@ -15,11 +15,13 @@ impl PgStore {
         let client = self.client().await?;
         let err = pg_err("find exact");
         let by_id = client
-            .prepare_cached("SELECT id, item_type, category, title FROM items WHERE id = $1")
+            .prepare_cached(
+                "SELECT id, item_type, category, title FROM items WHERE owner = $1 AND id = $2",
+            )
             .await
             .map_err(&err)?;
         if let Some(row) = client
-            .query_opt(&by_id, &[&query.trim()])
+            .query_opt(&by_id, &[self.owner(), &query.trim()])
             .await
             .map_err(&err)?
         {
@@ -34,12 +36,15 @@ impl PgStore {
         let by_title = client
             .prepare_cached(
                 "SELECT id, item_type, category, title FROM items
-                 WHERE regexp_replace(lower(btrim(title)), '\\s+', ' ', 'g') = $1
+                 WHERE owner = $1 AND regexp_replace(lower(btrim(title)), '\\s+', ' ', 'g') = $2
                  ORDER BY key LIMIT 8",
             )
             .await
             .map_err(&err)?;
-        let rows = client.query(&by_title, &[&wanted]).await.map_err(&err)?;
+        let rows = client
+            .query(&by_title, &[self.owner(), &wanted])
+            .await
+            .map_err(&err)?;
         let matching: Vec<&Row> = rows
             .iter()
             .filter(|r| normalize_title(r.get::<_, &str>(3)) == wanted)
@@ -50,12 +55,15 @@ impl PgStore {
         }
     }
 
-    /// The distinct lower-cased words of all titles, sorted.
+    /// The distinct lower-cased words of all the owner's titles, sorted.
     pub(crate) async fn title_words(&self) -> Result<Vec<String>> {
         let client = self.client().await?;
         let err = pg_err("title words");
         let rows = client
-            .query("SELECT DISTINCT title FROM items", &[])
+            .query(
+                "SELECT DISTINCT title FROM items WHERE owner = $1",
+                &[self.owner()],
+            )
             .await
             .map_err(&err)?;
         Ok(title_words(rows.iter().map(|r| r.get::<_, &str>(0))))

@@ -25,6 +25,18 @@
 //! - [`sync_from_engine`] copies an embedded index (items and all their stored chunk vectors)
 //!   into PostgreSQL, idempotently.
 //!
+//! ## Owners
+//!
+//! Every table carries an `owner` column (migration 4) that leads its primary key, its unique
+//! and foreign keys and its per-owner indexes: items by `(owner, id)` and `(owner, key)`, chunks
+//! by `(owner, item_key, chunk)` referencing `items (owner, key)`, TOC nodes, grips and
+//! conversations by `(owner, id)`. A handle works for one owner, [`PgConfig::owner`]
+//! (`"default"` unless set): every statement it runs names that owner, and every join of items
+//! and chunks is on `(owner, key)`. So handles with different owners on one schema see
+//! disjoint knowledge bases, the same item id can exist under each, and the tables can be
+//! distributed by owner on a distributed PostgreSQL such as Citus without a query leaving its
+//! shard (`docs/scaling.md`). Rows written before migration 4 belong to `"default"`.
+//!
 //! ## Keyword ranking: PostgreSQL full-text, not BM25
 //!
 //! The server ranks keyword matches with `ts_rank` over the generated `tsvector`
@@ -66,6 +78,16 @@
 //!   vector became its chunk 0, spanning the whole body) and dropped the column: a process
 //!   of an older version cannot use a migrated schema. Those items are re-chunked when next
 //!   written through [`PgSearchService::upsert`].
+//! - Migration 4 replaced the keys with owner-led ones: a process of an older version cannot
+//!   write to a migrated schema (its `ON CONFLICT (id)` names a key that no longer exists).
+//! - The keyword query's shortcut for common words reads the table statistics, which are the
+//!   whole table's: with many owners in one table, a word common overall but rare for one
+//!   owner is only found through that owner's items having all or any of the query words.
+//! - With many owners in one table there is one HNSW graph for all of them. The planner
+//!   walks it for an owner with a large share, skipping other owners' chunks (iterative
+//!   scans), and reads a small owner's chunks through the key and sorts them exactly; in
+//!   between, the walk passes over more chunks the smaller the owner's share. A distributed
+//!   PostgreSQL gives each shard its own graph (see `docs/scaling.md`).
 //!
 //! ## Example
 //!
@@ -142,7 +164,20 @@ pub struct PgConfig {
     /// `totalResults` of keyword and hybrid searches counts matches up to this many, and is
     /// a lower bound beyond (counting every match of a common word visits every row).
     pub count_limit: usize,
+    /// Whose knowledge base this handle reads and writes: every row carries its owner and
+    /// every statement is scoped to it, so handles with different owners on one schema see
+    /// disjoint knowledge bases (the same item id can exist under each). It is also the
+    /// distribution key of a distributed PostgreSQL (see `docs/scaling.md`). At most
+    /// [`MAX_OWNER_CHARS`] characters, no control characters; [`DEFAULT_OWNER`] by default.
+    pub owner: String,
 }
+
+/// The owner of a [`PgConfig`] that names none, and of every row written before owners
+/// existed (migration 4).
+pub const DEFAULT_OWNER: &str = "default";
+
+/// The longest [`PgConfig::owner`], in characters.
+pub const MAX_OWNER_CHARS: usize = 200;
 
 /// The default [`PgConfig::keyword_scale`]: on the sample knowledge base, `ts_rank × 75` gives
 /// keyword scores closest to the embedded engine's BM25-based ones (see the module docs).
@@ -164,6 +199,7 @@ impl PgConfig {
             keyword_term_limit: 100,
             ef_search: 200,
             count_limit: 500,
+            owner: DEFAULT_OWNER.to_string(),
         }
     }
 
@@ -176,6 +212,19 @@ impl PgConfig {
     /// Sets the embedding dimensions.
     pub fn dimensions(mut self, dimensions: usize) -> Self {
         self.dimensions = dimensions;
+        self
+    }
+
+    /// Scopes the handle to `owner`'s knowledge base (see [`PgConfig::owner`]; checked when
+    /// the store connects).
+    ///
+    /// ```
+    /// use navigator_search::pg::PgConfig;
+    /// let alice = PgConfig::new("postgres://user:pw@127.0.0.1/kb").owner("alice");
+    /// assert_eq!(alice.owner, "alice");
+    /// ```
+    pub fn owner(mut self, owner: impl Into<String>) -> Self {
+        self.owner = owner.into();
         self
     }
 
@@ -210,6 +259,21 @@ impl PgConfig {
                 ),
             )
             .into());
+        }
+        let chars = self.owner.chars().count();
+        let problem = if chars == 0 {
+            Some("is empty".to_string())
+        } else if chars > MAX_OWNER_CHARS {
+            Some(format!(
+                "has {chars} characters, more than {MAX_OWNER_CHARS}"
+            ))
+        } else if self.owner.chars().any(char::is_control) {
+            Some(format!("{:?} has a control character", self.owner))
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(navigator_core::Error::invalid("owner", problem).into());
         }
         if self.max_connections == 0 {
             return Err(

@@ -15,11 +15,12 @@ pub(crate) const ITEM_COLUMNS: &str = "key, id, item_type, category, title, body
 /// Rows per upsert statement.
 pub(crate) const WRITE_BATCH: usize = 500;
 
-/// Inserts or replaces items; their chunks (`item_chunks`) are the caller's to replace.
+/// Inserts or replaces items of owner `$15`; their chunks (`item_chunks`) are the caller's
+/// to replace.
 const UPSERT: &str = "
-INSERT INTO items (id, item_type, category, title, body, parent_id, status, tags, tags_text,
-                   created_at, updated_at, archived_at, access_count, metadata)
-SELECT u.id, u.item_type, u.category, u.title, u.body, u.parent_id, u.status,
+INSERT INTO items (owner, id, item_type, category, title, body, parent_id, status, tags,
+                   tags_text, created_at, updated_at, archived_at, access_count, metadata)
+SELECT $15::text, u.id, u.item_type, u.category, u.title, u.body, u.parent_id, u.status,
        ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.tags_text,
        u.created_at, u.updated_at, u.archived_at, u.access_count, u.metadata
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
@@ -27,7 +28,7 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text
             $13::bigint[], $14::jsonb[])
      AS u(id, item_type, category, title, body, parent_id, status, tags, tags_text,
           created_at, updated_at, archived_at, access_count, metadata)
-ON CONFLICT (id) DO UPDATE SET
+ON CONFLICT (owner, id) DO UPDATE SET
     item_type = EXCLUDED.item_type, category = EXCLUDED.category, title = EXCLUDED.title,
     body = EXCLUDED.body, parent_id = EXCLUDED.parent_id, status = EXCLUDED.status,
     tags = EXCLUDED.tags, tags_text = EXCLUDED.tags_text, created_at = EXCLUDED.created_at,
@@ -35,10 +36,11 @@ ON CONFLICT (id) DO UPDATE SET
     access_count = EXCLUDED.access_count, metadata = EXCLUDED.metadata
 RETURNING key, id";
 
-/// Writes one batch (ids unique within it) inside the caller's transaction; the key of each
-/// item by id.
+/// Writes one batch of `owner`'s items (ids unique within it) inside the caller's
+/// transaction; the key of each item by id.
 pub(crate) async fn upsert(
     tx: &deadpool_postgres::Transaction<'_>,
+    owner: &str,
     items: &[&Item],
 ) -> Result<HashMap<String, i64>> {
     let err = pg_err("put items");
@@ -87,6 +89,7 @@ pub(crate) async fn upsert(
                 &items.iter().map(|i| i.archived_at).collect::<Vec<_>>(),
                 &access,
                 &metadata,
+                &owner,
             ],
         )
         .await

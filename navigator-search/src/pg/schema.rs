@@ -116,6 +116,81 @@ CREATE INDEX IF NOT EXISTS item_chunks_embedding
     ON item_chunks USING hnsw (embedding vector_cosine_ops);
 "#,
     },
+    Migration {
+        version: 4,
+        description: "owner on every table, leading every primary key, unique key, foreign key \
+                      and per-owner index (a distribution key); existing rows owned by 'default'",
+        sql: r#"
+-- Adding the column rewrites no rows (existing ones read the default from the catalog), but
+-- the new keys are built over every row and the chunks' reference is checked against them:
+-- no statement limit. Every step is conditional, so applying it again to a schema that has
+-- it (its record lost) changes nothing.
+SET LOCAL statement_timeout = 0;
+ALTER TABLE items         ADD COLUMN IF NOT EXISTS owner text NOT NULL DEFAULT 'default';
+ALTER TABLE item_chunks   ADD COLUMN IF NOT EXISTS owner text NOT NULL DEFAULT 'default';
+ALTER TABLE toc_nodes     ADD COLUMN IF NOT EXISTS owner text NOT NULL DEFAULT 'default';
+ALTER TABLE grips         ADD COLUMN IF NOT EXISTS owner text NOT NULL DEFAULT 'default';
+ALTER TABLE conversations ADD COLUMN IF NOT EXISTS owner text NOT NULL DEFAULT 'default';
+-- New rows name their owner: a statement that forgets it fails instead of writing into the
+-- 'default' knowledge base.
+ALTER TABLE items         ALTER COLUMN owner DROP DEFAULT;
+ALTER TABLE item_chunks   ALTER COLUMN owner DROP DEFAULT;
+ALTER TABLE toc_nodes     ALTER COLUMN owner DROP DEFAULT;
+ALTER TABLE grips         ALTER COLUMN owner DROP DEFAULT;
+ALTER TABLE conversations ALTER COLUMN owner DROP DEFAULT;
+-- The chunks' reference to items (key) needs that key: it goes first.
+ALTER TABLE item_chunks DROP CONSTRAINT IF EXISTS item_chunks_item_key_fkey;
+ALTER TABLE items DROP CONSTRAINT IF EXISTS items_key_key;
+DO $$
+DECLARE
+    t record;
+    pk record;
+BEGIN
+    FOR t IN SELECT * FROM (VALUES ('items', 'owner, id'),
+                                   ('item_chunks', 'owner, item_key, chunk'),
+                                   ('toc_nodes', 'owner, node_id'),
+                                   ('grips', 'owner, grip_id'),
+                                   ('conversations', 'owner, id')) AS v(name, columns)
+    LOOP
+        SELECT conname, pg_get_constraintdef(oid) AS def INTO pk FROM pg_constraint
+        WHERE conrelid = t.name::regclass AND contype = 'p';
+        IF pk.def IS DISTINCT FROM format('PRIMARY KEY (%s)', t.columns) THEN
+            IF pk.conname IS NOT NULL THEN
+                EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', t.name, pk.conname);
+            END IF;
+            EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I PRIMARY KEY (%s)',
+                           t.name, t.name || '_pkey', t.columns);
+        END IF;
+    END LOOP;
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint
+                   WHERE conrelid = 'items'::regclass AND conname = 'items_owner_key') THEN
+        ALTER TABLE items ADD CONSTRAINT items_owner_key UNIQUE (owner, key);
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_constraint
+                   WHERE conrelid = 'item_chunks'::regclass AND conname = 'item_chunks_item_fkey')
+    THEN
+        ALTER TABLE item_chunks ADD CONSTRAINT item_chunks_item_fkey
+            FOREIGN KEY (owner, item_key) REFERENCES items (owner, key) ON DELETE CASCADE;
+    END IF;
+END $$;
+-- Indexes that serve one owner's queries lead with it. The GIN and HNSW indexes stay whole:
+-- on a distributed PostgreSQL each shard has its own.
+DROP INDEX IF EXISTS items_category_updated;
+DROP INDEX IF EXISTS items_updated;
+DROP INDEX IF EXISTS items_parent;
+DROP INDEX IF EXISTS items_status;
+DROP INDEX IF EXISTS toc_nodes_level;
+DROP INDEX IF EXISTS conversations_updated;
+CREATE INDEX IF NOT EXISTS items_owner_category_updated ON items (owner, category, updated_at);
+CREATE INDEX IF NOT EXISTS items_owner_updated ON items (owner, updated_at);
+CREATE INDEX IF NOT EXISTS items_owner_parent ON items (owner, parent_id)
+    WHERE parent_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS items_owner_status ON items (owner, status) WHERE status IS NOT NULL;
+CREATE INDEX IF NOT EXISTS toc_nodes_owner_level ON toc_nodes (owner, level, start_time);
+CREATE INDEX IF NOT EXISTS conversations_owner_updated
+    ON conversations (owner, updated_at DESC, id COLLATE "C");
+"#,
+    },
 ];
 
 /// The advisory lock every navigator migration takes (one for all schemas: `CREATE
@@ -123,8 +198,67 @@ CREATE INDEX IF NOT EXISTS item_chunks_embedding
 const MIGRATION_LOCK: i64 = 0x6e61_7669_6761_746f; // "navigato"
 
 /// Creates the extension, the schema and every missing table; checks the stored dimensions.
+/// A schema that is already up to date is only read (no lock, no write), so a handle can
+/// open on a read-only server such as a streaming replica.
 pub(crate) async fn migrate(client: &mut tokio_postgres::Client, config: &PgConfig) -> Result<()> {
+    if is_current(client, config).await? {
+        return Ok(());
+    }
     migrate_to(client, config, i32::MAX).await
+}
+
+/// Whether the schema has the extension, every migration and a dimensions record; an error
+/// when that record differs from `config`'s.
+async fn is_current(client: &tokio_postgres::Client, config: &PgConfig) -> Result<bool> {
+    let err = pg_err("migrate: read schema version");
+    let s = &config.schema;
+    let ready = client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')
+                    AND to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL",
+            &[
+                &format!("{s}.schema_migrations"),
+                &format!("{s}.navigator_meta"),
+            ],
+        )
+        .await
+        .map_err(&err)?
+        .get::<_, bool>(0);
+    if !ready {
+        return Ok(false);
+    }
+    let row = client
+        .query_one(
+            &format!(
+                "SELECT ARRAY(SELECT version FROM {s}.schema_migrations),
+                        (SELECT value FROM {s}.navigator_meta WHERE key = 'dimensions')"
+            ),
+            &[],
+        )
+        .await
+        .map_err(&err)?;
+    let applied: Vec<i32> = row.get(0);
+    let stored: Option<String> = row.get(1);
+    let Some(stored) = stored else {
+        return Ok(false);
+    };
+    if MIGRATIONS.iter().any(|m| !applied.contains(&m.version)) {
+        return Ok(false);
+    }
+    check_dimensions(&stored, config)?;
+    Ok(true)
+}
+
+/// The dimensions recorded in the schema must be `config`'s.
+fn check_dimensions(stored: &str, config: &PgConfig) -> Result<()> {
+    if stored == config.dimensions.to_string() {
+        return Ok(());
+    }
+    Err(Error::Dimensions {
+        expected: stored.parse().unwrap_or(0),
+        got: config.dimensions,
+        model: format!("PgConfig::dimensions (schema `{}`)", config.schema),
+    })
 }
 
 /// [`migrate`], applying only the migrations up to `version` (tests build an older schema).
@@ -196,182 +330,10 @@ async fn migrate_to(
         .await
         .map_err(&err)?
         .get(0);
-    if stored != config.dimensions.to_string() {
-        return Err(Error::Dimensions {
-            expected: stored.parse().unwrap_or(0),
-            got: config.dimensions,
-            model: format!("PgConfig::dimensions (schema `{s}`)"),
-        });
-    }
+    check_dimensions(&stored, config)?;
     tx.commit().await.map_err(&err)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::pg::{PgSearchService, PgStore};
-    use crate::{EngineConfig, FixedClock};
-    use navigator_core::{Item, ItemType, SearchMode, SearchRequest};
-    use pgvector::Vector;
-    use std::sync::Arc;
-
-    /// Three-dimensional vectors: what the migrated items were written with, and `[0, 0, 1]`
-    /// for anything embedded later.
-    struct Fixed;
-
-    #[async_trait::async_trait]
-    impl navigator_core::Embedder for Fixed {
-        fn model_id(&self) -> &str {
-            "fixed"
-        }
-        fn dimensions(&self) -> usize {
-            3
-        }
-        async fn embed(&self, texts: &[&str]) -> navigator_core::Result<Vec<Vec<f32>>> {
-            Ok(vec![vec![0.0, 0.0, 1.0]; texts.len()])
-        }
-    }
-
-    fn url() -> Option<String> {
-        match std::env::var("NAVIGATOR_PG_URL") {
-            Ok(u) if !u.is_empty() => Some(u),
-            _ if std::env::var_os("CI").is_some() => {
-                panic!("NAVIGATOR_PG_URL is not set under CI: run ./scripts/test.sh")
-            }
-            _ => None,
-        }
-    }
-
-    fn schema(tag: &str) -> String {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        format!("t_{tag}_{}_{nanos}", std::process::id())
-    }
-
-    fn items() -> Vec<(Item, Option<Vec<f32>>)> {
-        let at = "2026-03-01T00:00:00Z".parse().unwrap();
-        let item = |id: &str, title: &str, body: &str| {
-            Item::new(id, ItemType::Resource, title, at)
-                .unwrap()
-                .with_body(body)
-        };
-        vec![
-            (
-                item("a", "Alpha", "Alpha notes."),
-                Some(vec![1.0, 0.0, 0.0]),
-            ),
-            (item("b", "Beta", "Beta notes."), Some(vec![0.6, 0.8, 0.0])),
-            (item("c", "Gamma", "Never embedded."), None),
-        ]
-    }
-
-    async fn service(config: PgConfig) -> PgSearchService {
-        let engine = EngineConfig {
-            clock: Arc::new(FixedClock("2026-04-01T00:00:00Z".parse().unwrap())),
-            ..EngineConfig::default()
-        };
-        let store = PgStore::connect(config).await.unwrap();
-        PgSearchService::new(store, Arc::new(Fixed), engine).unwrap()
-    }
-
-    #[tokio::test]
-    async fn a_version_2_database_keeps_its_vectors_as_whole_item_chunks() {
-        let Some(url) = url() else {
-            eprintln!("skipping: NAVIGATOR_PG_URL is not set");
-            return;
-        };
-        let old = PgConfig::new(&url).schema(schema("v2")).dimensions(3);
-        let (mut client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        tokio::spawn(conn);
-        migrate_to(&mut client, &old, 2).await.unwrap();
-        // Items as version 2 wrote them: one embedding column per item.
-        for (item, vector) in items() {
-            client
-                .execute(
-                    &format!(
-                        "INSERT INTO {}.items (id, item_type, category, title, body, tags,
-                             tags_text, created_at, updated_at, metadata, embedding)
-                         VALUES ($1, $2, $3, $4, $5, '{{}}', '', $6, $7, '{{}}', $8)",
-                        old.schema
-                    ),
-                    &[
-                        &item.id,
-                        &item.item_type.as_str(),
-                        &item.category.as_str(),
-                        &item.title,
-                        &item.body,
-                        &item.created_at,
-                        &item.updated_at,
-                        &vector.map(Vector::from),
-                    ],
-                )
-                .await
-                .unwrap();
-        }
-
-        let migrated = service(old.clone()).await;
-        let versions: Vec<i32> = client
-            .query(
-                &format!(
-                    "SELECT version FROM {}.schema_migrations ORDER BY 1",
-                    old.schema
-                ),
-                &[],
-            )
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        assert_eq!(versions, [1, 2, 3]);
-        let store = migrated.store();
-        assert_eq!(store.count_chunks().await.unwrap(), 2);
-        let a = store.stored_vectors("a").await.unwrap().unwrap();
-        assert_eq!(a.chunks.len(), 1);
-        assert_eq!(
-            (a.chunks[0].start, a.chunks[0].end),
-            (0, 12),
-            "the whole body"
-        );
-        assert_eq!(a.chunks[0].vector, [1.0, 0.0, 0.0]);
-        assert_eq!(store.stored_vectors("c").await.unwrap(), None);
-
-        // The same answers as the same items written at version 3.
-        let fresh = service(PgConfig::new(&url).schema(schema("v3")).dimensions(3)).await;
-        for (item, vector) in items() {
-            match vector {
-                Some(v) => fresh.upsert_with_vectors(&[item], &[v]).await.unwrap(),
-                None => fresh
-                    .store()
-                    .put_items_with_vectors(&[item], None)
-                    .await
-                    .unwrap(),
-            }
-        }
-        let request = SearchRequest::new("alpha")
-            .unwrap()
-            .mode(SearchMode::Semantic);
-        let query = [0.8, 0.6, 0.0];
-        let before = fresh
-            .search_with_vector(&request, Some(&query))
-            .await
-            .unwrap();
-        let after = migrated
-            .search_with_vector(&request, Some(&query))
-            .await
-            .unwrap();
-        assert_eq!(before, after);
-        assert_eq!(after.results.len(), 2, "{after:?}");
-        assert_eq!(after.results[0].item_id, "b");
-        assert_eq!(migrated.nearest(&query, 3).await.unwrap().len(), 2);
-
-        // The item that had no embedding is still embedded on demand.
-        assert_eq!(migrated.embed_missing().await.unwrap(), 1);
-        assert_eq!(store.count_chunks().await.unwrap(), 3);
-        store.drop_schema().await.unwrap();
-        fresh.store().drop_schema().await.unwrap();
-    }
-}
+#[path = "schema_tests.rs"]
+mod tests;

@@ -129,18 +129,22 @@ impl PgSearchService {
         )?;
         let query = Vector::from(plan_vector.unwrap_or_default().to_vec());
         let all = crate::filter::Filter::everything();
-        let filter = SqlFilter::new(&all);
+        let filter = SqlFilter::new(&all, self.store.owner());
         let ef = k
             .max(self.config.candidates)
             .max(self.store.config().ef_search);
         let mut client = self.store.client().await?;
         let walked = vectors::walk(&mut client, &query, &filter, k, ef).await?;
         let keys: Vec<i64> = walked.iter().map(|k| *k as i64).collect();
-        let chunks = chunks::read(&client, &keys, Some(&query)).await?;
+        let owner = self.store.owner();
+        let chunks = chunks::read(&client, owner, &keys, Some(&query)).await?;
         let hits = vectors::vector_hits(self.config.chunk_rollup, &chunks, &walked, k);
         let err = pg_err("nearest ids");
         let rows = client
-            .query("SELECT key, id FROM items WHERE key = ANY($1)", &[&keys])
+            .query(
+                "SELECT key, id FROM items WHERE owner = $1 AND key = ANY($2)",
+                &[owner, &keys],
+            )
             .await
             .map_err(&err)?;
         let ids: HashMap<u64, String> = rows
@@ -160,7 +164,8 @@ impl PgSearchService {
         query_vector: Option<&[f32]>,
     ) -> Result<SearchPage> {
         let plan = Plan::new(request, query_vector, &*self.embedder, &self.config)?;
-        let filter = SqlFilter::new(&plan.filter);
+        let owner = self.store.owner();
+        let filter = SqlFilter::new(&plan.filter, owner);
         let mut client = self.store.client().await?;
         if plan.is_listing() {
             return list(&client, &plan, &filter).await;
@@ -197,10 +202,10 @@ impl PgSearchService {
         let ((mut items, metas), mut chunks) = match &query_vector {
             // Two statements pipelined on one connection: one round trip.
             Some(q) => tokio::try_join!(
-                read_items(&client, &keys),
-                chunks::read(&client, &keys, Some(q))
+                read_items(&client, owner, &keys),
+                chunks::read(&client, owner, &keys, Some(q))
             )?,
-            None => (read_items(&client, &keys).await?, HashMap::new()),
+            None => (read_items(&client, owner, &keys).await?, HashMap::new()),
         };
         if query_vector.is_some() {
             let rollup = self.config.chunk_rollup;
@@ -212,7 +217,7 @@ impl PgSearchService {
         let page_keys: Vec<u64> = ranked.page().iter().map(|s| s.key).collect();
         if query_vector.is_none() {
             let page: Vec<i64> = page_keys.iter().map(|k| *k as i64).collect();
-            chunks = chunks::read(&client, &page, None).await?;
+            chunks = chunks::read(&client, owner, &page, None).await?;
         }
         drop(client);
         let page: Vec<Option<Item>> = page_keys.iter().map(|k| items.remove(k)).collect();
@@ -222,19 +227,20 @@ impl PgSearchService {
     }
 }
 
-/// The rows of the items with `keys`, and their catalog facts.
+/// The rows of `owner`'s items with `keys`, and their catalog facts.
 async fn read_items(
     client: &deadpool_postgres::Client,
+    owner: &str,
     keys: &[i64],
 ) -> Result<(HashMap<u64, Item>, HashMap<u64, ItemMeta>)> {
     let err = pg_err("read candidates");
     let stmt = client
         .prepare_cached(&format!(
-            "SELECT {ITEM_COLUMNS} FROM items WHERE key = ANY($1)"
+            "SELECT {ITEM_COLUMNS} FROM items WHERE owner = $1 AND key = ANY($2)"
         ))
         .await
         .map_err(&err)?;
-    let rows = client.query(&stmt, &[&keys]).await.map_err(&err)?;
+    let rows = client.query(&stmt, &[&owner, &keys]).await.map_err(&err)?;
     let mut items: HashMap<u64, Item> = HashMap::with_capacity(rows.len());
     let mut metas: HashMap<u64, ItemMeta> = HashMap::with_capacity(rows.len());
     for row in &rows {
@@ -256,7 +262,7 @@ async fn list(
     let stmt = client
         .prepare_cached(&format!(
             "SELECT {ITEM_COLUMNS}, count(*) OVER () FROM items WHERE {FILTER}
-             ORDER BY updated_at DESC, id LIMIT $8"
+             ORDER BY updated_at DESC, id LIMIT $9"
         ))
         .await
         .map_err(&err)?;

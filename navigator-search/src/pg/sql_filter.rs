@@ -1,10 +1,13 @@
 //! A request's filter on PostgreSQL: the SQL condition over the items columns and its
-//! parameters, shared by the keyword, vector and listing queries.
+//! parameters, shared by the keyword, vector and listing queries. It names the owner of the
+//! store first: no search reads another owner's rows.
 
-/// The filter of a request as SQL over parameters `$1`..`$7` (categories, status, parent,
-/// updated from, updated to, any of these tags, all of these tags); the same conditions as
-/// the embedded engine's `Filter` (tags compared as `TagFilter::normalize` does).
-pub(super) const FILTER: &str = "category = ANY($1::text[])
+/// The filter of a request as SQL over parameters `$1`..`$8` (categories, status, parent,
+/// updated from, updated to, any of these tags, all of these tags, owner); the same conditions
+/// as the embedded engine's `Filter` (tags compared as `TagFilter::normalize` does), within
+/// one owner's items. The table must be named `items` (no alias).
+pub(super) const FILTER: &str = "items.owner = $8
+    AND category = ANY($1::text[])
     AND ($2::text IS NULL OR status = $2)
     AND ($3::text IS NULL OR parent_id = $3)
     AND ($4::timestamptz IS NULL OR updated_at >= $4)
@@ -14,7 +17,8 @@ pub(super) const FILTER: &str = "category = ANY($1::text[])
     AND ($7::text[] IS NULL
          OR ARRAY(SELECT lower(ltrim(btrim(t), '#')) FROM unnest(tags) AS t) @> $7)";
 
-/// A plan's [`Filter`](crate::filter::Filter) as the parameters `$1`..`$7` of [`FILTER`].
+/// A plan's [`Filter`](crate::filter::Filter) and the store's owner as the parameters
+/// `$1`..`$8` of [`FILTER`].
 pub(super) struct SqlFilter<'a> {
     /// Every category and nothing else: the chunk walk needs no join with the items.
     pub(super) unrestricted: bool,
@@ -25,10 +29,11 @@ pub(super) struct SqlFilter<'a> {
     end: Option<chrono::DateTime<chrono::Utc>>,
     any_tags: Option<Vec<String>>,
     all_tags: Option<Vec<String>>,
+    owner: &'a str,
 }
 
 impl<'a> SqlFilter<'a> {
-    pub(super) fn new(filter: &'a crate::filter::Filter) -> Self {
+    pub(super) fn new(filter: &'a crate::filter::Filter, owner: &'a str) -> Self {
         let (start, end) = filter
             .updated
             .as_ref()
@@ -54,10 +59,16 @@ impl<'a> SqlFilter<'a> {
             end,
             any_tags: tags(|t| &t.any),
             all_tags: tags(|t| &t.all),
+            owner,
         }
     }
 
-    /// `$1`..`$7`, then `rest` from `$8` on.
+    /// The owner, for the statements that need no other condition.
+    pub(super) fn owner(&self) -> &'a str {
+        self.owner
+    }
+
+    /// `$1`..`$8`, then `rest` from `$9` on.
     pub(super) fn params<'p>(&'p self, rest: &[&'p Param<'p>]) -> Vec<&'p Param<'p>> {
         let mut params: Vec<&'p Param<'p>> = vec![
             &self.categories,
@@ -67,6 +78,7 @@ impl<'a> SqlFilter<'a> {
             &self.end,
             &self.any_tags,
             &self.all_tags,
+            &self.owner,
         ];
         params.extend_from_slice(rest);
         params

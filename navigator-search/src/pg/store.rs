@@ -14,8 +14,9 @@ use tokio_postgres::NoTls;
 
 type CoreResult<T> = navigator_core::Result<T>;
 
-/// Items, TOC nodes, grips and conversations in one PostgreSQL schema; cheap to clone (the pool
-/// is shared).
+/// Items, TOC nodes, grips and conversations of one owner ([`PgConfig::owner`]) in one
+/// PostgreSQL schema; cheap to clone (the pool is shared). Every statement is scoped to the
+/// owner: handles with other owners on the same schema never see these rows.
 ///
 /// Timestamps are kept to the microsecond (PostgreSQL's `timestamptz`); finer parts are cut.
 ///
@@ -39,6 +40,7 @@ impl std::fmt::Debug for PgStore {
         // Never the URL: it may hold a password.
         f.debug_struct("PgStore")
             .field("schema", &self.config.schema)
+            .field("owner", &self.config.owner)
             .field("dimensions", &self.config.dimensions)
             .finish()
     }
@@ -94,6 +96,11 @@ impl PgStore {
         &self.config
     }
 
+    /// The owner every statement is scoped to.
+    pub(crate) fn owner(&self) -> &String {
+        &self.config.owner
+    }
+
     /// A pooled connection (waits at most [`PgConfig::wait_timeout`]).
     pub(crate) async fn client(&self) -> Result<deadpool_postgres::Client> {
         self.pool.get().await.map_err(pool_err)
@@ -110,7 +117,8 @@ impl PgStore {
             .map_err(pg_err("analyze"))
     }
 
-    /// Drops the schema and everything in it. For tests and tear-down; there is no undo.
+    /// Drops the schema and everything in it, every owner's rows included. For tests and
+    /// tear-down; there is no undo.
     pub async fn drop_schema(&self) -> Result<()> {
         let client = self.client().await?;
         client
@@ -136,12 +144,13 @@ impl PgStore {
         client.query(&stmt, params).await.map_err(pg_err(operation))
     }
 
+    /// The TOC nodes `sql` selects with the owner as `$1` and `param` as `$2`.
     async fn toc_nodes(
         &self,
         sql: &str,
         param: &(dyn tokio_postgres::types::ToSql + Sync),
     ) -> Result<Vec<TocNode>> {
-        self.query("read toc nodes", sql, &[param])
+        self.query("read toc nodes", sql, &[self.owner(), param])
             .await?
             .iter()
             .map(toc_from_row)
@@ -179,8 +188,11 @@ impl ItemStore for PgStore {
     }
 
     async fn get_item(&self, id: &str) -> CoreResult<Option<Item>> {
-        let sql = format!("SELECT {ITEM_COLUMNS} FROM items WHERE id = $1");
-        let rows = self.query("get item", &sql, &[&id]).await.map_err(core)?;
+        let sql = format!("SELECT {ITEM_COLUMNS} FROM items WHERE owner = $1 AND id = $2");
+        let rows = self
+            .query("get item", &sql, &[self.owner(), &id])
+            .await
+            .map_err(core)?;
         rows.first()
             .map(|r| item_from_row(r).map(|(_, i)| i))
             .transpose()
@@ -191,8 +203,8 @@ impl ItemStore for PgStore {
         let rows = self
             .query(
                 "delete item",
-                "DELETE FROM items WHERE id = $1 RETURNING 1",
-                &[&id],
+                "DELETE FROM items WHERE owner = $1 AND id = $2 RETURNING 1",
+                &[self.owner(), &id],
             )
             .await
             .map_err(core)?;
@@ -209,7 +221,8 @@ impl ItemStore for PgStore {
         // promises.
         let sql = format!(
             "SELECT {ITEM_COLUMNS} FROM items
-             WHERE ($1::text[] IS NULL OR category = ANY($1))
+             WHERE owner = $5
+               AND ($1::text[] IS NULL OR category = ANY($1))
                AND ($2::timestamptz IS NULL OR updated_at >= $2)
                AND ($3::text IS NULL OR id COLLATE \"C\" > $3)
              ORDER BY id COLLATE \"C\" LIMIT $4"
@@ -218,7 +231,13 @@ impl ItemStore for PgStore {
             .query(
                 "scan items",
                 &sql,
-                &[&categories, &scan.updated_since, &scan.after_id, &limit],
+                &[
+                    &categories,
+                    &scan.updated_since,
+                    &scan.after_id,
+                    &limit,
+                    self.owner(),
+                ],
             )
             .await
             .map_err(core)?;
@@ -230,15 +249,22 @@ impl ItemStore for PgStore {
 
     async fn count_items(&self) -> CoreResult<u64> {
         let rows = self
-            .query("count items", "SELECT count(*) FROM items", &[])
+            .query(
+                "count items",
+                "SELECT count(*) FROM items WHERE owner = $1",
+                &[self.owner()],
+            )
             .await
             .map_err(core)?;
         Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0).max(0) as u64))
     }
 
     async fn get_items(&self, ids: &[&str]) -> CoreResult<Vec<Option<Item>>> {
-        let sql = format!("SELECT {ITEM_COLUMNS} FROM items WHERE id = ANY($1)");
-        let rows = self.query("get items", &sql, &[&ids]).await.map_err(core)?;
+        let sql = format!("SELECT {ITEM_COLUMNS} FROM items WHERE owner = $1 AND id = ANY($2)");
+        let rows = self
+            .query("get items", &sql, &[self.owner(), &ids])
+            .await
+            .map_err(core)?;
         let mut found: HashMap<String, Item> = HashMap::with_capacity(rows.len());
         for row in &rows {
             let (_, item) = item_from_row(row).map_err(core)?;
@@ -254,8 +280,9 @@ impl AccessCounts for PgStore {
         let rows = self
             .query(
                 "record access",
-                "UPDATE items SET access_count = access_count + 1 WHERE id = $1 RETURNING access_count",
-                &[&id],
+                "UPDATE items SET access_count = access_count + 1
+                 WHERE owner = $1 AND id = $2 RETURNING access_count",
+                &[self.owner(), &id],
             )
             .await
             .map_err(core)?;
@@ -274,7 +301,7 @@ impl TocStore for PgStore {
     async fn get_toc_node(&self, node_id: &str) -> CoreResult<Option<TocNode>> {
         let nodes = self
             .toc_nodes(
-                "SELECT node_id, node, version FROM toc_nodes WHERE node_id = $1",
+                "SELECT node_id, node, version FROM toc_nodes WHERE owner = $1 AND node_id = $2",
                 &node_id,
             )
             .await
@@ -295,13 +322,19 @@ impl TocStore for PgStore {
         let rows = self
             .query(
                 "put toc node",
-                "INSERT INTO toc_nodes (node_id, level, start_time, version, node)
-                 VALUES ($1, $2, $3, 1, $4)
-                 ON CONFLICT (node_id) DO UPDATE SET level = EXCLUDED.level,
+                "INSERT INTO toc_nodes (owner, node_id, level, start_time, version, node)
+                 VALUES ($5, $1, $2, $3, 1, $4)
+                 ON CONFLICT (owner, node_id) DO UPDATE SET level = EXCLUDED.level,
                      start_time = EXCLUDED.start_time, node = EXCLUDED.node,
                      version = toc_nodes.version + 1
                  RETURNING version",
-                &[&node.node_id, &node.level.as_str(), &node.start_time, &json],
+                &[
+                    &node.node_id,
+                    &node.level.as_str(),
+                    &node.start_time,
+                    &json,
+                    self.owner(),
+                ],
             )
             .await
             .map_err(core)?;
@@ -312,7 +345,7 @@ impl TocStore for PgStore {
     async fn toc_children(&self, parent_id: &str) -> CoreResult<Vec<TocNode>> {
         let mut children = if parent_id.is_empty() {
             self.toc_nodes(
-                "SELECT node_id, node, version FROM toc_nodes WHERE level = $1",
+                "SELECT node_id, node, version FROM toc_nodes WHERE owner = $1 AND level = $2",
                 &TocLevel::Year.as_str(),
             )
             .await
@@ -325,7 +358,7 @@ impl TocStore for PgStore {
                 }
             })?;
             self.toc_nodes(
-                "SELECT node_id, node, version FROM toc_nodes WHERE node_id = ANY($1)",
+                "SELECT node_id, node, version FROM toc_nodes WHERE owner = $1 AND node_id = ANY($2)",
                 &parent.child_node_ids,
             )
             .await
@@ -359,9 +392,10 @@ impl TocStore for PgStore {
         }
         self.query(
             "put grips",
-            "INSERT INTO grips (grip_id, grip) SELECT * FROM unnest($1::text[], $2::jsonb[])
-             ON CONFLICT (grip_id) DO UPDATE SET grip = EXCLUDED.grip",
-            &[&ids, &docs],
+            "INSERT INTO grips (owner, grip_id, grip)
+             SELECT $3, * FROM unnest($1::text[], $2::jsonb[])
+             ON CONFLICT (owner, grip_id) DO UPDATE SET grip = EXCLUDED.grip",
+            &[&ids, &docs, self.owner()],
         )
         .await
         .map_err(core)?;
@@ -372,8 +406,8 @@ impl TocStore for PgStore {
         let rows = self
             .query(
                 "get grip",
-                "SELECT grip FROM grips WHERE grip_id = $1",
-                &[&grip_id],
+                "SELECT grip FROM grips WHERE owner = $1 AND grip_id = $2",
+                &[self.owner(), &grip_id],
             )
             .await
             .map_err(core)?;

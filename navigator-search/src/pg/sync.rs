@@ -26,7 +26,10 @@ pub struct SyncReport {
 /// Makes `target` hold exactly the items of `engine`: upserts every item with all its stored
 /// chunk vectors, spans and text hashes (in batches of 1 000 items, one transaction each, in
 /// the engine's key order so ties break the same way on both backends), then deletes the
-/// items the engine does not have.
+/// items the engine does not have. Only the target's owner ([`PgConfig::owner`]) is written
+/// and pruned; other owners' items in the schema are untouched.
+///
+/// [`PgConfig::owner`]: super::PgConfig::owner
 ///
 /// Idempotent: running it again writes the same rows. Items the embedded store holds without
 /// vectors (or with vectors of another width) are written without; their stored chunks in
@@ -90,7 +93,10 @@ pub async fn sync_from_engine(
     let ids: Vec<&str> = keyed.iter().map(|(_, i)| i.id.as_str()).collect();
     let client = target.store().client().await?;
     report.removed = client
-        .execute("DELETE FROM items WHERE NOT (id = ANY($1))", &[&ids])
+        .execute(
+            "DELETE FROM items WHERE owner = $2 AND NOT (id = ANY($1))",
+            &[&ids, target.store().owner()],
+        )
         .await
         .map_err(pg_err("sync: remove items the engine does not have"))?
         as usize;

@@ -17,9 +17,9 @@ use std::collections::{HashMap, HashSet};
 /// them up.
 const CHUNKS_PER_ITEM: usize = 4;
 
-/// The items of the chunks nearest to `query` passing `filter`: a pgvector HNSW scan of
-/// `pool × 4` chunks with search beam `ef`, in one transaction (for its `SET LOCAL`s); each
-/// item once, in the order the walk met it.
+/// The items of the chunks nearest to `query` passing `filter` (which names the owner): a
+/// pgvector HNSW scan of `pool × 4` chunks with search beam `ef`, in one transaction (for its
+/// `SET LOCAL`s); each item once, in the order the walk met it.
 pub(super) async fn walk(
     client: &mut deadpool_postgres::Client,
     query: &Vector,
@@ -42,16 +42,23 @@ pub(super) async fn walk(
     .map_err(&err)?;
     let rows = if filter.unrestricted {
         let stmt = tx
-            .prepare_cached("SELECT item_key FROM item_chunks ORDER BY embedding <=> $1 LIMIT $2")
+            .prepare_cached(
+                "SELECT item_key FROM item_chunks WHERE owner = $3
+                 ORDER BY embedding <=> $1 LIMIT $2",
+            )
             .await
             .map_err(&err)?;
-        tx.query(&stmt, &[query, &limit]).await.map_err(&err)?
+        tx.query(&stmt, &[query, &limit, &filter.owner()])
+            .await
+            .map_err(&err)?
     } else {
-        // FILTER names item columns; item_chunks has none of those names.
+        // FILTER names item columns (the owner qualified); item_chunks has none of the
+        // others. The join is on (owner, key): co-located, it stays on one shard.
         let stmt = tx
             .prepare_cached(&format!(
-                "SELECT c.item_key FROM item_chunks c JOIN items ON items.key = c.item_key
-                 WHERE {FILTER} ORDER BY c.embedding <=> $8 LIMIT $9"
+                "SELECT c.item_key FROM item_chunks c
+                 JOIN items ON items.owner = c.owner AND items.key = c.item_key
+                 WHERE c.owner = $8 AND {FILTER} ORDER BY c.embedding <=> $9 LIMIT $10"
             ))
             .await
             .map_err(&err)?;

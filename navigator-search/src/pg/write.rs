@@ -47,9 +47,9 @@ impl PgStore {
         for batch in keep.chunks(WRITE_BATCH) {
             let written: Vec<&Item> = batch.iter().map(|&i| &items[i]).collect();
             if vectors.is_none() {
-                chunks::drop_stale(&tx, &written).await?;
+                chunks::drop_stale(&tx, self.owner(), &written).await?;
             }
-            let keys = rows::upsert(&tx, &written).await?;
+            let keys = rows::upsert(&tx, self.owner(), &written).await?;
             if let Some(v) = vectors {
                 let mut embedded = Vec::with_capacity(batch.len());
                 for &i in batch {
@@ -60,7 +60,7 @@ impl PgStore {
                     })?;
                     embedded.push((*key, &items[i], &v[i]));
                 }
-                chunks::replace(&tx, &embedded).await?;
+                chunks::replace(&tx, self.owner(), &embedded).await?;
             }
         }
         tx.commit().await.map_err(pg_err("commit"))
@@ -106,13 +106,17 @@ impl PgStore {
     /// The stored chunk vectors of the items with `ids` (those without chunks left out).
     pub(crate) async fn vectors_by_id(&self, ids: &[&str]) -> Result<HashMap<String, ItemVectors>> {
         let client = self.client().await?;
-        chunks::vectors_by_id(&client, ids).await
+        chunks::vectors_by_id(&client, self.owner(), ids).await
     }
 
-    /// How many chunk vectors are stored, over all items.
+    /// How many chunk vectors are stored, over all the owner's items.
     pub async fn count_chunks(&self) -> Result<u64> {
         let rows = self
-            .query("count chunks", "SELECT count(*) FROM item_chunks", &[])
+            .query(
+                "count chunks",
+                "SELECT count(*) FROM item_chunks WHERE owner = $1",
+                &[self.owner()],
+            )
             .await?;
         Ok(rows.first().map_or(0, |r| r.get::<_, i64>(0).max(0) as u64))
     }
@@ -126,13 +130,15 @@ impl PgStore {
         let stmt = client
             .prepare_cached(&format!(
                 "SELECT {ITEM_COLUMNS} FROM items
-                 WHERE NOT EXISTS (SELECT 1 FROM item_chunks c WHERE c.item_key = items.key)
+                 WHERE owner = $2 AND NOT EXISTS (
+                     SELECT 1 FROM item_chunks c
+                     WHERE c.owner = items.owner AND c.item_key = items.key)
                  ORDER BY key LIMIT $1"
             ))
             .await
             .map_err(pg_err("scan unembedded"))?;
         let rows = client
-            .query(&stmt, &[&limit])
+            .query(&stmt, &[&limit, self.owner()])
             .await
             .map_err(pg_err("scan unembedded"))?;
         rows.iter()
