@@ -6,7 +6,12 @@
 //! ```text
 //! cargo bench -p navigator-eval --bench search            # everything (several minutes: builds 100k indexes)
 //! NAV_BENCH_SIZES=10000 cargo bench -p navigator-eval --bench search
+//! NAV_BENCH_SIZES=1000000 cargo bench -p navigator-eval --bench search   # 1M: ~15 min, ~8 GB disk
 //! ```
+//!
+//! Besides latency it prints, per size, how long reopening the built index takes and the
+//! process's resident memory (`VmRSS`) before and after that open: the difference is what the
+//! opened engine holds (the corpus itself stays in memory for the queries).
 //!
 //! The data is synthetic but shaped like a knowledge base: 64 topics, Zipf-distributed words
 //! with topic-specific vocabulary, 384-d vectors clustered by topic (MiniLM's width), queries
@@ -39,20 +44,40 @@ const TYPES: [ItemType; 12] = [
     ItemType::Organization,
 ];
 
-fn engine(c: &Corpus, embedder: Arc<dyn Embedder>) -> (SearchEngine, tempfile::TempDir, Duration) {
-    let dir = tempfile::tempdir().unwrap();
+fn open(dir: &std::path::Path, embedder: Arc<dyn Embedder>) -> SearchEngine {
     let clock = Arc::new(FixedClock("2027-06-01T00:00:00Z".parse().unwrap()));
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let engine = rt
-        .block_on(SearchEngine::open_with(
-            dir.path(),
-            embedder,
-            EngineConfig {
-                clock,
-                ..EngineConfig::default()
-            },
-        ))
-        .unwrap();
+    rt.block_on(SearchEngine::open_with(
+        dir,
+        embedder,
+        EngineConfig {
+            clock,
+            ..EngineConfig::default()
+        },
+    ))
+    .unwrap()
+}
+
+/// The process's resident memory in MiB (`VmRSS`; 0 where /proc is not there).
+fn rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn engine(c: &Corpus, embedder: Arc<dyn Embedder>) -> (SearchEngine, tempfile::TempDir, Duration) {
+    // Beside the target directory rather than in /tmp: a 1M index takes several GB.
+    let dir = tempfile::tempdir_in(
+        std::env::var_os("NAV_BENCH_DIR").unwrap_or_else(|| std::env::temp_dir().into_os_string()),
+    )
+    .unwrap();
+    let engine = open(dir.path(), embedder);
+    let rt = tokio::runtime::Runtime::new().unwrap();
     let t = Instant::now();
     for (items, vectors) in c.items.chunks(5_000).zip(c.vectors.chunks(5_000)) {
         rt.block_on(engine.upsert_with_vectors(items, vectors))
@@ -231,7 +256,13 @@ fn bench(cr: &mut Criterion) {
     let mut table = Vec::new();
     for &n in &sizes {
         let c = corpus(n, &TYPES);
-        let (engine, dir, index_time) = engine(&c, embedder.clone());
+        let (built, dir, index_time) = engine(&c, embedder.clone());
+        drop(built);
+        let rss_before = rss_mib();
+        let t = Instant::now();
+        let engine = open(dir.path(), embedder.clone());
+        let open_time = t.elapsed();
+        assert!(engine.repairs().is_empty(), "{:?}", engine.repairs());
         let (sqlite, sqlite_time) = Sqlite::build(&c, dir.path());
         table.push(format!(
             "| {n} | index throughput (items/s) | {:.0} | {:.0} | |",
@@ -260,6 +291,7 @@ fn bench(cr: &mut Criterion) {
             });
         }
         group.finish();
+        let rss_after = rss_mib();
 
         let ours = |mode: SearchMode| {
             percentiles(time_each(QUERIES, |i| {
@@ -270,7 +302,11 @@ fn bench(cr: &mut Criterion) {
             }))
         };
         // The baseline is slow at 100k: fewer queries keep the run in minutes.
-        let baseline_queries = if n > 20_000 { 40 } else { QUERIES };
+        let baseline_queries = match n {
+            0..=20_000 => QUERIES,
+            20_001..=200_000 => 40,
+            _ => 20,
+        };
         let theirs = |f: &dyn Fn(usize)| percentiles(time_each(baseline_queries, f));
         let rows = [
             (
@@ -304,6 +340,15 @@ fn bench(cr: &mut Criterion) {
         table.push(format!(
             "| {n} | HNSW recall@10 vs exact | {:.4} | 1.0 (exact scan) | |",
             hnsw_recall(&engine, &c)
+        ));
+        table.push(format!(
+            "| {n} | reopening the built index (s) | {:.2} | | |",
+            open_time.as_secs_f64()
+        ));
+        table.push(format!(
+            "| {n} | engine memory after open and queries (MiB, RSS − RSS before open) | {:.0} (process {:.0}) | | |",
+            rss_after - rss_before,
+            rss_after
         ));
     }
     println!("\n| items | measure | navigator (tantivy + usearch) | SQLite FTS5 + sqlite-vec | speed-up (p50) |");

@@ -18,7 +18,6 @@
 //! chunk's count is the sum of its pieces' counts, which matches the tokenizer's count of
 //! the joined text to within a token or two per piece (the model truncates the rare excess).
 
-#[cfg(feature = "postgres")]
 use crate::snippet::term_positions;
 use navigator_core::{Embedder, Item};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
@@ -379,9 +378,7 @@ pub fn text_hash(text: &str) -> u64 {
 
 /// Per chunk of `stored`, how well it covers the query terms: distinct terms first, then
 /// occurrences (one pass over the body, see [`term_positions`]). What a keyword-mode result
-/// of a chunked item takes its snippet passage by (the embedded engine's rule, for backends
-/// outside the engine).
-#[cfg(feature = "postgres")]
+/// of a chunked item takes its snippet passage by, on both backends.
 pub(crate) fn term_overlaps(body: &str, stored: &ItemVectors, query_terms: &[String]) -> Vec<f32> {
     // Positions come in text order, so each chunk's run is found by binary search.
     let found = term_positions(body, query_terms);
@@ -408,7 +405,6 @@ pub(crate) fn term_overlaps(body: &str, stored: &ItemVectors, query_terms: &[Str
 
 /// The index of the largest value (the first on ties); `None` when empty: the best chunk
 /// by [`term_overlaps`] or by similarity to the query.
-#[cfg(feature = "postgres")]
 pub(crate) fn argmax(values: &[f32]) -> Option<usize> {
     values
         .iter()
@@ -527,7 +523,6 @@ mod tests {
         assert_eq!(chunks.len(), 1);
     }
 
-    #[cfg(feature = "postgres")]
     #[test]
     fn the_best_chunk_by_terms_covers_most_distinct_query_terms() {
         let body = "alpha beta. alpha alpha. beta gamma alpha.";

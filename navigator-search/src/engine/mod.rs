@@ -252,20 +252,30 @@ impl SearchEngine {
         embedder: Arc<dyn Embedder>,
         config: EngineConfig,
     ) -> Result<(Self, Opened, Opened)> {
-        let (keyword, keyword_opened) = KeywordIndex::open(&dir.join("keyword"))?;
         // Graphs of versions before chunking (`vectors.*`, keyed by item) are rebuilt from
         // the store as `chunks.*`.
         for old in ["vectors.usearch", "vectors.f32"] {
             let _ = std::fs::remove_file(dir.join(old));
         }
-        let (mut vectors, vectors_opened) =
-            VectorIndex::open(&dir.join(VECTOR_FILES[0]), embedder.dimensions())?;
+        // The three reads are independent (each verifies or decodes its own files): side by
+        // side, opening a large index takes as long as the slowest of them.
+        let (keyword, vectors, catalog) = std::thread::scope(|scope| {
+            let keyword = scope.spawn(|| KeywordIndex::open(&dir.join("keyword")));
+            let vectors = scope
+                .spawn(|| VectorIndex::open(&dir.join(VECTOR_FILES[0]), embedder.dimensions()));
+            let mut catalog = Catalog::default();
+            let catalog = store
+                .for_each_item(|key, item| {
+                    catalog.insert(ItemMeta::new(key, &item));
+                    Ok(())
+                })
+                .map(|()| catalog);
+            (joined(keyword), joined(vectors), catalog)
+        });
+        let (keyword, keyword_opened) = keyword?;
+        let (mut vectors, vectors_opened) = vectors?;
         vectors.set_rollup(config.chunk_rollup);
-        let mut catalog = Catalog::default();
-        store.for_each_item(|key, item| {
-            catalog.insert(ItemMeta::new(key, &item));
-            Ok(())
-        })?;
+        let catalog = catalog?;
         let helper = config
             .parallel_retrieval
             .then(helper::Helper::start)
@@ -370,6 +380,13 @@ impl SearchEngine {
     pub fn repairs(&self) -> Vec<Repair> {
         self.repairs.lock().map(|r| r.clone()).unwrap_or_default()
     }
+}
+
+/// What a scoped thread returned; its panic resumed in the caller.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Removes a damaged bookkeeping file and the indexes derived with it, to be rebuilt from

@@ -4,11 +4,12 @@
 
 use super::SearchEngine;
 use crate::catalog::Catalog;
+use crate::chunk::{argmax, term_overlaps};
 use crate::filter::{checked_query_vector, Filter};
 use crate::retrieval::{
     embed_query, keyword_side, Candidates, ExactSimilarity, Plan, VectorSource,
 };
-use crate::snippet::{term_positions, MAX_SNIPPET_CHARS};
+use crate::snippet::MAX_SNIPPET_CHARS;
 use crate::vector::VectorIndex;
 use crate::Result;
 use navigator_core::{NavigationTarget, SearchPage, SearchRequest, SearchService};
@@ -48,44 +49,6 @@ impl VectorSource for CatalogVectors<'_> {
             catalog.get(item).is_some_and(|m| filter.matches(m))
         })
     }
-}
-
-/// Per chunk of `stored`, how well it covers the query terms: distinct terms first, then
-/// occurrences (one pass over the body, see [`term_positions`]).
-fn term_overlaps(body: &str, stored: &crate::ItemVectors, query_terms: &[String]) -> Vec<f32> {
-    // Positions come in text order, so each chunk's run is found by binary search.
-    let found = term_positions(body, query_terms);
-    stored
-        .chunks
-        .iter()
-        .map(|c| {
-            let (start, end) = (c.start as usize, c.end as usize);
-            let from = found.partition_point(|(at, _)| *at < start);
-            let (mut seen, mut more, mut count) = (0u64, Vec::new(), 0usize);
-            for &(_, t) in found[from..].iter().take_while(|(at, _)| *at < end) {
-                count += 1;
-                match t < 64 {
-                    true => seen |= 1 << t,
-                    false if !more.contains(&t) => more.push(t),
-                    false => {}
-                }
-            }
-            let distinct = seen.count_ones() as usize + more.len();
-            distinct as f32 + count as f32 / (count as f32 + 1.0)
-        })
-        .collect()
-}
-
-/// The index of the largest value (the first on ties); `None` when empty.
-fn argmax(values: &[f32]) -> Option<usize> {
-    values
-        .iter()
-        .enumerate()
-        .fold(None, |best: Option<(usize, f32)>, (i, &v)| match best {
-            Some((_, b)) if b >= v => best,
-            _ => Some((i, v)),
-        })
-        .map(|(i, _)| i)
 }
 
 impl ExactSimilarity for CatalogVectors<'_> {

@@ -8,6 +8,9 @@ use crate::chunk::ItemVectors;
 use crate::{Error, Result};
 use navigator_core::Item;
 
+/// Batches of at least this many items index their keywords and vectors side by side.
+const OVERLAP_MIN: usize = 256;
+
 /// How far a [`SearchEngine::bulk_load`] has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progress {
@@ -89,13 +92,26 @@ impl SearchEngine {
             .zip(vectors)
             .map(|(c, v)| (c.key, Some(v)))
             .collect();
-        self.vectors.apply_items(&vec_changes)?;
         let kw_changes: Vec<(u64, Option<&Item>)> = changes
             .iter()
             .zip(items)
             .map(|(c, it)| (c.key, Some(it)))
             .collect();
-        self.keyword.apply(&kw_changes, seq)?;
+        if items.len() >= OVERLAP_MIN {
+            // The keyword index (tantivy's own threads) and the graph (usearch, one thread
+            // per core) take a large batch side by side; each records its own progress, so
+            // either may finish first.
+            let (vectors, keyword) = std::thread::scope(|scope| {
+                let keyword = scope.spawn(|| self.keyword.apply(&kw_changes, seq));
+                let vectors = self.vectors.apply_items(&vec_changes);
+                (vectors, super::joined(keyword))
+            });
+            vectors?;
+            keyword?;
+        } else {
+            self.vectors.apply_items(&vec_changes)?;
+            self.keyword.apply(&kw_changes, seq)?;
+        }
         {
             let mut catalog = self.catalog.write().map_err(|e| self.lock_err(e))?;
             for (c, item) in changes.iter().zip(items) {

@@ -112,7 +112,6 @@
 
 mod chunks;
 mod conversations;
-mod embed;
 mod fulltext;
 mod lookup;
 mod rows;

@@ -6,7 +6,7 @@
 
 use super::rows::{item_from_row, ITEM_COLUMNS};
 use super::sql_filter::{SqlFilter, FILTER};
-use super::{chunks, embed, fulltext, pg_err, vectors, PgStore};
+use super::{chunks, fulltext, pg_err, vectors, PgStore};
 use crate::catalog::ItemMeta;
 use crate::retrieval::{embed_query, Candidates, Plan};
 use crate::snippet::LightSnippets;
@@ -78,7 +78,9 @@ impl PgSearchService {
         }
         let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
         let previous = self.store.vectors_by_id(&ids).await?;
-        let vectors = embed::embed_items(&self.embedder, &self.config, items, &previous).await?;
+        let vectors =
+            crate::chunk_embed::embed_items(&self.embedder, &self.config, items, previous.values())
+                .await?;
         self.upsert_embedded(items, &vectors).await
     }
 

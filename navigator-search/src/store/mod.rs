@@ -283,14 +283,34 @@ impl RedbStore {
         let txn = self.db.begin_read().map_err(|e| self.err(e))?;
         let t = txn.open_table(ITEMS).map_err(|e| self.err(e))?;
         let keys = txn.open_table(KEYS).map_err(|e| self.err(e))?;
+        // Both tables are ordered by id: walking them side by side finds each item's key
+        // without a lookup per item (a million lookups were most of opening a large index).
+        let mut key_rows = keys.iter().map_err(|e| self.err(e))?.peekable();
         for row in t.iter().map_err(|e| self.err(e))? {
             let (id, json) = row.map_err(|e| self.err(e))?;
             let item = self.decode(id.value(), json.value())?;
-            let key = keys
-                .get(id.value())
-                .map_err(|e| self.err(e))?
-                .map(|g| g.value())
-                .ok_or_else(|| self.corrupt("key", id.value(), "item has no index key"))?;
+            let mut key = None;
+            while let Some(Ok((key_id, k))) = key_rows.peek() {
+                match key_id.value().cmp(id.value()) {
+                    std::cmp::Ordering::Less => {
+                        key_rows.next();
+                    }
+                    std::cmp::Ordering::Equal => {
+                        key = Some(k.value());
+                        key_rows.next();
+                        break;
+                    }
+                    std::cmp::Ordering::Greater => break,
+                }
+            }
+            let key = match key {
+                Some(key) => key,
+                None => keys
+                    .get(id.value())
+                    .map_err(|e| self.err(e))?
+                    .map(|g| g.value())
+                    .ok_or_else(|| self.corrupt("key", id.value(), "item has no index key"))?,
+            };
             f(key, item)?;
         }
         Ok(())

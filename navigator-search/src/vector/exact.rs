@@ -1,5 +1,11 @@
-//! [`ExactVectors`]: every item's f32 vector in one contiguous table, for exact cosine
-//! similarities (the graph only holds 8-bit codes), and its file.
+//! [`ExactVectors`]: every item's f32 vector, for exact cosine similarities (the graph only
+//! holds 8-bit codes), and its file.
+//!
+//! A table read from its file stays in the file: the file is memory-mapped (on Unix) and its
+//! entries are used where they are, so opening a large index neither copies the vectors nor
+//! makes them resident — a query touches only the pages of the vectors it re-ranks. Vectors
+//! written since live in memory beside it until the next save. Opening reads the file once
+//! (not through the mapping) to check its checksum and collect its keys.
 //!
 //! File layout (little-endian), format 2: the magic `NAVEXACT`, the format version (`u32`),
 //! the width (`u32`), the entry count (`u64`), the graph file's length (`u64`) and CRC-32
@@ -8,8 +14,9 @@
 //! without verifying it (a damaged graph once crashed the process): the engine checks the
 //! graph's bytes against them before handing them to usearch.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"NAVEXACT";
@@ -36,17 +43,47 @@ impl GraphSum {
     }
 }
 
-/// Exact vectors by key; freed slots are reused.
+/// Where a key's vector is: a slot in memory, or an entry of the file the table was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Memory(usize),
+    File(usize),
+}
+
+/// The bytes of a table file the table was read from: mapped on Unix, read elsewhere (a
+/// mapped file cannot be replaced by a rename on Windows).
+enum FileBytes {
+    #[cfg(unix)]
+    Mapped(memmap2::Mmap),
+    #[cfg_attr(unix, allow(dead_code))]
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            #[cfg(unix)]
+            FileBytes::Mapped(map) => map,
+            FileBytes::Read(bytes) => bytes,
+        }
+    }
+}
+
+/// Exact vectors by key; freed memory slots are reused.
 pub(super) struct ExactVectors {
     dims: usize,
-    slot_of: HashMap<u64, usize>,
-    /// The key in each slot (`None` once freed).
+    slot_of: HashMap<u64, Slot>,
+    /// The key in each memory slot (`None` once freed).
     keys: Vec<Option<u64>>,
-    /// `dims` values per slot.
+    /// `dims` values per memory slot.
     data: Vec<f32>,
-    /// 1 / the Euclidean norm of each slot's vector (0 for a zero vector).
+    /// 1 / the Euclidean norm of each memory slot's vector (0 for a zero vector).
     inv_norm: Vec<f32>,
     free: Vec<usize>,
+    /// The file the table was read from (its entries are `Slot::File`).
+    file: Option<FileBytes>,
 }
 
 impl ExactVectors {
@@ -58,6 +95,7 @@ impl ExactVectors {
             data: Vec::new(),
             inv_norm: Vec::new(),
             free: Vec::new(),
+            file: None,
         }
     }
 
@@ -80,15 +118,16 @@ impl ExactVectors {
     pub(super) fn put(&mut self, key: u64, v: &[f32]) {
         debug_assert_eq!(v.len(), self.dims);
         let slot = match self.slot_of.get(&key) {
-            Some(&slot) => slot,
-            None => {
+            Some(&Slot::Memory(slot)) => slot,
+            // A key of the file (whose entry is left as it is) or a new one.
+            _ => {
                 let slot = self.free.pop().unwrap_or_else(|| {
                     self.keys.push(None);
                     self.inv_norm.push(0.0);
                     self.data.resize(self.data.len() + self.dims, 0.0);
                     self.keys.len() - 1
                 });
-                self.slot_of.insert(key, slot);
+                self.slot_of.insert(key, Slot::Memory(slot));
                 self.keys[slot] = Some(key);
                 slot
             }
@@ -99,7 +138,7 @@ impl ExactVectors {
 
     /// Forgets `key`'s vector.
     pub(super) fn remove(&mut self, key: u64) {
-        if let Some(slot) = self.slot_of.remove(&key) {
+        if let Some(Slot::Memory(slot)) = self.slot_of.remove(&key) {
             self.keys[slot] = None;
             self.free.push(slot);
         }
@@ -113,9 +152,44 @@ impl ExactVectors {
     /// The exact cosine similarity of `query` (whose inverse norm is `query_inv_norm`) to
     /// `key`'s vector; `None` when `key` has none. 0 when either vector is zero.
     pub(super) fn similarity(&self, key: u64, query: &[f32], query_inv_norm: f32) -> Option<f32> {
-        let slot = *self.slot_of.get(&key)?;
-        let v = &self.data[slot * self.dims..(slot + 1) * self.dims];
-        Some(dot(query, v) * query_inv_norm * self.inv_norm[slot])
+        match *self.slot_of.get(&key)? {
+            Slot::Memory(slot) => {
+                let v = &self.data[slot * self.dims..(slot + 1) * self.dims];
+                Some(dot(query, v) * query_inv_norm * self.inv_norm[slot])
+            }
+            Slot::File(entry) => {
+                let v = self.file_vector(entry)?;
+                Some(dot(query, &v) * query_inv_norm * inverse_norm(&v))
+            }
+        }
+    }
+
+    /// The bytes of entry `entry` of the file (key, then the vector).
+    fn file_entry(&self, entry: usize) -> Option<&[u8]> {
+        let len = 8 + 4 * self.dims;
+        let at = HEADER + entry * len;
+        self.file.as_deref()?.get(at..at + len)
+    }
+
+    /// The vector of entry `entry` of the file: borrowed where the bytes are aligned
+    /// little-endian f32 (a mapped file: the header and each key are multiples of 4 bytes),
+    /// decoded otherwise.
+    fn file_vector(&self, entry: usize) -> Option<Cow<'_, [f32]>> {
+        let bytes = &self.file_entry(entry)?[8..];
+        if cfg!(target_endian = "little") {
+            // SAFETY: every bit pattern is a valid f32; `align_to` only yields the aligned
+            // middle, used only when it covers the whole vector.
+            let (head, floats, tail) = unsafe { bytes.align_to::<f32>() };
+            if head.is_empty() && tail.is_empty() {
+                return Some(Cow::Borrowed(floats));
+            }
+        }
+        Some(Cow::Owned(
+            bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+        ))
     }
 
     /// Writes the table, with the sum of the graph it belongs to, to `path` and flushes it
@@ -133,6 +207,23 @@ impl ExactVectors {
         out.write_all(&0u32.to_le_bytes())?;
         let mut crc = crc32fast::Hasher::new();
         let mut buf = Vec::with_capacity(8 + 4 * self.dims);
+        // The file's live entries in file order, then the memory slots in slot order.
+        let mut from_file: Vec<usize> = self
+            .slot_of
+            .values()
+            .filter_map(|s| match s {
+                Slot::File(entry) => Some(*entry),
+                Slot::Memory(_) => None,
+            })
+            .collect();
+        from_file.sort_unstable();
+        for entry in from_file {
+            let bytes = self.file_entry(entry).ok_or_else(|| {
+                std::io::Error::other(format!("entry {entry} is outside the table's file"))
+            })?;
+            crc.update(bytes);
+            out.write_all(bytes)?;
+        }
         for (slot, key) in self.keys.iter().enumerate() {
             let Some(key) = key else { continue };
             buf.clear();
@@ -150,11 +241,17 @@ impl ExactVectors {
 
     /// Reads a table written by [`Self::save`] and the sum of its graph; why not when the
     /// file is missing, torn, damaged (its checksum), of another format or of another width.
+    /// The file is read once to verify it and collect its keys, then mapped (on Unix): its
+    /// vectors are not copied.
     pub(super) fn load(path: &Path, dims: usize) -> Result<(Self, GraphSum), String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
-        let header = bytes
-            .get(..HEADER)
-            .ok_or_else(|| format!("{} bytes, shorter than its header", bytes.len()))?;
+        let mut file = std::fs::File::open(path).map_err(|e| format!("cannot be read: {e}"))?;
+        let io = |e: std::io::Error| format!("cannot be read: {e}");
+        let file_len = file.metadata().map_err(io)?.len();
+        let mut header = [0u8; HEADER];
+        let got = read_up_to(&mut file, &mut header).map_err(io)?;
+        if got < HEADER {
+            return Err(format!("{got} bytes, shorter than its header"));
+        }
         let u32_at = |i: usize| u32::from_le_bytes(std::array::from_fn(|j| header[i + j]));
         let u64_at = |i: usize| u64::from_le_bytes(std::array::from_fn(|j| header[i + j]));
         if &header[..8] != MAGIC {
@@ -167,38 +264,89 @@ impl ExactVectors {
             return Err(format!("{}-d vectors, not {dims}-d", u32_at(12)));
         }
         let entry = 8 + 4 * dims;
-        let expected = usize::try_from(u64_at(16))
-            .ok()
+        let count = usize::try_from(u64_at(16)).ok();
+        let expected = count
             .and_then(|count| count.checked_mul(entry))
             .and_then(|body| body.checked_add(HEADER));
-        if expected != Some(bytes.len()) {
+        let (Some(count), Some(expected)) = (count, expected) else {
+            return Err(format!("{} entries, more than fit in memory", u64_at(16)));
+        };
+        if expected as u64 != file_len {
             return Err(format!(
-                "{} bytes, not what {} entries take",
-                bytes.len(),
+                "{file_len} bytes, not what {} entries take",
                 u64_at(16)
             ));
         }
-        let body = &bytes[HEADER..];
-        if crc32fast::hash(body) != u32_at(BODY_CRC_AT as usize) {
+        // One pass over the entries, in blocks: their checksum and their keys.
+        let mut crc = crc32fast::Hasher::new();
+        let mut slot_of: HashMap<u64, Slot> = HashMap::with_capacity(count);
+        let per_block = ((1 << 20) / entry).max(1);
+        let mut block = vec![0u8; per_block * entry];
+        let (mut done, mut twice) = (0, None);
+        while done < count {
+            let n = per_block.min(count - done);
+            let bytes = &mut block[..n * entry];
+            file.read_exact(bytes).map_err(io)?;
+            crc.update(bytes);
+            for (i, e) in bytes.chunks_exact(entry).enumerate() {
+                let key = u64::from_le_bytes(std::array::from_fn(|j| e[j]));
+                if slot_of.insert(key, Slot::File(done + i)).is_some() {
+                    twice.get_or_insert(key);
+                }
+            }
+            done += n;
+        }
+        if crc.finalize() != u32_at(BODY_CRC_AT as usize) {
             return Err("its entries fail their checksum".into());
+        }
+        if let Some(key) = twice {
+            return Err(format!("key {key} twice"));
         }
         let graph = GraphSum {
             len: u64_at(24),
             crc: u32_at(32),
         };
         let mut table = Self::new(dims);
-        let mut v = vec![0f32; dims];
-        for chunk in body.chunks_exact(entry) {
-            let key = u64::from_le_bytes(std::array::from_fn(|j| chunk[j]));
-            for (x, b) in v.iter_mut().zip(chunk[8..].chunks_exact(4)) {
-                *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        if count > 0 {
+            table.file = Some(file_bytes(&mut file).map_err(io)?);
+            if table.file.as_deref().map(<[u8]>::len) != Some(expected) {
+                return Err("changed while it was read".into());
             }
-            if table.slot_of.contains_key(&key) {
-                return Err(format!("key {key} twice"));
-            }
-            table.put(key, &v);
         }
+        table.slot_of = slot_of;
         Ok((table, graph))
+    }
+}
+
+/// Reads until `buf` is full or the file ends; how many bytes were read.
+fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
+}
+
+/// The whole of `file`: mapped on Unix (the engine replaces the file only by renaming a new
+/// one over it, which leaves a mapping of the old one intact), read elsewhere.
+fn file_bytes(file: &mut std::fs::File) -> std::io::Result<FileBytes> {
+    #[cfg(unix)]
+    {
+        // SAFETY: the engine never writes to or truncates a table file in place: a new table
+        // is written to a temporary file and renamed over the old one, so the mapped bytes
+        // stay as they were verified for as long as the mapping lives.
+        let map = unsafe { memmap2::Mmap::map(&*file)? };
+        Ok(FileBytes::Mapped(map))
+    }
+    #[cfg(not(unix))]
+    {
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(0))?;
+        file.read_to_end(&mut bytes)?;
+        Ok(FileBytes::Read(bytes))
     }
 }
 
@@ -305,5 +453,54 @@ mod tests {
         std::fs::write(&path, &v1).unwrap();
         assert!(err(ExactVectors::load(&path, 3)).contains("format 1"));
         assert!(ExactVectors::load(&dir.path().join("missing"), 3).is_err());
+    }
+
+    #[test]
+    fn a_loaded_table_reads_its_file_in_place_and_takes_changes_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.f32");
+        let dims = 5;
+        let vector =
+            |k: u64| -> Vec<f32> { (0..dims).map(|i| (k * 7 + i as u64) as f32 - 3.0).collect() };
+        let mut t = ExactVectors::new(dims);
+        for k in 0..40u64 {
+            t.put(k, &vector(k));
+        }
+        let sum = GraphSum::of(b"g");
+        t.save(&path, sum).unwrap();
+        let (mut loaded, _) = ExactVectors::load(&path, dims).unwrap();
+        assert!(
+            loaded.file.is_some() && loaded.keys.is_empty(),
+            "nothing copied"
+        );
+        let q = vector(1000);
+        let qi = inverse_norm(&q);
+        for k in [0u64, 17, 39] {
+            let (a, b) = (
+                loaded.similarity(k, &q, qi).unwrap(),
+                t.similarity(k, &q, qi).unwrap(),
+            );
+            assert!((a - b).abs() < 1e-6, "key {k}: {a} vs {b}");
+        }
+        // Replace a key of the file, remove another, add a new one; save over the mapped file.
+        loaded.put(17, &vector(500));
+        loaded.remove(3);
+        loaded.put(99, &vector(99));
+        assert_eq!(loaded.len(), 40);
+        loaded.save(&path.with_extension("tmp"), sum).unwrap();
+        std::fs::rename(path.with_extension("tmp"), &path).unwrap();
+        // The old mapping still reads what it verified.
+        assert!(loaded.similarity(18, &q, qi).is_some());
+        let (back, _) = ExactVectors::load(&path, dims).unwrap();
+        assert_eq!(back.len(), 40);
+        assert!(back.similarity(3, &q, qi).is_none());
+        let replaced = navigator_core::cosine(&q, &vector(500));
+        assert!((back.similarity(17, &q, qi).unwrap() - replaced).abs() < 1e-6);
+        let added = navigator_core::cosine(&q, &vector(99));
+        assert!((back.similarity(99, &q, qi).unwrap() - added).abs() < 1e-6);
+        let mut keys: Vec<u64> = back.keys().collect();
+        keys.sort_unstable();
+        assert_eq!(keys.len(), 40);
+        assert!(!keys.contains(&3) && keys.contains(&99));
     }
 }

@@ -1,8 +1,7 @@
-//! Embedding on write for PostgreSQL, by the embedded engine's rules: items cut into chunks
-//! by the one chunker ([`crate::chunk`]) with the window of the embedder and the
-//! [`EngineConfig`], and only the chunks whose text has no stored vector embedded (matched by
-//! text hash, as `engine/embed.rs` does), so editing one section of a long note embeds that
-//! section again, not the note.
+//! Embedding on write, for both backends: items cut into chunks by the one chunker
+//! ([`crate::chunk`]) with the window of the embedder and the [`EngineConfig`], and only the
+//! chunks whose text has no stored vector embedded (matched by text hash), so editing one
+//! section of a long note embeds that section again, not the note.
 
 use crate::chunk::{chunk_item, text_hash, ChunkLimits, ChunkVector, ItemVectors};
 use crate::{EngineConfig, Error, Result};
@@ -10,13 +9,13 @@ use navigator_core::{Embedder, Item};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-/// The chunk vectors of each of `items`, reusing those of `previous` (stored vectors by item
-/// id) whose text hash a chunk has.
-pub(super) async fn embed_items(
+/// The chunk vectors of each of `items`, reusing those of `previous` (the items' stored
+/// vectors) whose text hash a chunk has.
+pub(crate) async fn embed_items<'p>(
     embedder: &Arc<dyn Embedder>,
     config: &EngineConfig,
     items: &[Item],
-    previous: &HashMap<String, ItemVectors>,
+    previous: impl IntoIterator<Item = &'p ItemVectors>,
 ) -> Result<Vec<ItemVectors>> {
     let dims = embedder.dimensions();
     let limits = ChunkLimits::for_embedder(&**embedder, config.chunk_tokens, config.chunk_overlap);
@@ -31,7 +30,7 @@ pub(super) async fn embed_items(
     })
     .await?;
     let known: HashMap<u64, &[f32]> = previous
-        .values()
+        .into_iter()
         .flat_map(|v| &v.chunks)
         .filter(|c| c.text_hash != 0 && c.vector.len() == dims)
         .map(|c| (c.text_hash, c.vector.as_slice()))
