@@ -265,7 +265,7 @@ impl SearchEngine {
                 .spawn(|| VectorIndex::open(&dir.join(VECTOR_FILES[0]), embedder.dimensions()));
             let mut catalog = Catalog::default();
             let catalog = store
-                .for_each_item(|key, item| {
+                .for_each_item_facts(|key, item| {
                     catalog.insert(ItemMeta::new(key, &item));
                     Ok(())
                 })

@@ -8,6 +8,7 @@
 //! which repairs any divergence left by a crash between the store commit and the index writes.
 
 mod conversations;
+mod facts;
 mod probe;
 mod service;
 
@@ -140,9 +141,12 @@ impl RedbStore {
             let mut ids = txn.open_table(IDS).map_err(|e| self.err(e))?;
             let mut vec_t = txn.open_table(VECTORS).map_err(|e| self.err(e))?;
             let mut log = txn.open_table(CHANGES).map_err(|e| self.err(e))?;
+            let mut facts_t = txn.open_table(facts::FACTS).map_err(|e| self.err(e))?;
             let mut counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
             let mut next_key = counter(&counters, NEXT_KEY).map_err(|e| self.err(e))?;
             let mut next_seq = counter(&counters, NEXT_SEQ).map_err(|e| self.err(e))?;
+            let facts_whole =
+                counter(&counters, facts::FACTS_SEQ).map_err(|e| self.err(e))? == next_seq;
             for (i, item) in items.iter().enumerate() {
                 let existing = keys
                     .get(item.id.as_str())
@@ -182,6 +186,10 @@ impl RedbStore {
                         }
                     }
                 }
+                let item_facts = facts::encode(item).map_err(|e| self.err(e))?;
+                facts_t
+                    .insert(key, item_facts.as_slice())
+                    .map_err(|e| self.err(e))?;
                 next_seq += 1;
                 log.insert(next_seq, key).map_err(|e| self.err(e))?;
                 changes.push(Change { seq: next_seq, key });
@@ -192,6 +200,11 @@ impl RedbStore {
             counters
                 .insert(NEXT_SEQ, next_seq)
                 .map_err(|e| self.err(e))?;
+            if facts_whole {
+                counters
+                    .insert(facts::FACTS_SEQ, next_seq)
+                    .map_err(|e| self.err(e))?;
+            }
         }
         txn.commit().map_err(|e| self.err(e))?;
         Ok(changes)
@@ -213,8 +226,15 @@ impl RedbStore {
                 .ok_or_else(|| self.corrupt("key", id, "item has no index key"))?;
             let mut vec_t = txn.open_table(VECTORS).map_err(|e| self.err(e))?;
             vec_t.remove(key).map_err(|e| self.err(e))?;
+            let mut facts_t = txn.open_table(facts::FACTS).map_err(|e| self.err(e))?;
+            facts_t.remove(key).map_err(|e| self.err(e))?;
             let mut counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
             let seq = counter(&counters, NEXT_SEQ).map_err(|e| self.err(e))? + 1;
+            if counter(&counters, facts::FACTS_SEQ).map_err(|e| self.err(e))? == seq - 1 {
+                counters
+                    .insert(facts::FACTS_SEQ, seq)
+                    .map_err(|e| self.err(e))?;
+            }
             counters.insert(NEXT_SEQ, seq).map_err(|e| self.err(e))?;
             let mut log = txn.open_table(CHANGES).map_err(|e| self.err(e))?;
             log.insert(seq, key).map_err(|e| self.err(e))?;
@@ -314,6 +334,64 @@ impl RedbStore {
             f(key, item)?;
         }
         Ok(())
+    }
+
+    /// Calls `f` with the key and the facts (the item without body and metadata) of every
+    /// item: what the engine's catalog is built from. Rebuilds the facts table from the items
+    /// first when it is not known to be complete (a store written by an earlier version).
+    pub(crate) fn for_each_item_facts(
+        &self,
+        mut f: impl FnMut(u64, Item) -> Result<()>,
+    ) -> Result<()> {
+        let whole = {
+            let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+            let counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
+            let next_seq = counter(&counters, NEXT_SEQ).map_err(|e| self.err(e))?;
+            counter(&counters, facts::FACTS_SEQ).map_err(|e| self.err(e))? == next_seq
+                && txn
+                    .open_table(facts::FACTS)
+                    .and_then(|t| t.len().map_err(Into::into))
+                    .ok()
+                    == txn
+                        .open_table(ITEMS)
+                        .and_then(|t| t.len().map_err(Into::into))
+                        .ok()
+        };
+        if !whole {
+            self.rebuild_facts()?;
+        }
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let t = txn.open_table(facts::FACTS).map_err(|e| self.err(e))?;
+        for row in t.iter().map_err(|e| self.err(e))? {
+            let (key, bytes) = row.map_err(|e| self.err(e))?;
+            let item = facts::decode(bytes.value())
+                .map_err(|e| self.corrupt("facts", &key.value().to_string(), e))?;
+            f(key.value(), item)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the facts table again from the items, in one transaction.
+    fn rebuild_facts(&self) -> Result<()> {
+        let mut rows: Vec<(u64, Vec<u8>)> = Vec::new();
+        self.for_each_item(|key, item| {
+            rows.push((key, facts::encode(&item).map_err(|e| self.err(e))?));
+            Ok(())
+        })?;
+        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        {
+            txn.delete_table(facts::FACTS).map_err(|e| self.err(e))?;
+            let mut t = txn.open_table(facts::FACTS).map_err(|e| self.err(e))?;
+            for (key, bytes) in &rows {
+                t.insert(*key, bytes.as_slice()).map_err(|e| self.err(e))?;
+            }
+            let mut counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
+            let next_seq = counter(&counters, NEXT_SEQ).map_err(|e| self.err(e))?;
+            counters
+                .insert(facts::FACTS_SEQ, next_seq)
+                .map_err(|e| self.err(e))?;
+        }
+        txn.commit().map_err(|e| self.err(e))
     }
 
     /// The stored vectors of an item key.
@@ -445,6 +523,19 @@ impl RedbStore {
             item.access_count = item.access_count.saturating_add(1);
             let json = serde_json::to_vec(&item).map_err(|e| self.err(e))?;
             t.insert(id, json.as_slice()).map_err(|e| self.err(e))?;
+            let key = txn
+                .open_table(KEYS)
+                .map_err(|e| self.err(e))?
+                .get(id)
+                .map_err(|e| self.err(e))?
+                .map(|g| g.value());
+            if let Some(key) = key {
+                let item_facts = facts::encode(&item).map_err(|e| self.err(e))?;
+                txn.open_table(facts::FACTS)
+                    .map_err(|e| self.err(e))?
+                    .insert(key, item_facts.as_slice())
+                    .map_err(|e| self.err(e))?;
+            }
             item
         };
         txn.commit().map_err(|e| self.err(e))?;
@@ -479,6 +570,7 @@ fn create_tables(db: &Database) -> std::result::Result<(), Box<redb::Error>> {
         txn.open_table(GRIPS).map(drop),
         txn.open_table(CONVERSATIONS).map(drop),
         txn.open_table(META).map(drop),
+        txn.open_table(facts::FACTS).map(drop),
     ] {
         result.map_err(|e| Box::new(e.into()))?;
     }
@@ -524,6 +616,56 @@ mod tests {
             .unwrap()
             .to_utc();
         Item::new(id, ItemType::Task, format!("title {id}"), t).unwrap()
+    }
+
+    /// Every item's facts, by key, as the catalog reads them.
+    fn facts_of(store: &RedbStore) -> Vec<(u64, Item)> {
+        let mut all = Vec::new();
+        store
+            .for_each_item_facts(|key, item| {
+                all.push((key, item));
+                Ok(())
+            })
+            .unwrap();
+        all
+    }
+
+    #[test]
+    fn facts_follow_every_write_and_are_rebuilt_when_not_known_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RedbStore::open(&dir.path().join("s.redb")).unwrap();
+        let mut items: Vec<Item> = (0..5).map(|i| item(&format!("t{i}"))).collect();
+        items[1].body = "a body the facts leave out".into();
+        store.write_items(&items, None).unwrap();
+        store.remove_item("t3").unwrap();
+        store.bump_access("t2").unwrap();
+        items[0].title = "renamed".into();
+        store.write_items(&items[..1], None).unwrap();
+        let facts = facts_of(&store);
+        let ids: Vec<&str> = facts.iter().map(|(_, i)| i.id.as_str()).collect();
+        assert_eq!(ids, ["t0", "t1", "t2", "t4"], "in key order, t3 gone");
+        assert_eq!(facts[0].1.title, "renamed");
+        assert_eq!(facts[1].1.body, "", "no body");
+        assert_eq!(facts[2].1.access_count, 1);
+
+        // A store whose facts are not known to be whole (written by an earlier version):
+        // rebuilt from the items.
+        let txn = store.db.begin_write().unwrap();
+        {
+            txn.open_table(COUNTERS)
+                .unwrap()
+                .remove(facts::FACTS_SEQ)
+                .unwrap();
+            txn.open_table(facts::FACTS).unwrap().remove(1).unwrap();
+        }
+        txn.commit().unwrap();
+        store.bump_access("t4").unwrap();
+        let rebuilt = facts_of(&store);
+        assert_eq!(rebuilt.len(), 4);
+        assert_eq!(rebuilt[0].1.title, "renamed");
+        assert_eq!(rebuilt[3].1.access_count, 1);
+        store.write_items(&[item("t9")], None).unwrap();
+        assert_eq!(facts_of(&store).len(), 5, "whole again, and kept so");
     }
 
     /// Defect 4 of the reliability audit: a truncated store file made open panic inside

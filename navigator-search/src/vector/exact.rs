@@ -35,6 +35,7 @@ pub(super) struct GraphSum {
 
 impl GraphSum {
     /// The sum of a graph's serialized bytes.
+    #[cfg(test)]
     pub(super) fn of(bytes: &[u8]) -> Self {
         Self {
             len: bytes.len() as u64,

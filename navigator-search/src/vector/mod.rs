@@ -54,6 +54,32 @@ const PARALLEL_ADD_MIN: usize = 256;
 struct Inner {
     graph: Index,
     exact: ExactVectors,
+    /// Whether `graph` is a read-only view of its file (as opened); the first change copies
+    /// it into memory ([`Inner::thaw`]).
+    viewed: bool,
+}
+
+impl Inner {
+    /// Makes a viewed graph writable: copies it into memory (what opening used to do), so
+    /// an index that is only searched never pays for the copy.
+    fn thaw(&mut self) -> std::result::Result<(), String> {
+        if !self.viewed {
+            return Ok(());
+        }
+        let mut bytes = vec![0u8; self.graph.serialized_length()];
+        self.graph
+            .save_to_buffer(&mut bytes)
+            .map_err(|e| e.to_string())?;
+        let graph = Index::restore_from_buffer(&bytes).map_err(|e| e.to_string())?;
+        graph.change_expansion_add(EXPANSION_ADD);
+        graph.change_expansion_search(EXPANSION_SEARCH);
+        graph
+            .reserve_capacity_and_threads(graph.size().max(1024), SEARCH_THREADS)
+            .map_err(|e| e.to_string())?;
+        self.graph = graph;
+        self.viewed = false;
+        Ok(())
+    }
 }
 
 /// The usearch HNSW index with its exact vectors.
@@ -102,17 +128,30 @@ fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
     let exact_file = exact_path(path);
     let (exact, sum) = ExactVectors::load(&exact_file, dims)
         .map_err(|why| format!("{}: {why}", name(&exact_file)))?;
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot be read: {e}", name(path)))?;
-    if GraphSum::of(&bytes) != sum {
+    let read_sum =
+        file_sum(path, false).map_err(|e| format!("{}: cannot be read: {e}", name(path)))?;
+    if read_sum != sum {
         return Err(format!(
             "{}: {} bytes that do not match the length ({}) and checksum {} records",
             name(path),
-            bytes.len(),
+            read_sum.len,
             sum.len,
             name(&exact_file)
         ));
     }
-    let graph = Index::restore_from_buffer(&bytes).map_err(|e| format!("{}: {e}", name(path)))?;
+    // Verified: now usearch may read it. On Unix the graph is a view of the file (mapped,
+    // not copied; the engine replaces the file only by renaming a new one over it).
+    let (graph, viewed) = if cfg!(unix) {
+        let graph = Index::restore_view(&path.to_string_lossy())
+            .map_err(|e| format!("{}: {e}", name(path)))?;
+        (graph, true)
+    } else {
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("{}: cannot be read: {e}", name(path)))?;
+        let graph =
+            Index::restore_from_buffer(&bytes).map_err(|e| format!("{}: {e}", name(path)))?;
+        (graph, false)
+    };
     if graph.dimensions() != dims
         || graph.scalar_kind() != ScalarKind::I8
         || graph.metric_kind() != MetricKind::Cos
@@ -126,7 +165,11 @@ fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
             name(&exact_file)
         ));
     }
-    Ok(Inner { graph, exact })
+    Ok(Inner {
+        graph,
+        exact,
+        viewed,
+    })
 }
 
 impl VectorIndex {
@@ -148,6 +191,7 @@ impl VectorIndex {
             None => Inner {
                 graph: new_graph(path, dims)?,
                 exact: ExactVectors::new(dims),
+                viewed: false,
             },
         };
         inner.graph.change_expansion_add(EXPANSION_ADD);
@@ -215,7 +259,8 @@ impl VectorIndex {
             }
         }
         let mut guard = self.inner.write().map_err(|e| self.err(e.to_string()))?;
-        let Inner { graph, exact } = &mut *guard;
+        guard.thaw().map_err(|e| self.err(e))?;
+        let Inner { graph, exact, .. } = &mut *guard;
         let needed = graph.size() + changes.len();
         if needed > graph.capacity() {
             graph
@@ -282,6 +327,7 @@ impl VectorIndex {
     pub(crate) fn clear(&self) -> Result<()> {
         let mut inner = self.inner.write().map_err(|e| self.err(e.to_string()))?;
         inner.graph.reset().map_err(|e| self.err(e))?;
+        inner.viewed = false;
         inner.exact.clear();
         inner
             .graph
@@ -342,7 +388,7 @@ impl VectorIndex {
                 .graph
                 .save(&tmp.to_string_lossy())
                 .map_err(|e| self.err(e))?;
-            let sum = graph_sum(&tmp).map_err(|e| self.err(e))?;
+            let sum = file_sum(&tmp, true).map_err(|e| self.err(e))?;
             inner.exact.save(&exact_tmp, sum).map_err(|e| self.err(e))?;
         }
         std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))?;
@@ -350,11 +396,14 @@ impl VectorIndex {
     }
 }
 
-/// The sum of the graph file at `path` (read in blocks), after flushing it to disk.
-fn graph_sum(path: &Path) -> std::io::Result<GraphSum> {
+/// The sum of the graph file at `path` (read in blocks), after flushing it to disk when
+/// `sync` (a file just written).
+fn file_sum(path: &Path, sync: bool) -> std::io::Result<GraphSum> {
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
-    file.sync_all()?;
+    if sync {
+        file.sync_all()?;
+    }
     let mut crc = crc32fast::Hasher::new();
     let mut len = 0u64;
     let mut block = vec![0u8; 1 << 20];
@@ -545,6 +594,33 @@ mod tests {
             .save(&exact_path(&path), GraphSum::of(&bytes))
             .unwrap();
         assert_damaged(&path, dims, "another form");
+    }
+
+    #[test]
+    fn an_opened_index_is_a_view_until_its_first_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.usearch");
+        let dims = 16;
+        let vectors = saved(&path, dims);
+        let (index, _) = VectorIndex::open(&path, dims).unwrap();
+        assert_eq!(index.read().unwrap().viewed, cfg!(unix));
+        assert_eq!(index.search(&vectors[9], 1, |_| true).unwrap()[0].0, 9);
+        // The first change copies the graph into memory and goes on from there.
+        let fresh = unit(77_777, dims);
+        index
+            .apply(&[(1_000, Some(fresh.as_slice())), (9, None)])
+            .unwrap();
+        assert!(!index.read().unwrap().viewed);
+        assert_eq!(index.len().unwrap(), 299);
+        assert_eq!(index.search(&fresh, 1, |_| true).unwrap()[0].0, 1_000);
+        assert_ne!(index.search(&vectors[9], 1, |_| true).unwrap()[0].0, 9);
+        assert_eq!(index.search(&vectors[20], 1, |_| true).unwrap()[0].0, 20);
+        index.save().unwrap();
+        drop(index);
+        let (back, opened) = VectorIndex::open(&path, dims).unwrap();
+        assert_eq!(opened, Opened::Loaded);
+        assert_eq!(back.len().unwrap(), 299);
+        assert_eq!(back.search(&fresh, 1, |_| true).unwrap()[0].0, 1_000);
     }
 
     /// Defect 3 of the reliability audit: flipping bytes in the middle of the graph file made
