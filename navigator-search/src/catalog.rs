@@ -28,6 +28,28 @@ pub(crate) struct ItemMeta {
 }
 
 impl ItemMeta {
+    /// The facts of `item` (taken, not copied).
+    pub(crate) fn from_item(key: u64, item: Item) -> Self {
+        Self {
+            key,
+            norm_title: normalize_title(&item.title),
+            tags: item
+                .tags
+                .iter()
+                .map(|t| navigator_core::TagFilter::normalize(t))
+                .collect(),
+            id: item.id,
+            title: item.title,
+            category: item.category,
+            item_type: item.item_type,
+            status: item.status,
+            parent_id: item.parent_id,
+            created_at: item.created_at,
+            updated_at: item.updated_at,
+            access_count: item.access_count,
+        }
+    }
+
     pub(crate) fn new(key: u64, item: &Item) -> Self {
         Self {
             key,
@@ -99,6 +121,18 @@ pub(crate) fn title_words<'a>(titles: impl Iterator<Item = &'a str>) -> Vec<Stri
 }
 
 impl Catalog {
+    /// An empty catalog sized for `n` items up front: loading a million items into maps
+    /// that grow as they go spent most of its time rehashing.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Self {
+            by_key: HashMap::with_capacity(n),
+            key_of_id: HashMap::with_capacity(n),
+            keys_of_title: HashMap::with_capacity(n),
+            category_bits: Vec::with_capacity(n.saturating_add(1).min(DENSE_KEYS_MAX)),
+            ..Self::default()
+        }
+    }
+
     pub(crate) fn insert(&mut self, meta: ItemMeta) {
         self.remove(meta.key);
         self.key_of_id.insert(meta.id.clone(), meta.key);

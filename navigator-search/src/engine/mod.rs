@@ -263,11 +263,13 @@ impl SearchEngine {
             let keyword = scope.spawn(|| KeywordIndex::open(&dir.join("keyword")));
             let vectors = scope
                 .spawn(|| VectorIndex::open(&dir.join(VECTOR_FILES[0]), embedder.dimensions()));
-            let mut catalog = Catalog::default();
+            // The item count only sizes the maps: a failure to read it shows in the load below.
+            let mut catalog = Catalog::with_capacity(store.len().unwrap_or(0) as usize);
             let catalog = store
-                .for_each_item_facts(|key, item| {
-                    catalog.insert(ItemMeta::new(key, &item));
-                    Ok(())
+                .item_facts(ItemMeta::from_item, |metas| {
+                    for meta in metas {
+                        catalog.insert(meta);
+                    }
                 })
                 .map(|()| catalog);
             (joined(keyword), joined(vectors), catalog)

@@ -37,6 +37,8 @@ const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 
 const NEXT_KEY: &str = "next_key";
 const NEXT_SEQ: &str = "next_seq";
+/// Facts decoded per batch when the catalog loads.
+const FACTS_BATCH: usize = 65_536;
 
 /// The positions in `items` that survive "the last write of an id wins" within one batch, in
 /// order (indexing a duplicate twice would leave two documents for one item).
@@ -336,12 +338,15 @@ impl RedbStore {
         Ok(())
     }
 
-    /// Calls `f` with the key and the facts (the item without body and metadata) of every
-    /// item: what the engine's catalog is built from. Rebuilds the facts table from the items
-    /// first when it is not known to be complete (a store written by an earlier version).
-    pub(crate) fn for_each_item_facts(
+    /// The key and facts (the item without body and metadata) of every item, in key order,
+    /// each passed through `map`, handed to `sink` a batch at a time: what the engine's
+    /// catalog is built from. Each batch is decoded on every core while `sink` takes the one
+    /// before. Rebuilds the facts table from the items first when it is not known to be
+    /// complete (a store written by an earlier version).
+    pub(crate) fn item_facts<T: Send>(
         &self,
-        mut f: impl FnMut(u64, Item) -> Result<()>,
+        map: impl Fn(u64, Item) -> T + Sync,
+        mut sink: impl FnMut(Vec<T>),
     ) -> Result<()> {
         let whole = {
             let txn = self.db.begin_read().map_err(|e| self.err(e))?;
@@ -360,15 +365,58 @@ impl RedbStore {
         if !whole {
             self.rebuild_facts()?;
         }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let txn = self.db.begin_read().map_err(|e| self.err(e))?;
         let t = txn.open_table(facts::FACTS).map_err(|e| self.err(e))?;
-        for row in t.iter().map_err(|e| self.err(e))? {
-            let (key, bytes) = row.map_err(|e| self.err(e))?;
-            let item = facts::decode(bytes.value())
-                .map_err(|e| self.corrupt("facts", &key.value().to_string(), e))?;
-            f(key.value(), item)?;
+        let mut rows = t.iter().map_err(|e| self.err(e))?;
+        let mut decoded: Vec<T> = Vec::new();
+        // A batch: the rows' bytes end to end, and each row's key and end offset.
+        let (mut bytes, mut ends): (Vec<u8>, Vec<(u64, usize)>) = (Vec::new(), Vec::new());
+        loop {
+            bytes.clear();
+            ends.clear();
+            for row in rows.by_ref().take(FACTS_BATCH) {
+                let (key, value) = row.map_err(|e| self.err(e))?;
+                bytes.extend_from_slice(value.value());
+                ends.push((key.value(), bytes.len()));
+            }
+            if ends.is_empty() {
+                sink(decoded);
+                return Ok(());
+            }
+            let decode = |part: &[(u64, usize)], start: usize| -> Result<Vec<T>> {
+                let mut from = start;
+                part.iter()
+                    .map(|&(key, end)| {
+                        let item = facts::decode(&bytes[from..end])
+                            .map_err(|e| self.corrupt("facts", &key.to_string(), e))?;
+                        from = end;
+                        Ok(map(key, item))
+                    })
+                    .collect()
+            };
+            let per = ends.len().div_ceil(threads.max(1));
+            let parts: Vec<Result<Vec<T>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = ends
+                    .chunks(per)
+                    .enumerate()
+                    .map(|(i, part)| {
+                        let start = if i == 0 { 0 } else { ends[i * per - 1].1 };
+                        let decode = &decode;
+                        scope.spawn(move || decode(part, start))
+                    })
+                    .collect();
+                // The batch before goes to the sink while this one is decoded.
+                sink(std::mem::take(&mut decoded));
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            });
+            for part in parts {
+                decoded.extend(part?);
+            }
         }
-        Ok(())
     }
 
     /// Writes the facts table again from the items, in one transaction.
@@ -622,10 +670,7 @@ mod tests {
     fn facts_of(store: &RedbStore) -> Vec<(u64, Item)> {
         let mut all = Vec::new();
         store
-            .for_each_item_facts(|key, item| {
-                all.push((key, item));
-                Ok(())
-            })
+            .item_facts(|key, item| (key, item), |batch| all.extend(batch))
             .unwrap();
         all
     }
@@ -633,7 +678,7 @@ mod tests {
     #[test]
     fn facts_follow_every_write_and_are_rebuilt_when_not_known_whole() {
         let dir = tempfile::tempdir().unwrap();
-        let store = RedbStore::open(&dir.path().join("s.redb")).unwrap();
+        let store = RedbStore::open(dir.path().join("s.redb")).unwrap();
         let mut items: Vec<Item> = (0..5).map(|i| item(&format!("t{i}"))).collect();
         items[1].body = "a body the facts leave out".into();
         store.write_items(&items, None).unwrap();
