@@ -132,7 +132,11 @@ fn open_and_query(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>
     if !engine.repairs().is_empty() {
         println!("repairs: {:?}", engine.repairs());
     }
-    for mode in [SearchMode::Keyword, SearchMode::Semantic, SearchMode::Hybrid] {
+    for mode in [
+        SearchMode::Keyword,
+        SearchMode::Semantic,
+        SearchMode::Hybrid,
+    ] {
         let mut ms = Vec::with_capacity(queries.len());
         for (text, vector) in &queries {
             let request = SearchRequest::new(text)?.mode(mode).limit(10);

@@ -340,6 +340,9 @@ fn file_bytes(file: &mut std::fs::File) -> std::io::Result<FileBytes> {
         // is written to a temporary file and renamed over the old one, so the mapped bytes
         // stay as they were verified for as long as the mapping lives.
         let map = unsafe { memmap2::Mmap::map(&*file)? };
+        // Vectors are read one at a time at random places (the candidates of a query): no
+        // read-ahead, which would make resident the neighbours of every vector touched.
+        map.advise(memmap2::Advice::Random)?;
         Ok(FileBytes::Mapped(map))
     }
     #[cfg(not(unix))]
