@@ -20,13 +20,13 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use navigator_core::{Embedder, FastEmbedder, ItemType, SearchMode, SearchRequest};
-use navigator_search::{EngineConfig, FixedClock, SearchEngine};
+use navigator_search::SearchEngine;
 use rusqlite::Connection;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use navigator_eval::synthetic::{corpus, Corpus, DIMS, QUERIES};
+use navigator_eval::synthetic::{bench_engine, corpus, Corpus, DIMS, QUERIES};
 
 /// The item-type mix of the benchmark's knowledge base.
 const TYPES: [ItemType; 12] = [
@@ -45,17 +45,8 @@ const TYPES: [ItemType; 12] = [
 ];
 
 fn open(dir: &std::path::Path, embedder: Arc<dyn Embedder>) -> SearchEngine {
-    let clock = Arc::new(FixedClock("2027-06-01T00:00:00Z".parse().unwrap()));
     let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(SearchEngine::open_with(
-        dir,
-        embedder,
-        EngineConfig {
-            clock,
-            ..EngineConfig::default()
-        },
-    ))
-    .unwrap()
+    rt.block_on(bench_engine(dir, embedder)).unwrap()
 }
 
 /// The process's resident memory in MiB (`VmRSS`; 0 where /proc is not there).

@@ -4,7 +4,10 @@
 //! queries of 2–3 words taken from an item with a vector near that item's. Deterministic: the
 //! same data on every run.
 
-use navigator_core::{Item, ItemType};
+use navigator_core::{Embedder, Item, ItemType};
+use navigator_search::{EngineConfig, FixedClock, SearchEngine};
+use std::path::Path;
+use std::sync::Arc;
 
 /// The vectors' width.
 pub const DIMS: usize = 384;
@@ -138,4 +141,25 @@ pub fn corpus(n: usize, types: &[ItemType]) -> Corpus {
         vectors,
         queries,
     }
+}
+
+/// Opens (or creates) an engine in `dir` as the benchmarks over this corpus do: with
+/// `embedder` (the corpus's vectors are precomputed, so it embeds nothing) and a clock fixed
+/// after the corpus's dates, so recency scores the same on every run.
+pub async fn bench_engine(
+    dir: &Path,
+    embedder: Arc<dyn Embedder>,
+) -> navigator_search::Result<SearchEngine> {
+    let clock = Arc::new(FixedClock(
+        "2027-06-01T00:00:00Z".parse().expect("a valid date"),
+    ));
+    SearchEngine::open_with(
+        dir,
+        embedder,
+        EngineConfig {
+            clock,
+            ..EngineConfig::default()
+        },
+    )
+    .await
 }

@@ -72,6 +72,7 @@ mod agent;
 mod catalog;
 #[cfg(feature = "engine")]
 mod chunk;
+#[cfg(feature = "engine")]
 mod chunk_embed;
 mod clock;
 #[cfg(feature = "engine")]

@@ -14,7 +14,7 @@
 //! be generated to make them), so the memory printed is the engine's alone.
 
 use navigator_core::{Embedder, FastEmbedder, ItemType, SearchMode, SearchRequest};
-use navigator_search::{EngineConfig, FixedClock, SearchEngine};
+use navigator_search::SearchEngine;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -55,16 +55,8 @@ fn queries_file(dir: &Path) -> PathBuf {
 }
 
 fn open(dir: &Path, rt: &tokio::runtime::Runtime) -> navigator_search::Result<SearchEngine> {
-    let clock = Arc::new(FixedClock("2027-06-01T00:00:00Z".parse().expect("a date")));
     let embedder: Arc<dyn Embedder> = Arc::new(FastEmbedder::default_model()?);
-    rt.block_on(SearchEngine::open_with(
-        dir,
-        embedder,
-        EngineConfig {
-            clock,
-            ..EngineConfig::default()
-        },
-    ))
+    rt.block_on(navigator_eval::synthetic::bench_engine(dir, embedder))
 }
 
 fn build(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {

@@ -59,6 +59,18 @@ fn items() -> Vec<(Item, Option<Vec<f32>>)> {
     ]
 }
 
+/// Schema `tag` migrated only up to `version`, and a plain client to write rows into it as
+/// that version did.
+async fn schema_at(url: &str, tag: &str, version: i32) -> (PgConfig, tokio_postgres::Client) {
+    let old = PgConfig::new(url).schema(schema(tag)).dimensions(3);
+    let (mut client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    migrate_to(&mut client, &old, version).await.unwrap();
+    (old, client)
+}
+
 async fn service(config: PgConfig) -> PgSearchService {
     let engine = EngineConfig {
         clock: Arc::new(FixedClock("2026-04-01T00:00:00Z".parse().unwrap())),
@@ -74,12 +86,7 @@ async fn a_version_2_database_keeps_its_vectors_as_whole_item_chunks() {
         eprintln!("skipping: NAVIGATOR_PG_URL is not set");
         return;
     };
-    let old = PgConfig::new(&url).schema(schema("v2")).dimensions(3);
-    let (mut client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(conn);
-    migrate_to(&mut client, &old, 2).await.unwrap();
+    let (old, client) = schema_at(&url, "v2", 2).await;
     // Items as version 2 wrote them: one embedding column per item.
     for (item, vector) in items() {
         client
@@ -106,20 +113,7 @@ async fn a_version_2_database_keeps_its_vectors_as_whole_item_chunks() {
     }
 
     let migrated = service(old.clone()).await;
-    let versions: Vec<i32> = client
-        .query(
-            &format!(
-                "SELECT version FROM {}.schema_migrations ORDER BY 1",
-                old.schema
-            ),
-            &[],
-        )
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    assert_eq!(versions, [1, 2, 3, 4]);
+    assert_eq!(versions(&client, &old.schema).await, [1, 2, 3, 4]);
     let store = migrated.store();
     assert_eq!(store.count_chunks().await.unwrap(), 2);
     let a = store.stored_vectors("a").await.unwrap().unwrap();
@@ -133,17 +127,7 @@ async fn a_version_2_database_keeps_its_vectors_as_whole_item_chunks() {
     assert_eq!(store.stored_vectors("c").await.unwrap(), None);
 
     // The same answers as the same items written at the latest version.
-    let fresh = service(PgConfig::new(&url).schema(schema("v3")).dimensions(3)).await;
-    for (item, vector) in items() {
-        match vector {
-            Some(v) => fresh.upsert_with_vectors(&[item], &[v]).await.unwrap(),
-            None => fresh
-                .store()
-                .put_items_with_vectors(&[item], None)
-                .await
-                .unwrap(),
-        }
-    }
+    let fresh = fresh_with_items(&url, "v3").await;
     let request = SearchRequest::new("alpha")
         .unwrap()
         .mode(SearchMode::Semantic);
@@ -166,6 +150,23 @@ async fn a_version_2_database_keeps_its_vectors_as_whole_item_chunks() {
     assert_eq!(store.count_chunks().await.unwrap(), 3);
     store.drop_schema().await.unwrap();
     fresh.store().drop_schema().await.unwrap();
+}
+
+/// A schema created at the latest version holding [`items`], written as their version-2
+/// rows were (an item without a vector through the plain store).
+async fn fresh_with_items(url: &str, name: &str) -> PgSearchService {
+    let fresh = service(PgConfig::new(url).schema(schema(name)).dimensions(3)).await;
+    for (item, vector) in items() {
+        match vector {
+            Some(v) => fresh.upsert_with_vectors(&[item], &[v]).await.unwrap(),
+            None => fresh
+                .store()
+                .put_items_with_vectors(&[item], None)
+                .await
+                .unwrap(),
+        }
+    }
+    fresh
 }
 
 /// The migrations recorded in `schema`, ascending.
@@ -222,13 +223,8 @@ async fn a_version_3_database_keeps_its_items_under_the_default_owner() {
         eprintln!("skipping: NAVIGATOR_PG_URL is not set");
         return;
     };
-    let old = PgConfig::new(&url).schema(schema("v3own")).dimensions(3);
+    let (old, client) = schema_at(&url, "v3own", 3).await;
     let s = old.schema.clone();
-    let (mut client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(conn);
-    migrate_to(&mut client, &old, 3).await.unwrap();
     // Items, chunks, a TOC node, a grip and a conversation as version 3 wrote them: no owner.
     for (item, vector) in items() {
         let key: i64 = client
@@ -323,17 +319,7 @@ async fn a_version_3_database_keeps_its_items_under_the_default_owner() {
     );
 
     // The same answers as the same items written at the latest version.
-    let fresh = service(PgConfig::new(&url).schema(schema("v4")).dimensions(3)).await;
-    for (item, vector) in items() {
-        match vector {
-            Some(v) => fresh.upsert_with_vectors(&[item], &[v]).await.unwrap(),
-            None => fresh
-                .store()
-                .put_items_with_vectors(&[item], None)
-                .await
-                .unwrap(),
-        }
-    }
+    let fresh = fresh_with_items(&url, "v4").await;
     same_answers(&fresh, &migrated).await;
 
     // Applying migration 4 again (its record lost) changes nothing, with a second owner's
