@@ -21,7 +21,7 @@ pub(crate) async fn embed_items<'p>(
     let limits = ChunkLimits::for_embedder(&**embedder, config.chunk_tokens, config.chunk_overlap);
     let (model, owned) = (embedder.clone(), items.to_vec());
     // Counting tokens is CPU work: off the executor, like the embedding itself.
-    let plans = crate::engine::run_blocking(move || {
+    let plans = crate::blocking::run_blocking(move || {
         let count = |t: &str| model.count_tokens(t);
         Ok(owned
             .iter()

@@ -69,6 +69,8 @@
 #[cfg(feature = "engine")]
 mod agent;
 #[cfg(feature = "engine")]
+mod blocking;
+#[cfg(feature = "engine")]
 mod catalog;
 #[cfg(feature = "engine")]
 mod chunk;
