@@ -10,7 +10,7 @@
 //! ```
 //!
 //! Besides latency it prints, per size, how long reopening the built index takes and the
-//! process's resident memory (`VmRSS`) before and after that open: the difference is what the
+//! process's resident memory before and after that open: the difference is what the
 //! opened engine holds (the corpus itself stays in memory for the queries).
 //!
 //! The data is synthetic but shaped like a knowledge base: 64 topics, Zipf-distributed words
@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use navigator_eval::synthetic::{bench_engine, corpus, Corpus, DIMS, QUERIES};
+use navigator_eval::synthetic::{bench_engine, corpus, resident_mib, Corpus, DIMS, QUERIES};
 
 /// The item-type mix of the benchmark's knowledge base.
 const TYPES: [ItemType; 12] = [
@@ -47,18 +47,6 @@ const TYPES: [ItemType; 12] = [
 fn open(dir: &std::path::Path, embedder: Arc<dyn Embedder>) -> SearchEngine {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(bench_engine(dir, embedder)).unwrap()
-}
-
-/// The process's resident memory in MiB (`VmRSS`; 0 where /proc is not there).
-fn rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        })
-        .map_or(0.0, |kb| kb / 1024.0)
 }
 
 fn engine(c: &Corpus, embedder: Arc<dyn Embedder>) -> (SearchEngine, tempfile::TempDir, Duration) {
@@ -249,7 +237,7 @@ fn bench(cr: &mut Criterion) {
         let c = corpus(n, &TYPES);
         let (built, dir, index_time) = engine(&c, embedder.clone());
         drop(built);
-        let rss_before = rss_mib();
+        let rss_before = resident_mib().0;
         let t = Instant::now();
         let engine = open(dir.path(), embedder.clone());
         let open_time = t.elapsed();
@@ -282,7 +270,7 @@ fn bench(cr: &mut Criterion) {
             });
         }
         group.finish();
-        let rss_after = rss_mib();
+        let rss_after = resident_mib().0;
 
         let ours = |mode: SearchMode| {
             percentiles(time_each(QUERIES, |i| {

@@ -163,3 +163,17 @@ pub async fn bench_engine(
     )
     .await
 }
+
+/// This process's resident memory in MiB from `/proc/self/smaps_rollup`, as (all, anonymous
+/// (heap), mapped files); zeros where /proc is not there.
+pub fn resident_mib() -> (f64, f64, f64) {
+    let text = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0)
+    };
+    let (rss, anon) = (field("Rss:"), field("Anonymous:"));
+    (rss, anon, rss - anon)
+}

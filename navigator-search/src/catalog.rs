@@ -50,25 +50,21 @@ impl ItemMeta {
         }
     }
 
+    /// The facts of `item` (copying the fields the catalog keeps, not the body).
     pub(crate) fn new(key: u64, item: &Item) -> Self {
-        Self {
+        Self::from_item(
             key,
-            id: item.id.clone(),
-            title: item.title.clone(),
-            norm_title: normalize_title(&item.title),
-            category: item.category,
-            item_type: item.item_type,
-            status: item.status.clone(),
-            parent_id: item.parent_id.clone(),
-            tags: item
-                .tags
-                .iter()
-                .map(|t| navigator_core::TagFilter::normalize(t))
-                .collect(),
-            created_at: item.created_at,
-            updated_at: item.updated_at,
-            access_count: item.access_count,
-        }
+            Item {
+                id: item.id.clone(),
+                title: item.title.clone(),
+                body: String::new(),
+                parent_id: item.parent_id.clone(),
+                status: item.status.clone(),
+                tags: item.tags.clone(),
+                metadata: Default::default(),
+                ..*item
+            },
+        )
     }
 }
 

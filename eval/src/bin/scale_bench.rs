@@ -83,19 +83,6 @@ fn build(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Resident memory in MiB from `/proc/self/smaps_rollup`: (all, anonymous, mapped files).
-fn memory() -> (f64, f64, f64) {
-    let text = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
-    let field = |name: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-            .map_or(0.0, |kb| kb / 1024.0)
-    };
-    let (rss, anon) = (field("Rss:"), field("Anonymous:"));
-    (rss, anon, rss - anon)
-}
-
 fn open_and_query(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     if !queries_file(dir).exists() {
         let status = std::process::Command::new(std::env::current_exe()?)
@@ -107,11 +94,11 @@ fn open_and_query(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>
     }
     let queries: Queries = serde_json::from_slice(&std::fs::read(queries_file(dir))?)?;
     let rt = tokio::runtime::Runtime::new()?;
-    let (before, _, _) = memory();
+    let (before, _, _) = navigator_eval::synthetic::resident_mib();
     let t = Instant::now();
     let engine = open(dir, &rt)?;
     let opened = t.elapsed();
-    let (rss, anon, files) = memory();
+    let (rss, anon, files) = navigator_eval::synthetic::resident_mib();
     println!(
         "{} items: open {:.2} s; resident {:.0} MiB ({:.0} heap, {:.0} mapped files; {:.0} before opening)",
         engine.len(),
@@ -140,7 +127,7 @@ fn open_and_query(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>
         let at = |p: f64| ms[((ms.len() as f64 * p) as usize).min(ms.len() - 1)];
         println!("{mode:?}: p50 {:.3} ms, p99 {:.3} ms", at(0.5), at(0.99));
     }
-    let (rss, anon, files) = memory();
+    let (rss, anon, files) = navigator_eval::synthetic::resident_mib();
     println!(
         "after {} queries: resident {:.0} MiB ({:.0} heap, {:.0} mapped files)",
         3 * queries.len(),

@@ -147,8 +147,7 @@ impl RedbStore {
             let mut counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
             let mut next_key = counter(&counters, NEXT_KEY).map_err(|e| self.err(e))?;
             let mut next_seq = counter(&counters, NEXT_SEQ).map_err(|e| self.err(e))?;
-            let facts_whole =
-                counter(&counters, facts::FACTS_SEQ).map_err(|e| self.err(e))? == next_seq;
+            let facts_whole = facts_known_whole(&counters, next_seq).map_err(|e| self.err(e))?;
             for (i, item) in items.iter().enumerate() {
                 let existing = keys
                     .get(item.id.as_str())
@@ -232,7 +231,7 @@ impl RedbStore {
             facts_t.remove(key).map_err(|e| self.err(e))?;
             let mut counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
             let seq = counter(&counters, NEXT_SEQ).map_err(|e| self.err(e))? + 1;
-            if counter(&counters, facts::FACTS_SEQ).map_err(|e| self.err(e))? == seq - 1 {
+            if facts_known_whole(&counters, seq - 1).map_err(|e| self.err(e))? {
                 counters
                     .insert(facts::FACTS_SEQ, seq)
                     .map_err(|e| self.err(e))?;
@@ -352,7 +351,7 @@ impl RedbStore {
             let txn = self.db.begin_read().map_err(|e| self.err(e))?;
             let counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
             let next_seq = counter(&counters, NEXT_SEQ).map_err(|e| self.err(e))?;
-            counter(&counters, facts::FACTS_SEQ).map_err(|e| self.err(e))? == next_seq
+            facts_known_whole(&counters, next_seq).map_err(|e| self.err(e))?
                 && txn
                     .open_table(facts::FACTS)
                     .and_then(|t| t.len().map_err(Into::into))
@@ -604,6 +603,15 @@ impl RedbStore {
 }
 
 /// A store failure at `path`, keeping redb's (or the OS's) error as the source.
+/// Whether the facts table is known to hold every item at sequence `seq` (its counter was
+/// kept in step with every write since it was complete).
+fn facts_known_whole(
+    counters: &impl ReadableTable<&'static str, u64>,
+    seq: u64,
+) -> std::result::Result<bool, redb::StorageError> {
+    Ok(counter(counters, facts::FACTS_SEQ)? == seq)
+}
+
 /// Opens (creating when missing) every table, in one committed transaction.
 fn create_tables(db: &Database) -> std::result::Result<(), Box<redb::Error>> {
     let txn = db.begin_write().map_err(|e| Box::new(e.into()))?;
