@@ -472,3 +472,37 @@ async fn sync_copies_an_embedded_index_idempotently() {
     }
     svc.store().drop_schema().await.unwrap();
 }
+
+/// A hybrid search asks for its two candidate lists on two connections at once; with a pool
+/// of one it still answers (each side gives its connection back as it finishes), with the
+/// same page as a pool of eight.
+#[tokio::test]
+async fn a_pool_of_one_connection_answers_every_mode() {
+    let Some(url) = pg_common::url() else {
+        return;
+    };
+    let wide = PgStore::connect(pg_common::config(&url, "pool", pg_common::DIMS))
+        .await
+        .unwrap();
+    let narrow = PgStore::connect(wide.config().clone().max_connections(1))
+        .await
+        .unwrap();
+    let wide = PgSearchService::new(wide, Arc::new(WordHash), config()).unwrap();
+    let narrow = PgSearchService::new(narrow, Arc::new(WordHash), config()).unwrap();
+    wide.upsert(&corpus()).await.unwrap();
+    for mode in [
+        SearchMode::Hybrid,
+        SearchMode::Semantic,
+        SearchMode::Keyword,
+    ] {
+        let request = req("quarterly budget").mode(mode);
+        let page =
+            tokio::time::timeout(std::time::Duration::from_secs(20), narrow.search(&request))
+                .await
+                .expect("a pool of one must not wait on itself")
+                .unwrap();
+        assert!(ids(&page).contains(&"proj_budget"), "{mode:?}");
+        assert_eq!(page, wide.search(&request).await.unwrap(), "{mode:?}");
+    }
+    wide.store().drop_schema().await.unwrap();
+}

@@ -17,10 +17,13 @@
 //! Besides latency it reports how close the two backends' answers are (mean top-10 overlap
 //! and top-1 agreement per mode) and the HNSW recall@10 of each backend's raw neighbour
 //! search (`nearest`) against an exact scan. `NAV_PG_BENCH_KEEP=1` keeps the PostgreSQL
-//! schema afterwards (to look at plans by hand).
+//! schema afterwards (to look at plans by hand); `NAV_PG_BENCH_SCHEMA=name` writes into that
+//! schema, and a later run with the same name and size finds the items there and times only
+//! the queries (the data is deterministic, so it is the same knowledge base).
+//! `NAV_PG_BENCH_EF` overrides [`PgConfig::ef_search`].
 
 use async_trait::async_trait;
-use navigator_core::{Embedder, ItemType, SearchMode, SearchPage, SearchRequest};
+use navigator_core::{Embedder, ItemStore, ItemType, SearchMode, SearchPage, SearchRequest};
 use navigator_search::pg::{PgConfig, PgSearchService, PgStore};
 use navigator_search::{EngineConfig, FixedClock, SearchEngine};
 use std::sync::Arc;
@@ -130,15 +133,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         embedded_write.as_secs_f64()
     );
 
-    let schema = format!("bench_{}", std::process::id());
-    let store = PgStore::connect(PgConfig::new(url).schema(schema)).await?;
-    let pg = PgSearchService::new(store, Arc::new(Precomputed), config)?;
-    let t = Instant::now();
-    for (items, vectors) in c.items.chunks(BATCH).zip(c.vectors.chunks(BATCH)) {
-        pg.upsert_with_vectors(items, vectors).await?;
-        eprint!(".");
+    let named = std::env::var("NAV_PG_BENCH_SCHEMA").ok();
+    let schema = named
+        .clone()
+        .unwrap_or_else(|| format!("bench_{}", std::process::id()));
+    let mut pg_config = PgConfig::new(url).schema(schema);
+    if let Some(ef) = std::env::var("NAV_PG_BENCH_EF")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        pg_config.ef_search = ef;
     }
-    pg.store().analyze().await?;
+    let store = PgStore::connect(pg_config).await?;
+    let pg = PgSearchService::new(store, Arc::new(Precomputed), config)?;
+    let reused = named.is_some() && pg.store().count_items().await? == n as u64;
+    let t = Instant::now();
+    if reused {
+        eprintln!("postgres: reusing the {n} items already in the schema");
+    } else {
+        for (items, vectors) in c.items.chunks(BATCH).zip(c.vectors.chunks(BATCH)) {
+            pg.upsert_with_vectors(items, vectors).await?;
+            eprint!(".");
+        }
+        pg.store().analyze().await?;
+    }
     let pg_write = t.elapsed();
     eprintln!("\npostgres: wrote {n} in {:.1} s", pg_write.as_secs_f64());
 
@@ -182,7 +200,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!();
     println!("| backend | items written | seconds | items/s |");
     println!("|---|---|---|---|");
-    for (name, d) in [("embedded", embedded_write), ("postgres", pg_write)] {
+    let written = [("embedded", embedded_write), ("postgres", pg_write)];
+    for (name, d) in written
+        .into_iter()
+        .filter(|(name, _)| !reused || *name != "postgres")
+    {
         println!(
             "| {name} | {n} | {:.1} | {:.0} |",
             d.as_secs_f64(),
@@ -218,7 +240,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         found_emb as f64 / total as f64,
         found_pg as f64 / total as f64
     );
-    if std::env::var_os("NAV_PG_BENCH_KEEP").is_none() {
+    if std::env::var_os("NAV_PG_BENCH_KEEP").is_none() && named.is_none() {
         pg.store().drop_schema().await?;
     }
     Ok(())

@@ -12,6 +12,11 @@ use tokio_postgres::Row;
 pub(crate) const ITEM_COLUMNS: &str = "key, id, item_type, category, title, body, parent_id, \
      status, tags, created_at, updated_at, archived_at, access_count, metadata";
 
+/// [`ITEM_COLUMNS`] with an empty body and metadata in their places: the catalog facts of an
+/// item, decoded by [`item_from_row`] as well.
+pub(crate) const META_COLUMNS: &str = "key, id, item_type, category, title, ''::text, \
+     parent_id, status, tags, created_at, updated_at, archived_at, access_count, '{}'::jsonb";
+
 /// Rows per upsert statement.
 pub(crate) const WRITE_BATCH: usize = 500;
 

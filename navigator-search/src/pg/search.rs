@@ -4,7 +4,7 @@
 //! cosines; the plan, chunk roll-up, filtering rules, fusion and calibration, totals, paging
 //! and snippets are the core's, the same code the embedded engine runs.
 
-use super::rows::{item_from_row, ITEM_COLUMNS};
+use super::rows::{item_from_row, ITEM_COLUMNS, META_COLUMNS};
 use super::sql_filter::{SqlFilter, FILTER};
 use super::{chunks, fulltext, pg_err, vectors, PgStore};
 use crate::catalog::ItemMeta;
@@ -168,26 +168,42 @@ impl PgSearchService {
         let plan = Plan::new(request, query_vector, &*self.embedder, &self.config)?;
         let owner = self.store.owner();
         let filter = SqlFilter::new(&plan.filter, owner);
-        let mut client = self.store.client().await?;
         if plan.is_listing() {
+            let client = self.store.client().await?;
             return list(&client, &plan, &filter).await;
         }
-        let mut candidates = Candidates::default();
-        if plan.mode.uses_keywords() {
-            let config = self.store.config();
-            let hits = fulltext::keyword_candidates(&client, &plan, &filter, config).await?;
-            candidates.keyword = Some(hits);
-        }
+        let config = self.store.config();
         let query_vector = plan.vector.map(|v| Vector::from(v.to_vec()));
-        let walked = match &query_vector {
-            Some(q) => {
-                let ef = plan.pool.max(self.store.config().ef_search);
-                vectors::walk(&mut client, q, &filter, plan.pool, ef).await?
+        // The two candidate lists come from two connections at once: two server processes
+        // working side by side, so a hybrid search waits for the slower list, not both. Each
+        // side gives its connection back as it finishes (a pool of one still works).
+        let keyword = async {
+            match plan.mode.uses_keywords() {
+                true => {
+                    let client = self.store.client().await?;
+                    let hits = fulltext::keyword_candidates(&client, &plan, &filter, config);
+                    hits.await.map(Some)
+                }
+                false => Ok(None),
             }
-            None => Vec::new(),
+        };
+        let walk = async {
+            match &query_vector {
+                Some(q) => {
+                    let mut client = self.store.client().await?;
+                    let ef = plan.pool.max(config.ef_search);
+                    vectors::walk(&mut client, q, &filter, plan.pool, ef).await
+                }
+                None => Ok(Vec::new()),
+            }
+        };
+        let (keyword, walked) = tokio::try_join!(keyword, walk)?;
+        let mut candidates = Candidates {
+            keyword,
+            ..Candidates::default()
         };
 
-        // Every candidate's row and, when the query is embedded, its chunks' cosines: the
+        // Every candidate's facts and, when the query is embedded, its chunks' cosines: the
         // walked items and the keyword hits are scored over all their chunks alike.
         let keyword_keys: Vec<u64> = candidates
             .keyword
@@ -201,13 +217,15 @@ impl PgSearchService {
             .collect();
         keys.sort_unstable();
         keys.dedup();
-        let ((mut items, metas), mut chunks) = match &query_vector {
-            // Two statements pipelined on one connection: one round trip.
-            Some(q) => tokio::try_join!(
-                read_items(&client, owner, &keys),
-                chunks::read(&client, owner, &keys, Some(q))
-            )?,
-            None => (read_items(&client, owner, &keys).await?, HashMap::new()),
+        // The candidates' catalog facts (no bodies) and their chunks' cosines, from two
+        // connections at once; only the page's rows are then read whole.
+        let store = &self.store;
+        let (metas, mut chunks) = match &query_vector {
+            Some(q) => tokio::try_join!(read_metas(store, &keys), async {
+                let client = store.client().await?;
+                chunks::read(&client, owner, &keys, Some(q)).await
+            })?,
+            None => (read_metas(store, &keys).await?, HashMap::new()),
         };
         if query_vector.is_some() {
             let rollup = self.config.chunk_rollup;
@@ -217,10 +235,20 @@ impl PgSearchService {
 
         let ranked = plan.rank(&self.config, candidates, |k| metas.get(&k));
         let page_keys: Vec<u64> = ranked.page().iter().map(|s| s.key).collect();
-        if query_vector.is_none() {
-            let page: Vec<i64> = page_keys.iter().map(|k| *k as i64).collect();
-            chunks = chunks::read(&client, owner, &page, None).await?;
-        }
+        let page: Vec<i64> = page_keys.iter().map(|k| *k as i64).collect();
+        let client = store.client().await?;
+        let mut items = match query_vector.is_none() {
+            // Two statements pipelined on one connection: one round trip.
+            true => {
+                let (items, page_chunks) = tokio::try_join!(
+                    read_items(&client, owner, &page),
+                    chunks::read(&client, owner, &page, None)
+                )?;
+                chunks = page_chunks;
+                items
+            }
+            false => read_items(&client, owner, &page).await?,
+        };
         drop(client);
         let page: Vec<Option<Item>> = page_keys.iter().map(|k| items.remove(k)).collect();
         let terms = navigator_core::text::terms(&request.query);
@@ -229,13 +257,13 @@ impl PgSearchService {
     }
 }
 
-/// The rows of `owner`'s items with `keys`, and their catalog facts.
+/// The rows of `owner`'s items with `keys`, whole.
 async fn read_items(
     client: &deadpool_postgres::Client,
     owner: &str,
     keys: &[i64],
-) -> Result<(HashMap<u64, Item>, HashMap<u64, ItemMeta>)> {
-    let err = pg_err("read candidates");
+) -> Result<HashMap<u64, Item>> {
+    let err = pg_err("read page items");
     let stmt = client
         .prepare_cached(&format!(
             "SELECT {ITEM_COLUMNS} FROM items WHERE owner = $1 AND key = ANY($2)"
@@ -243,14 +271,27 @@ async fn read_items(
         .await
         .map_err(&err)?;
     let rows = client.query(&stmt, &[&owner, &keys]).await.map_err(&err)?;
-    let mut items: HashMap<u64, Item> = HashMap::with_capacity(rows.len());
-    let mut metas: HashMap<u64, ItemMeta> = HashMap::with_capacity(rows.len());
-    for row in &rows {
-        let (key, item) = item_from_row(row)?;
-        metas.insert(key, ItemMeta::new(key, &item));
-        items.insert(key, item);
-    }
-    Ok((items, metas))
+    rows.iter().map(item_from_row).collect()
+}
+
+/// The catalog facts of `store`'s items with `keys` (what ranking and filters look at: the
+/// rows without body and metadata).
+async fn read_metas(store: &PgStore, keys: &[i64]) -> Result<HashMap<u64, ItemMeta>> {
+    let err = pg_err("read candidates");
+    let client = store.client().await?;
+    let stmt = client
+        .prepare_cached(&format!(
+            "SELECT {META_COLUMNS} FROM items WHERE owner = $1 AND key = ANY($2)"
+        ))
+        .await
+        .map_err(&err)?;
+    let rows = client
+        .query(&stmt, &[&store.owner(), &keys])
+        .await
+        .map_err(&err)?;
+    rows.iter()
+        .map(|row| item_from_row(row).map(|(key, item)| (key, ItemMeta::from_item(key, item))))
+        .collect()
 }
 
 /// A listing (no query): the newest items passing the filter, read whole, with how many
