@@ -229,7 +229,7 @@ async fn postgres_answers_like_the_embedded_engine() {
 
     // How the keyword scale was chosen: the keyword-mode score gap for a range of scales.
     let mut best = (f64::MAX, 0.0);
-    for scale in [25.0, 50.0, 60.0, 75.0, 90.0, 100.0, 150.0, 500.0] {
+    for scale in [5.0, 8.0, 10.0, 12.0, 15.0, 20.0, 30.0, 50.0, 75.0] {
         let mut c = config.clone();
         c.keyword_scale = scale;
         let scaled = PgSearchService::new(

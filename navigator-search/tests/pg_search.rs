@@ -506,3 +506,39 @@ async fn a_pool_of_one_connection_answers_every_mode() {
     }
     wide.store().drop_schema().await.unwrap();
 }
+
+/// Keyword ranking weighs words as BM25 does: a word in one item outweighs a word in twenty,
+/// however often the common one repeats (plain `ts_rank` would rank the twenty first).
+#[tokio::test]
+async fn a_rare_word_outranks_a_common_one() {
+    let Some(store) = pg_common::store("idf", pg_common::DIMS).await else {
+        return;
+    };
+    let svc = PgSearchService::new(store, Arc::new(WordHash), config()).unwrap();
+    let mut items: Vec<Item> = (0..20)
+        .map(|i| {
+            item(
+                &format!("meeting_{i}"),
+                ItemType::Resource,
+                &format!("Weekly meeting {i}"),
+                "Meeting notes of the weekly meeting: the meeting agenda, then the meeting.",
+                "2026-11-01T00:00:00Z",
+            )
+        })
+        .collect();
+    items.push(item(
+        "airship",
+        ItemType::Resource,
+        "Hangar visit",
+        "The zeppelin in the old hangar.",
+        "2026-11-01T00:00:00Z",
+    ));
+    svc.upsert(&items).await.unwrap();
+    let page = svc
+        .search(&req("meeting zeppelin").mode(SearchMode::Keyword))
+        .await
+        .unwrap();
+    assert_eq!(ids(&page).first(), Some(&"airship"), "{:?}", ids(&page));
+    assert_eq!(page.total_results, 21);
+    svc.store().drop_schema().await.unwrap();
+}

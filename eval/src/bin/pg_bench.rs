@@ -20,7 +20,8 @@
 //! schema afterwards (to look at plans by hand); `NAV_PG_BENCH_SCHEMA=name` writes into that
 //! schema, and a later run with the same name and size finds the items there and times only
 //! the queries (the data is deterministic, so it is the same knowledge base).
-//! `NAV_PG_BENCH_EF` overrides [`PgConfig::ef_search`].
+//! `NAV_PG_BENCH_EF` overrides [`PgConfig::ef_search`], `NAV_PG_BENCH_TERM_LIMIT`
+//! [`PgConfig::keyword_term_limit`].
 
 use async_trait::async_trait;
 use navigator_core::{Embedder, ItemStore, ItemType, SearchMode, SearchPage, SearchRequest};
@@ -143,6 +144,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .and_then(|s| s.parse().ok())
     {
         pg_config.ef_search = ef;
+    }
+    if let Some(n) = std::env::var("NAV_PG_BENCH_TERM_LIMIT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        pg_config.keyword_term_limit = n;
     }
     let store = PgStore::connect(pg_config).await?;
     let pg = PgSearchService::new(store, Arc::new(Precomputed), config)?;
