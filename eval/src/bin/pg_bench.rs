@@ -20,7 +20,9 @@
 //! schema afterwards (to look at plans by hand); `NAV_PG_BENCH_SCHEMA=name` writes into that
 //! schema, and a later run with the same name and size finds the items there and times only
 //! the queries (the data is deterministic, so it is the same knowledge base).
-//! `NAV_PG_BENCH_EF` overrides [`PgConfig::ef_search`], `NAV_PG_BENCH_TERM_LIMIT`
+//! `NAV_PG_BENCH_EMBEDDED=0` leaves the embedded engine out (PostgreSQL alone, for sizes
+//! where building both at once would not fit the disk); `NAV_PG_BENCH_PROGRESS=1` prints the
+//! time after each written batch. `NAV_PG_BENCH_EF` overrides [`PgConfig::ef_search`], `NAV_PG_BENCH_TERM_LIMIT`
 //! [`PgConfig::keyword_term_limit`].
 
 use async_trait::async_trait;
@@ -122,17 +124,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     eprintln!("corpus: {n} items in {:.1} s", t.elapsed().as_secs_f64());
 
     let dir = tempfile::tempdir()?;
-    let engine = SearchEngine::open_with(dir.path(), Arc::new(Precomputed), config.clone()).await?;
+    let with_embedded = std::env::var("NAV_PG_BENCH_EMBEDDED").map_or(true, |v| v != "0");
+    let engine = match with_embedded {
+        true => {
+            let engine =
+                SearchEngine::open_with(dir.path(), Arc::new(Precomputed), config.clone()).await?;
+            Some(engine)
+        }
+        false => None,
+    };
     let t = Instant::now();
-    for (items, vectors) in c.items.chunks(BATCH).zip(c.vectors.chunks(BATCH)) {
-        engine.upsert_with_vectors(items, vectors).await?;
+    if let Some(engine) = &engine {
+        for (items, vectors) in c.items.chunks(BATCH).zip(c.vectors.chunks(BATCH)) {
+            engine.upsert_with_vectors(items, vectors).await?;
+        }
+        engine.flush()?;
     }
-    engine.flush()?;
     let embedded_write = t.elapsed();
-    eprintln!(
-        "embedded: wrote {n} in {:.1} s",
-        embedded_write.as_secs_f64()
-    );
+    if engine.is_some() {
+        eprintln!(
+            "embedded: wrote {n} in {:.1} s",
+            embedded_write.as_secs_f64()
+        );
+    }
 
     let named = std::env::var("NAV_PG_BENCH_SCHEMA").ok();
     let schema = named
@@ -161,6 +175,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (items, vectors) in c.items.chunks(BATCH).zip(c.vectors.chunks(BATCH)) {
             pg.upsert_with_vectors(items, vectors).await?;
             eprint!(".");
+            if std::env::var_os("NAV_PG_BENCH_PROGRESS").is_some() {
+                eprintln!(" {:.1} s", t.elapsed().as_secs_f64());
+            }
         }
         pg.store().analyze().await?;
     }
@@ -185,22 +202,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let r = request(q, *mode);
                 let v = mode.uses_embeddings().then_some(v.as_slice());
                 let t = Instant::now();
-                let a = engine.search_with_vector(&r, v)?;
+                let a = engine
+                    .as_ref()
+                    .map(|e| e.search_with_vector(&r, v))
+                    .transpose()?;
                 let ta = t.elapsed();
                 let t = Instant::now();
                 let b = pg.search_with_vector(&r, v).await?;
                 let tb = t.elapsed();
                 if pass == 1 {
-                    emb.push(ta);
                     pgt.push(tb);
-                    agree[m] += usize::from(top(&a) == top(&b));
-                    shared[m] += overlap(&a, &b);
-                    returned[m] += a.results.len();
+                    if let Some(a) = a {
+                        emb.push(ta);
+                        agree[m] += usize::from(top(&a) == top(&b));
+                        shared[m] += overlap(&a, &b);
+                        returned[m] += a.results.len();
+                    }
                 }
             }
         }
-        let (p50, p99) = percentiles(emb);
-        println!("| embedded | {name} | {p50:.2} | {p99:.2} |");
+        if engine.is_some() {
+            let (p50, p99) = percentiles(emb);
+            println!("| embedded | {name} | {p50:.2} | {p99:.2} |");
+        }
         let (p50, p99) = percentiles(pgt);
         println!("| postgres | {name} | {p50:.2} | {p99:.2} |");
     }
@@ -211,6 +235,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, d) in written
         .into_iter()
         .filter(|(name, _)| !reused || *name != "postgres")
+        .filter(|(name, _)| engine.is_some() || *name != "embedded")
     {
         println!(
             "| {name} | {n} | {:.1} | {:.0} |",
@@ -219,32 +244,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     println!();
-    println!(
-        "top-1 agreement over {QUERIES} queries: keyword {}%, semantic {}%, hybrid {}%",
-        agree[0] * 100 / QUERIES,
-        agree[1] * 100 / QUERIES,
-        agree[2] * 100 / QUERIES
-    );
-    println!(
+    if engine.is_some() {
+        println!(
+            "top-1 agreement over {QUERIES} queries: keyword {}%, semantic {}%, hybrid {}%",
+            agree[0] * 100 / QUERIES,
+            agree[1] * 100 / QUERIES,
+            agree[2] * 100 / QUERIES
+        );
+        println!(
         "top-10 overlap with the embedded engine: keyword {:.1}%, semantic {:.1}%, hybrid {:.1}%",
         shared[0] as f64 * 100.0 / returned[0].max(1) as f64,
         shared[1] as f64 * 100.0 / returned[1].max(1) as f64,
         shared[2] as f64 * 100.0 / returned[2].max(1) as f64
     );
+    }
 
     // Raw neighbour search against an exact scan, on both backends.
     let (mut found_emb, mut found_pg) = (0, 0);
     for (_, q) in c.queries.iter().take(100) {
         let exact = exact_top10(&c, q);
         let hit = |ids: Vec<String>| ids.iter().filter(|id| exact.contains(id)).count();
-        found_emb += hit(engine.nearest(q, 10)?.into_iter().map(|h| h.0).collect());
+        if let Some(engine) = &engine {
+            found_emb += hit(engine.nearest(q, 10)?.into_iter().map(|h| h.0).collect());
+        }
         found_pg += hit(pg.nearest(q, 10).await?.into_iter().map(|h| h.0).collect());
     }
     let total = 10 * c.queries.len().min(100);
+    let embedded_recall = match engine.is_some() {
+        true => format!("{:.3}", found_emb as f64 / total as f64),
+        false => "not run".to_string(),
+    };
     println!(
-        "HNSW recall@10 vs exact over {} queries: embedded {:.3}, postgres {:.3}",
+        "HNSW recall@10 vs exact over {} queries: embedded {embedded_recall}, postgres {:.3}",
         c.queries.len().min(100),
-        found_emb as f64 / total as f64,
         found_pg as f64 / total as f64
     );
     if std::env::var_os("NAV_PG_BENCH_KEEP").is_none() && named.is_none() {
