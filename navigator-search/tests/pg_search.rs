@@ -542,3 +542,38 @@ async fn a_rare_word_outranks_a_common_one() {
     assert_eq!(page.total_results, 21);
     svc.store().drop_schema().await.unwrap();
 }
+
+/// The HNSW index can be dropped for a bulk load and built afterwards: meanwhile semantic
+/// search scans exactly and still answers, and the rebuilt index gives the same page.
+#[tokio::test]
+async fn the_vector_index_can_be_deferred_and_built() {
+    let Some(svc) = service("vindex").await else {
+        return;
+    };
+    let store = svc.store();
+    assert!(store.has_vector_index().await.unwrap());
+    let request = req("quarterly budget").mode(SearchMode::Semantic);
+    let before = svc.search(&request).await.unwrap();
+    assert!(ids(&before).contains(&"proj_budget"));
+
+    store.drop_vector_index().await.unwrap();
+    assert!(!store.has_vector_index().await.unwrap());
+    assert_eq!(svc.search(&request).await.unwrap(), before);
+    // Writes go on without the index.
+    let mut extra = corpus();
+    extra.truncate(1);
+    extra[0].id = "proj_budget_copy".into();
+    svc.upsert(&extra).await.unwrap();
+
+    store.build_vector_index(64).await.unwrap();
+    assert!(store.has_vector_index().await.unwrap());
+    store.build_vector_index(64).await.unwrap(); // already there: nothing to do
+    let after = svc.search(&request).await.unwrap();
+    assert!(
+        ids(&after).contains(&"proj_budget_copy"),
+        "{:?}",
+        ids(&after)
+    );
+    assert!(ids(&after).contains(&"proj_budget"));
+    svc.store().drop_schema().await.unwrap();
+}

@@ -22,7 +22,9 @@
 //! the queries (the data is deterministic, so it is the same knowledge base).
 //! `NAV_PG_BENCH_EMBEDDED=0` leaves the embedded engine out (PostgreSQL alone, for sizes
 //! where building both at once would not fit the disk); `NAV_PG_BENCH_PROGRESS=1` prints the
-//! time after each written batch. `NAV_PG_BENCH_EF` overrides [`PgConfig::ef_search`], `NAV_PG_BENCH_TERM_LIMIT`
+//! time after each written batch; `NAV_PG_BENCH_DEFER_INDEX=1` drops the HNSW index before
+//! the load and builds it after ([`PgStore::drop_vector_index`], 4 GB of
+//! `maintenance_work_mem`), as pgvector advises for initial loads. `NAV_PG_BENCH_EF` overrides [`PgConfig::ef_search`], `NAV_PG_BENCH_TERM_LIMIT`
 //! [`PgConfig::keyword_term_limit`].
 
 use async_trait::async_trait;
@@ -167,17 +169,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let store = PgStore::connect(pg_config).await?;
     let pg = PgSearchService::new(store, Arc::new(Precomputed), config)?;
+    let defer_index = std::env::var_os("NAV_PG_BENCH_DEFER_INDEX").is_some();
     let reused = named.is_some() && pg.store().count_items().await? == n as u64;
     let t = Instant::now();
     if reused {
         eprintln!("postgres: reusing the {n} items already in the schema");
     } else {
+        if defer_index {
+            pg.store().drop_vector_index().await?;
+        }
         for (items, vectors) in c.items.chunks(BATCH).zip(c.vectors.chunks(BATCH)) {
             pg.upsert_with_vectors(items, vectors).await?;
             eprint!(".");
             if std::env::var_os("NAV_PG_BENCH_PROGRESS").is_some() {
                 eprintln!(" {:.1} s", t.elapsed().as_secs_f64());
             }
+        }
+        if defer_index {
+            let loaded = t.elapsed();
+            pg.store().build_vector_index(4096).await?;
+            eprintln!(
+                "postgres: rows loaded in {:.1} s, HNSW index built in {:.1} s",
+                loaded.as_secs_f64(),
+                (t.elapsed() - loaded).as_secs_f64()
+            );
         }
         pg.store().analyze().await?;
     }

@@ -12,6 +12,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tokio_postgres::NoTls;
 
+/// The HNSW index over chunk vectors (created by migration 3).
+const VECTOR_INDEX: &str = "item_chunks_embedding";
+
 type CoreResult<T> = navigator_core::Result<T>;
 
 /// Items, TOC nodes, grips and conversations of one owner ([`PgConfig::owner`]) in one
@@ -115,6 +118,53 @@ impl PgStore {
             .batch_execute("ANALYZE items, item_chunks")
             .await
             .map_err(pg_err("analyze"))
+    }
+
+    /// Drops the HNSW index over chunk vectors ahead of a first load of many items: pgvector
+    /// builds the index far faster over rows already loaded than row by row as they arrive
+    /// (its own advice for initial loads). Until [`build_vector_index`](Self::build_vector_index)
+    /// runs, semantic search still answers, exactly, by scanning every chunk (slow past tens
+    /// of thousands). The index is the schema's: every owner on it is affected.
+    pub async fn drop_vector_index(&self) -> Result<()> {
+        let client = self.client().await?;
+        client
+            .batch_execute(&format!("DROP INDEX IF EXISTS {VECTOR_INDEX}"))
+            .await
+            .map_err(pg_err("drop the vector index"))
+    }
+
+    /// Builds the HNSW index over chunk vectors if it is missing (after
+    /// [`drop_vector_index`](Self::drop_vector_index) and a load), with `memory_mb` megabytes
+    /// of `maintenance_work_mem` (the build is fastest when the whole graph fits: roughly
+    /// 2 GB for a million 384-d chunks) and the server's parallel maintenance workers, with no
+    /// statement timeout. Writes to the chunks wait while it runs; searches do not.
+    pub async fn build_vector_index(&self, memory_mb: usize) -> Result<()> {
+        let err = pg_err("build the vector index");
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(&err)?;
+        tx.batch_execute(&format!(
+            "SET LOCAL statement_timeout = 0;
+             SET LOCAL maintenance_work_mem = '{}MB';
+             CREATE INDEX IF NOT EXISTS {VECTOR_INDEX}
+                 ON item_chunks USING hnsw (embedding vector_cosine_ops)",
+            memory_mb.clamp(64, 1 << 21)
+        ))
+        .await
+        .map_err(&err)?;
+        tx.commit().await.map_err(&err)
+    }
+
+    /// Whether the HNSW index over chunk vectors exists (see
+    /// [`drop_vector_index`](Self::drop_vector_index)).
+    pub async fn has_vector_index(&self) -> Result<bool> {
+        let rows = self
+            .query(
+                "check the vector index",
+                "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1",
+                &[&VECTOR_INDEX],
+            )
+            .await?;
+        Ok(!rows.is_empty())
     }
 
     /// Drops the schema and everything in it, every owner's rows included. For tests and
