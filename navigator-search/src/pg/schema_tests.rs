@@ -383,3 +383,53 @@ async fn an_up_to_date_schema_opens_on_a_read_only_server() {
     assert!(matches!(&err, Error::Postgres { .. }), "{err:?}");
     primary.store().drop_schema().await.unwrap();
 }
+
+/// Every connection opens with the configured HNSW beam and relaxed-order iterative scans, so
+/// a walk with that beam is one statement; a wider beam is set for its own transaction only,
+/// and the connection keeps the default afterwards.
+#[tokio::test]
+async fn connections_carry_the_default_beam_and_a_wider_one_stays_local() {
+    let Some(url) = url() else {
+        eprintln!("skipping: NAVIGATOR_PG_URL is not set");
+        return;
+    };
+    let mut config = PgConfig::new(url)
+        .schema(schema("beam"))
+        .dimensions(3)
+        .max_connections(1);
+    config.ef_search = 120;
+    let svc = service(config).await;
+    let items: Vec<Item> = items().into_iter().map(|(item, _)| item).collect();
+    svc.upsert(&items).await.unwrap();
+    let setting = |name: &'static str| {
+        let store = svc.store();
+        async move {
+            let rows = store
+                .query("show setting", &format!("SHOW {name}"), &[])
+                .await
+                .unwrap();
+            rows[0].get::<_, String>(0)
+        }
+    };
+    assert_eq!(setting("hnsw.ef_search").await, "120");
+    assert_eq!(setting("hnsw.iterative_scan").await, "relaxed_order");
+
+    let query = Vector::from(vec![0.0, 0.0, 1.0]);
+    let all = crate::filter::Filter::everything();
+    let filter = crate::pg::sql_filter::SqlFilter::new(&all, svc.store().owner());
+    for ef in [120, 500] {
+        let mut client = svc.store().client().await.unwrap();
+        let walked =
+            crate::pg::vectors::walk(&mut client, &query, &filter, 10, ef, svc.store().config())
+                .await
+                .unwrap();
+        assert_eq!(walked.len(), items.len(), "beam {ef}");
+        drop(client);
+        assert_eq!(
+            setting("hnsw.ef_search").await,
+            "120",
+            "after a walk with beam {ef}"
+        );
+    }
+    svc.store().drop_schema().await.unwrap();
+}

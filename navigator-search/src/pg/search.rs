@@ -136,7 +136,8 @@ impl PgSearchService {
             .max(self.config.candidates)
             .max(self.store.config().ef_search);
         let mut client = self.store.client().await?;
-        let walked = vectors::walk(&mut client, &query, &filter, k, ef).await?;
+        let config = self.store.config();
+        let walked = vectors::walk(&mut client, &query, &filter, k, ef, config).await?;
         let keys: Vec<i64> = walked.iter().map(|k| *k as i64).collect();
         let owner = self.store.owner();
         let chunks = chunks::read(&client, owner, &keys, Some(&query)).await?;
@@ -192,7 +193,7 @@ impl PgSearchService {
                 Some(q) => {
                     let mut client = self.store.client().await?;
                     let ef = plan.pool.max(config.ef_search);
-                    vectors::walk(&mut client, q, &filter, plan.pool, ef).await
+                    vectors::walk(&mut client, q, &filter, plan.pool, ef, config).await
                 }
                 None => Ok(Vec::new()),
             }

@@ -58,11 +58,14 @@ impl PgStore {
         let mut pg: tokio_postgres::Config = config.url.parse().map_err(pg_err("parse url"))?;
         let mut options = pg.get_options().unwrap_or_default().to_string();
         // Custom plans always: the optional filters (`$n IS NULL OR …`) would make a generic
-        // plan scan everything.
+        // plan scan everything. The HNSW settings of a walk with the default beam are the
+        // session's own, so such a walk is one statement (no transaction for `SET LOCAL`).
         options.push_str(&format!(
-            " -c search_path={},public -c statement_timeout={} -c plan_cache_mode=force_custom_plan",
+            " -c search_path={},public -c statement_timeout={} -c plan_cache_mode=force_custom_plan \
+             -c hnsw.ef_search={} -c hnsw.iterative_scan=relaxed_order",
             config.schema,
-            config.statement_timeout.as_millis()
+            config.statement_timeout.as_millis(),
+            super::vectors::beam(config.ef_search)
         ));
         pg.options(options.trim())
             .connect_timeout(config.connect_timeout);

@@ -4,69 +4,77 @@
 //! best chunk (`engine/query.rs`).
 
 use super::chunks::ChunkHits;
-use super::pg_err;
 use super::sql_filter::{SqlFilter, FILTER};
+use super::{pg_err, PgConfig};
 use crate::chunk::{argmax, term_overlaps};
 use crate::{ChunkRollup, Result};
 use navigator_core::Item;
 use pgvector::Vector;
 use std::collections::{HashMap, HashSet};
+use tokio_postgres::types::ToSql;
 
 /// How many chunk hits a walk asks for per wanted item, as the embedded walk does: a long
 /// note's chunks crowd one another out of the beam, so the walk collects more and rolls
 /// them up.
 const CHUNKS_PER_ITEM: usize = 4;
 
+/// `hnsw.ef_search` for a beam of `ef`: within pgvector's accepted range.
+pub(super) fn beam(ef: usize) -> usize {
+    ef.clamp(40, 1000)
+}
+
 /// The items of the chunks nearest to `query` passing `filter` (which names the owner): a
-/// pgvector HNSW scan of `pool × 4` chunks with search beam `ef`, in one transaction (for its
-/// `SET LOCAL`s); each item once, in the order the walk met it.
+/// pgvector HNSW scan of `pool × 4` chunks with search beam `ef`; each item once, in the
+/// order the walk met it. With the session's default beam ([`PgConfig::ef_search`], set when
+/// the connection opens, with relaxed-order iterative scans) it is one statement; another
+/// beam is set for one transaction (`SET LOCAL`).
 pub(super) async fn walk(
     client: &mut deadpool_postgres::Client,
     query: &Vector,
     filter: &SqlFilter<'_>,
     pool: usize,
     ef: usize,
+    config: &PgConfig,
 ) -> Result<Vec<u64>> {
     let err = pg_err("vector search");
     let limit = pool.saturating_mul(CHUNKS_PER_ITEM) as i64;
-    let tx = client.transaction().await.map_err(&err)?;
     // The HNSW scan returns at most ef_search rows; iterative scans keep looking when
     // filters reject some or more chunks are wanted (relaxed order: the items are scored
     // exactly afterwards).
-    tx.execute(
-        "SELECT set_config('hnsw.ef_search', $1, true),
-                set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-        &[&ef.clamp(40, 1000).to_string()],
-    )
-    .await
-    .map_err(&err)?;
-    let rows = if filter.unrestricted {
-        let stmt = tx
-            .prepare_cached(
-                "SELECT item_key FROM item_chunks WHERE owner = $3
-                 ORDER BY embedding <=> $1 LIMIT $2",
-            )
-            .await
-            .map_err(&err)?;
-        tx.query(&stmt, &[query, &limit, &filter.owner()])
-            .await
-            .map_err(&err)?
-    } else {
+    let sql = match filter.unrestricted {
+        true => "SELECT item_key FROM item_chunks WHERE owner = $3
+                 ORDER BY embedding <=> $1 LIMIT $2"
+            .to_string(),
         // FILTER names item columns (the owner qualified); item_chunks has none of the
         // others. The join is on (owner, key): co-located, it stays on one shard.
-        let stmt = tx
-            .prepare_cached(&format!(
-                "SELECT c.item_key FROM item_chunks c
-                 JOIN items ON items.owner = c.owner AND items.key = c.item_key
-                 WHERE c.owner = $8 AND {FILTER} ORDER BY c.embedding <=> $9 LIMIT $10"
-            ))
-            .await
-            .map_err(&err)?;
-        tx.query(&stmt, &filter.params(&[query, &limit]))
-            .await
-            .map_err(&err)?
+        false => format!(
+            "SELECT c.item_key FROM item_chunks c
+             JOIN items ON items.owner = c.owner AND items.key = c.item_key
+             WHERE c.owner = $8 AND {FILTER} ORDER BY c.embedding <=> $9 LIMIT $10"
+        ),
     };
-    tx.commit().await.map_err(&err)?;
+    let owner = filter.owner();
+    let plain = [query as &(dyn ToSql + Sync), &limit, &owner];
+    let params = match filter.unrestricted {
+        true => plain.to_vec(),
+        false => filter.params(&[query, &limit]),
+    };
+    let rows = if beam(ef) == beam(config.ef_search) {
+        let stmt = client.prepare_cached(&sql).await.map_err(&err)?;
+        client.query(&stmt, &params).await.map_err(&err)?
+    } else {
+        let tx = client.transaction().await.map_err(&err)?;
+        tx.execute(
+            "SELECT set_config('hnsw.ef_search', $1, true)",
+            &[&beam(ef).to_string()],
+        )
+        .await
+        .map_err(&err)?;
+        let stmt = tx.prepare_cached(&sql).await.map_err(&err)?;
+        let rows = tx.query(&stmt, &params).await.map_err(&err)?;
+        tx.commit().await.map_err(&err)?;
+        rows
+    };
     let mut seen = HashSet::with_capacity(rows.len());
     Ok(rows
         .iter()
