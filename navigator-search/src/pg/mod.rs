@@ -14,8 +14,8 @@
 //!   library on the two candidate lists the server returns, so a relevance score means the
 //!   same on both backends. The server does only what its indexes are for: a pgvector HNSW
 //!   scan of chunk vectors (`ORDER BY embedding <=> q LIMIT 4 × pool` with `hnsw.ef_search`
-//!   the larger of the pool and [`PgConfig::ef_search`] — the latter is each connection's own
-//!   setting, so a default walk is one statement —, relaxed-order iterative scans,
+//!   the larger of the pool and [`PgConfig::ef_search`] (each connection's own setting, so a
+//!   walk with the default beam is one statement), relaxed-order iterative scans,
 //!   filters joined through the items) and a GIN full-text lookup, the two on two pooled
 //!   connections at once (a hybrid search waits for the slower one, not both); then, again
 //!   side by side, the candidates' catalog facts (rows without body) and their chunks'
