@@ -18,6 +18,9 @@
 //! `--protocol commit-digit` holds out the tasks whose commit hash ends in 0, 1 or 2,
 //! `--goal report` uses subject + body as the goal (tasks with 25+ words of body), `--limit N`
 //! stops after N tasks, `--cold` disables the outline cache; the summary ends with the peak RSS.
+//! Gold files that do not exist at the base commit (the commit created them) are dropped from
+//! a task's gold list, and a task left with none is skipped and counted, as `--from-git`
+//! mines; `--all-gold` keeps them (they then count as misses for every method).
 //! Tasks are JSON lines `{"repo": "...", "base_commit": "...", "goal": "...", "gold_files":
 //! [...], "split": "dev"|"test"}`; `repo` is relative to the current directory; with
 //! `base_commit` the repository is checked out at that commit (through `git archive`) into a
@@ -482,6 +485,11 @@ async fn main() -> anyhow::Result<()> {
     let goal_kind = flag("--goal")?.cloned().unwrap_or_else(|| "subject".into());
     // `--cold`: no outline cache at all, so every task parses every file.
     let cold = args.iter().any(|a| a == "--cold");
+    // A gold file the commit created does not exist in the state explored: no context can
+    // show it. By default such files are dropped from the gold list (a task left with none is
+    // skipped and counted), the rule `--from-git` mines by; `--all-gold` keeps them.
+    let all_gold = args.iter().any(|a| a == "--all-gold");
+    let mut unfindable = 0usize;
     let text =
         std::fs::read_to_string(tasks_path).with_context(|| format!("reading {tasks_path}"))?;
     let scratch = tempfile::tempdir()?;
@@ -526,6 +534,13 @@ async fn main() -> anyhow::Result<()> {
             break;
         }
         let root = checkout(&task, scratch.path(), &at)?;
+        if !all_gold {
+            task.gold_files.retain(|g| root.join(g).is_file());
+            if task.gold_files.is_empty() {
+                unfindable += 1;
+                continue;
+            }
+        }
         let t0 = Instant::now();
         let options = ScanOptions {
             cache_dir: (!cold).then(|| cache.clone()),
@@ -616,6 +631,12 @@ async fn main() -> anyhow::Result<()> {
     }
     seconds.sort_by(f64::total_cmp);
     println!("\n{n} tasks at a {tokens}-token budget, no LLM:");
+    if unfindable > 0 {
+        println!(
+            "({unfindable} more skipped: every gold file is new in the commit, so absent from \
+             the state explored; --all-gold counts them as misses)"
+        );
+    }
     for (name, s) in &splits {
         println!("{name} ({} tasks):", s.explorer.n);
         println!("{}", s.explorer.line("explorer (heuristic)"));
