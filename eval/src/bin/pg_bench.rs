@@ -155,21 +155,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .clone()
         .unwrap_or_else(|| format!("bench_{}", std::process::id()));
     let mut pg_config = PgConfig::new(url).schema(schema);
-    if let Some(ef) = std::env::var("NAV_PG_BENCH_EF")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
+    let env_number = |name: &str| std::env::var(name).ok().and_then(|s| s.parse().ok());
+    if let Some(ef) = env_number("NAV_PG_BENCH_EF") {
         pg_config.ef_search = ef;
     }
-    if let Some(n) = std::env::var("NAV_PG_BENCH_TERM_LIMIT")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
+    if let Some(n) = env_number("NAV_PG_BENCH_TERM_LIMIT") {
         pg_config.keyword_term_limit = n;
     }
     let store = PgStore::connect(pg_config).await?;
     let pg = PgSearchService::new(store, Arc::new(Precomputed), config)?;
     let defer_index = std::env::var_os("NAV_PG_BENCH_DEFER_INDEX").is_some();
+    let progress = std::env::var_os("NAV_PG_BENCH_PROGRESS").is_some();
     let reused = named.is_some() && pg.store().count_items().await? == n as u64;
     let t = Instant::now();
     if reused {
@@ -181,7 +177,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (items, vectors) in c.items.chunks(BATCH).zip(c.vectors.chunks(BATCH)) {
             pg.upsert_with_vectors(items, vectors).await?;
             eprint!(".");
-            if std::env::var_os("NAV_PG_BENCH_PROGRESS").is_some() {
+            if progress {
                 eprintln!(" {:.1} s", t.elapsed().as_secs_f64());
             }
         }

@@ -132,11 +132,9 @@ impl PgSearchService {
         let query = Vector::from(plan_vector.unwrap_or_default().to_vec());
         let all = crate::filter::Filter::everything();
         let filter = SqlFilter::new(&all, self.store.owner());
-        let ef = k
-            .max(self.config.candidates)
-            .max(self.store.config().ef_search);
-        let mut client = self.store.client().await?;
         let config = self.store.config();
+        let ef = k.max(self.config.candidates).max(config.ef_search);
+        let mut client = self.store.client().await?;
         let walked = vectors::walk(&mut client, &query, &filter, k, ef, config).await?;
         let keys: Vec<i64> = walked.iter().map(|k| *k as i64).collect();
         let owner = self.store.owner();
@@ -242,13 +240,13 @@ impl PgSearchService {
             // Two statements pipelined on one connection: one round trip.
             true => {
                 let (items, page_chunks) = tokio::try_join!(
-                    read_items(&client, owner, &page),
+                    read_items(&client, owner, &page, ITEM_COLUMNS),
                     chunks::read(&client, owner, &page, None)
                 )?;
                 chunks = page_chunks;
                 items
             }
-            false => read_items(&client, owner, &page).await?,
+            false => read_items(&client, owner, &page, ITEM_COLUMNS).await?,
         };
         drop(client);
         let page: Vec<Option<Item>> = page_keys.iter().map(|k| items.remove(k)).collect();
@@ -258,16 +256,18 @@ impl PgSearchService {
     }
 }
 
-/// The rows of `owner`'s items with `keys`, whole.
+/// The rows of `owner`'s items with `keys`: `columns` is [`ITEM_COLUMNS`] for whole items or
+/// [`META_COLUMNS`] for their catalog facts (no body or metadata).
 async fn read_items(
     client: &deadpool_postgres::Client,
     owner: &str,
     keys: &[i64],
+    columns: &str,
 ) -> Result<HashMap<u64, Item>> {
-    let err = pg_err("read page items");
+    let err = pg_err("read items");
     let stmt = client
         .prepare_cached(&format!(
-            "SELECT {ITEM_COLUMNS} FROM items WHERE owner = $1 AND key = ANY($2)"
+            "SELECT {columns} FROM items WHERE owner = $1 AND key = ANY($2)"
         ))
         .await
         .map_err(&err)?;
@@ -275,24 +275,15 @@ async fn read_items(
     rows.iter().map(item_from_row).collect()
 }
 
-/// The catalog facts of `store`'s items with `keys` (what ranking and filters look at: the
-/// rows without body and metadata).
+/// The catalog facts of `store`'s items with `keys` (what ranking and filters look at), on a
+/// connection of their own.
 async fn read_metas(store: &PgStore, keys: &[i64]) -> Result<HashMap<u64, ItemMeta>> {
-    let err = pg_err("read candidates");
     let client = store.client().await?;
-    let stmt = client
-        .prepare_cached(&format!(
-            "SELECT {META_COLUMNS} FROM items WHERE owner = $1 AND key = ANY($2)"
-        ))
-        .await
-        .map_err(&err)?;
-    let rows = client
-        .query(&stmt, &[&store.owner(), &keys])
-        .await
-        .map_err(&err)?;
-    rows.iter()
-        .map(|row| item_from_row(row).map(|(key, item)| (key, ItemMeta::from_item(key, item))))
-        .collect()
+    let items = read_items(&client, store.owner(), keys, META_COLUMNS).await?;
+    Ok(items
+        .into_iter()
+        .map(|(key, item)| (key, ItemMeta::from_item(key, item)))
+        .collect())
 }
 
 /// A listing (no query): the newest items passing the filter, read whole, with how many

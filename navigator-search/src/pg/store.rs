@@ -12,7 +12,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tokio_postgres::NoTls;
 
-/// The HNSW index over chunk vectors (created by migration 3).
+/// The HNSW index over chunk vectors: created by migration 3, and again by
+/// [`PgStore::build_vector_index`] with the same definition.
 const VECTOR_INDEX: &str = "item_chunks_embedding";
 
 type CoreResult<T> = navigator_core::Result<T>;
