@@ -9,9 +9,16 @@
 //! engine's own write path ([`SearchEngine::upsert`]: long documents are chunked there), with
 //! an embedder that caches vectors on disk (default `target/beir-cache/`), keyed by model and a
 //! SHA-256 of the text, so only the first run pays for embedding thousands of passages.
+//!
+//! `--postgres` runs the queries on PostgreSQL instead (`NAVIGATOR_PG_URL`, from
+//! `eval "$(bash scripts/postgres.sh start)"`): the embedded index is copied there with
+//! `sync_from_engine` (same chunks and vectors) into a schema of its own, dropped afterwards.
 
 use anyhow::{bail, Context, Result};
-use navigator_core::{Embedder, FastEmbedder, Item, ItemType, SearchMode, SearchRequest};
+use navigator_core::{
+    Embedder, FastEmbedder, Item, ItemType, SearchMode, SearchPage, SearchRequest,
+};
+use navigator_search::pg::{sync_from_engine, PgConfig, PgSearchService, PgStore};
 use navigator_search::{ChunkRollup, EngineConfig, FixedClock, SearchEngine};
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
@@ -37,6 +44,23 @@ struct Args {
     sweep: bool,
     /// How chunk similarities roll up to a document's (`max`, `top2`, `blend0.3`, ...).
     rollup: ChunkRollup,
+    /// Search through PostgreSQL (a copy of the embedded index) instead of the engine.
+    postgres: bool,
+}
+
+/// The backend the queries run on.
+enum Backend {
+    Embedded(SearchEngine),
+    Postgres(PgSearchService),
+}
+
+impl Backend {
+    async fn search(&self, req: &SearchRequest, vector: &[f32]) -> Result<SearchPage> {
+        Ok(match self {
+            Backend::Embedded(engine) => engine.search_with_vector(req, Some(vector))?,
+            Backend::Postgres(pg) => pg.search_with_vector(req, Some(vector)).await?,
+        })
+    }
 }
 
 fn parse_rollup(s: &str) -> Result<ChunkRollup> {
@@ -68,6 +92,7 @@ fn parse_args() -> Result<Args> {
     let mut half = Half::All;
     let mut sweep = false;
     let mut rollup = ChunkRollup::Max;
+    let mut postgres = false;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -82,6 +107,7 @@ fn parse_args() -> Result<Args> {
                 }
             }
             "--sweep" => sweep = true,
+            "--postgres" => postgres = true,
             "--rollup" => rollup = parse_rollup(&it.next().context("--rollup needs a value")?)?,
             flag if flag.starts_with("--") => bail!("unknown flag {flag}"),
             path => dataset = path.into(),
@@ -94,6 +120,7 @@ fn parse_args() -> Result<Args> {
         half,
         sweep,
         rollup,
+        postgres,
     })
 }
 
@@ -375,7 +402,7 @@ async fn main() -> Result<()> {
         chunk_rollup: args.rollup,
         ..EngineConfig::default()
     };
-    let engine = SearchEngine::open_with(dir.path(), embedder.clone(), config).await?;
+    let engine = SearchEngine::open_with(dir.path(), embedder.clone(), config.clone()).await?;
     let started = Instant::now();
     for batch in items.chunks(1000) {
         engine.upsert(batch).await?;
@@ -392,6 +419,27 @@ async fn main() -> Result<()> {
         drop(engine);
         return sweep(dir.path(), embedder, at, &queries, &query_vectors, &qrels).await;
     }
+
+    let backend = match args.postgres {
+        false => Backend::Embedded(engine),
+        true => {
+            let url = std::env::var("NAVIGATOR_PG_URL").context(
+                "--postgres needs NAVIGATOR_PG_URL: eval \"$(bash scripts/postgres.sh start)\"",
+            )?;
+            let pg_config = PgConfig::new(url)
+                .schema(format!("beir_{}", std::process::id()))
+                .dimensions(embedder.dimensions());
+            let pg = PgSearchService::new(PgStore::connect(pg_config).await?, embedder, config)?;
+            let started = Instant::now();
+            let copied = sync_from_engine(&engine, &pg).await?;
+            pg.store().analyze().await?;
+            println!(
+                "copied to PostgreSQL: {copied:?} in {:.2} s",
+                started.elapsed().as_secs_f64()
+            );
+            Backend::Postgres(pg)
+        }
+    };
 
     println!("\n| mode | nDCG@10 | Recall@100 | mean query ms (embedding excluded) |");
     println!("|---|---|---|---|");
@@ -414,7 +462,7 @@ async fn main() -> Result<()> {
                     .mode(mode)
                     .limit(PAGE)
                     .offset(offset);
-                let page = engine.search_with_vector(&req, Some(qv))?;
+                let page = backend.search(&req, qv).await?;
                 ranked.extend(page.results.into_iter().map(|r| r.item_id));
             }
             elapsed += t.elapsed().as_secs_f64();
@@ -452,6 +500,9 @@ async fn main() -> Result<()> {
         ndcg / n,
         recall / n
     );
+    if let Backend::Postgres(pg) = &backend {
+        pg.store().drop_schema().await?;
+    }
     Ok(())
 }
 
