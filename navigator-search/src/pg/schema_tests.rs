@@ -25,14 +25,23 @@ impl navigator_core::Embedder for Fixed {
     }
 }
 
+/// The server's URL; `None` (the test skips, saying so) when none is set outside CI.
 fn url() -> Option<String> {
     match std::env::var("NAVIGATOR_PG_URL") {
         Ok(u) if !u.is_empty() => Some(u),
         _ if std::env::var_os("CI").is_some() => {
             panic!("NAVIGATOR_PG_URL is not set under CI: run ./scripts/test.sh")
         }
-        _ => None,
+        _ => {
+            eprintln!("skipping: NAVIGATOR_PG_URL is not set");
+            None
+        }
     }
+}
+
+/// A configuration for 3-dimensional vectors on a fresh schema named after `tag`.
+fn config(url: &str, tag: &str) -> PgConfig {
+    PgConfig::new(url).schema(schema(tag)).dimensions(3)
 }
 
 fn schema(tag: &str) -> String {
@@ -62,7 +71,7 @@ fn items() -> Vec<(Item, Option<Vec<f32>>)> {
 /// Schema `tag` migrated only up to `version`, and a plain client to write rows into it as
 /// that version did.
 async fn schema_at(url: &str, tag: &str, version: i32) -> (PgConfig, tokio_postgres::Client) {
-    let old = PgConfig::new(url).schema(schema(tag)).dimensions(3);
+    let old = config(url, tag);
     let (mut client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
         .await
         .unwrap();
@@ -83,7 +92,6 @@ async fn service(config: PgConfig) -> PgSearchService {
 #[tokio::test]
 async fn a_version_2_database_keeps_its_vectors_as_whole_item_chunks() {
     let Some(url) = url() else {
-        eprintln!("skipping: NAVIGATOR_PG_URL is not set");
         return;
     };
     let (old, client) = schema_at(&url, "v2", 2).await;
@@ -155,7 +163,7 @@ async fn a_version_2_database_keeps_its_vectors_as_whole_item_chunks() {
 /// A schema created at the latest version holding [`items`], written as their version-2
 /// rows were (an item without a vector through the plain store).
 async fn fresh_with_items(url: &str, name: &str) -> PgSearchService {
-    let fresh = service(PgConfig::new(url).schema(schema(name)).dimensions(3)).await;
+    let fresh = service(config(url, name)).await;
     for (item, vector) in items() {
         match vector {
             Some(v) => fresh.upsert_with_vectors(&[item], &[v]).await.unwrap(),
@@ -220,7 +228,6 @@ async fn same_answers(a: &PgSearchService, b: &PgSearchService) {
 #[tokio::test]
 async fn a_version_3_database_keeps_its_items_under_the_default_owner() {
     let Some(url) = url() else {
-        eprintln!("skipping: NAVIGATOR_PG_URL is not set");
         return;
     };
     let (old, client) = schema_at(&url, "v3own", 3).await;
@@ -348,10 +355,9 @@ async fn a_version_3_database_keeps_its_items_under_the_default_owner() {
 #[tokio::test]
 async fn an_up_to_date_schema_opens_on_a_read_only_server() {
     let Some(url) = url() else {
-        eprintln!("skipping: NAVIGATOR_PG_URL is not set");
         return;
     };
-    let config = PgConfig::new(&url).schema(schema("ro")).dimensions(3);
+    let config = config(&url, "ro");
     let primary = service(config.clone()).await;
     let (items, vectors): (Vec<Item>, Vec<Option<Vec<f32>>>) = items().into_iter().unzip();
     let vectors: Vec<Vec<f32>> = vectors.into_iter().flatten().collect();
@@ -390,13 +396,9 @@ async fn an_up_to_date_schema_opens_on_a_read_only_server() {
 #[tokio::test]
 async fn connections_carry_the_default_beam_and_a_wider_one_stays_local() {
     let Some(url) = url() else {
-        eprintln!("skipping: NAVIGATOR_PG_URL is not set");
         return;
     };
-    let mut config = PgConfig::new(url)
-        .schema(schema("beam"))
-        .dimensions(3)
-        .max_connections(1);
+    let mut config = config(&url, "beam").max_connections(1);
     config.ef_search = 120;
     let svc = service(config).await;
     let items: Vec<Item> = items().into_iter().map(|(item, _)| item).collect();
