@@ -16,7 +16,7 @@ use anyhow::{bail, Context as _};
 use clap::ValueEnum;
 use navigator_context::{
     render, replay, satellite, Budgets, Error, Explorer, FlightPlan, HeuristicPolicy, LlmPolicy,
-    Policy, Rendered, RepoMap, Scored, TerminalApprover,
+    Policy, Rendered, RepoMap, ScanOptions, Scored, TerminalApprover,
 };
 use navigator_core::{
     AnthropicClient, AnthropicConfig, Llm, OpenAiClient, OpenAiConfig, Pricing, PricingTable,
@@ -91,6 +91,10 @@ pub struct Args {
     /// Print one JSON object instead of the context text.
     #[arg(long)]
     pub json: bool,
+    /// Rank on the goal's text alone, without the git history prior (how recently and how
+    /// often each matched file changed).
+    #[arg(long)]
+    pub no_history: bool,
 }
 
 /// The policy `args` ask for.
@@ -220,7 +224,11 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             None => {}
         }
     }
-    let map = RepoMap::open(&args.repo)
+    let options = ScanOptions {
+        history: !args.no_history,
+        ..ScanOptions::for_root(&args.repo)
+    };
+    let map = RepoMap::open_with(&args.repo, &options)
         .with_context(|| format!("opening the repository {}", args.repo.display()))?;
     if let Some(path) = &args.replay {
         let text = std::fs::read_to_string(path)

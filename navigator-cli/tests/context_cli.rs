@@ -163,3 +163,56 @@ fn bad_flags_are_refused_with_the_flag_named() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(text(&missing.stderr).contains("/definitely/not/here"));
 }
+
+#[test]
+fn git_history_reorders_equal_matches_unless_turned_off() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = repo.path();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@e",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+    };
+    let body = "pub fn evict_stale_entries(limit: usize) -> usize { limit }\n";
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/a_cache.rs"), body).unwrap();
+    fs::write(root.join("src/b_cache.rs"), body).unwrap();
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "both caches"]);
+    for i in 0..4 {
+        fs::write(
+            root.join("src/b_cache.rs"),
+            format!("{body}// revision {i}\n"),
+        )
+        .unwrap();
+        git(&["commit", "-q", "-am", "tune the second cache"]);
+    }
+    let first = |extra: &[&str]| {
+        let r = root.to_str().unwrap();
+        let mut args = vec!["context", "evict stale cache entries", r, "--json"];
+        args.extend_from_slice(extra);
+        let out = navigator(&args, cache.path());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["files"][0].clone()
+    };
+    let with_history = first(&[]);
+    assert_eq!(with_history["path"], "src/b_cache.rs", "{with_history}");
+    assert!(with_history["reasons"]
+        .to_string()
+        .contains("changed often"));
+    assert_eq!(first(&["--no-history"])["path"], "src/a_cache.rs");
+}

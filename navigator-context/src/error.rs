@@ -80,6 +80,15 @@ pub enum Error {
         /// The plan's budget.
         budget: usize,
     },
+    /// git could not read a repository's history (not a repository, unknown revision, git
+    /// missing).
+    #[error("git history of {}: {message}", dir.display())]
+    Git {
+        /// The directory git was run in.
+        dir: PathBuf,
+        /// What git or the system said.
+        message: String,
+    },
     /// A navigator-core component (LLM client, embedder) failed.
     #[error(transparent)]
     Core(#[from] navigator_core::Error),
@@ -90,7 +99,7 @@ impl Error {
     pub fn kind(&self) -> navigator_core::ErrorKind {
         use navigator_core::ErrorKind;
         match self {
-            Self::NotARepository { .. } => ErrorKind::Io,
+            Self::NotARepository { .. } | Self::Git { .. } => ErrorKind::Io,
             Self::FlightPlan { .. } | Self::OutsideRoot { .. } | Self::InvalidOption { .. } => {
                 ErrorKind::BadRequest
             }

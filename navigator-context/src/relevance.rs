@@ -32,6 +32,9 @@ const AUXILIARY_PENALTY: f64 = 0.6;
 /// Files with no grammar (manifests, scripts, prose) match a goal by path alone and are
 /// seldom where code changes; they still rank, lower.
 const NON_CODE_PENALTY: f64 = 0.6;
+/// How much recent changes can raise a code file's score: it is multiplied by
+/// `1 + W_HISTORY × weight`, the weight in [0, 1] from [`crate::ChangeHistory`].
+const W_HISTORY: f64 = 0.5;
 /// Weight of evidence from the goal's clues naming a file (paths, frames, module paths,
 /// definitions of identifiers it spells).
 const W_MENTION: f64 = 1.5;
@@ -159,6 +162,17 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let mut combined: Vec<f64> = (0..files.len())
         .map(|i| (1.0 - W_GRAPH) * text[i] + W_GRAPH * graph.rank[i])
         .collect();
+    if let Some(history) = map.history() {
+        for (i, f) in files.iter().enumerate() {
+            let h = history.weight(&f.path);
+            if h > 0.0 && combined[i] > 0.0 && f.lang.is_some() && !is_auxiliary(&f.path) {
+                combined[i] *= 1.0 + W_HISTORY * h;
+                if h >= 0.2 {
+                    reasons[i].push(format!("changed often of late ({h:.2})"));
+                }
+            }
+        }
+    }
     let lifted = lift_module_roots(files, &mut combined, ROOT_SHARE);
     for (i, from) in lifted {
         reasons[i].push(format!("root of the module holding {from}"));
@@ -482,6 +496,32 @@ mod tests {
             .reasons
             .iter()
             .any(|r| r.contains("root of the module holding src/definition/raw.rs")));
+    }
+
+    #[test]
+    fn recent_changes_break_a_tie_but_never_create_relevance() {
+        let files = [
+            ("src/a_cache.rs", "pub fn evict_stale_entries() {}"),
+            ("src/b_cache.rs", "pub fn evict_stale_entries() {}"),
+            ("src/unrelated.rs", "pub fn parse_headers() {}"),
+        ];
+        let (_d, map) = map_of(&files);
+        let plain = rank(&map, "evict stale cache entries");
+        assert_eq!(plain[0].path, "src/a_cache.rs", "ties break by path");
+        // The later file and the unrelated one changed in every recent commit.
+        let log = "\0\nsrc/b_cache.rs\nsrc/unrelated.rs\n".repeat(5);
+        let map = map.with_history(Some(crate::history::ChangeHistory::from_log(&log)));
+        let ranked = rank(&map, "evict stale cache entries");
+        assert_eq!(ranked[0].path, "src/b_cache.rs", "{ranked:?}");
+        assert!(ranked[0]
+            .reasons
+            .iter()
+            .any(|r| r.contains("changed often")));
+        assert!(ranked[1].score < 1.0 && ranked[1].score > 0.5, "{ranked:?}");
+        assert!(
+            ranked.iter().all(|s| s.path != "src/unrelated.rs"),
+            "history alone ranks nothing: {ranked:?}"
+        );
     }
 
     #[test]

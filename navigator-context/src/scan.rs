@@ -9,6 +9,7 @@
 use crate::cache::{content_hash, OutlineCache};
 use crate::error::{Error, Result};
 use crate::flight_plan::Level;
+use crate::history::ChangeHistory;
 use crate::lang::Lang;
 use crate::outline::{outline, Outline};
 use crate::tokens::Tokenizer;
@@ -27,16 +28,21 @@ pub struct ScanOptions {
     /// Files larger than this are read but not outlined (parsing giant generated files costs
     /// more than their outline is worth).
     pub max_outline_bytes: u64,
+    /// Read the last commits of the git repository holding the root (when it is in one) as
+    /// a ranking prior: [`ChangeHistory`]. Default `true`; outside git the map simply has no
+    /// history.
+    pub history: bool,
 }
 
 impl ScanOptions {
     /// The defaults for a repository root: outline cache at [`default_cache_dir`], 16 MiB read
-    /// cap, 1 MiB outline cap.
+    /// cap, 1 MiB outline cap, git history read.
     pub fn for_root(root: &Path) -> Self {
         ScanOptions {
             cache_dir: default_cache_dir(root),
             max_read_bytes: 16 * 1024 * 1024,
             max_outline_bytes: 1024 * 1024,
+            history: true,
         }
     }
 }
@@ -188,6 +194,7 @@ pub struct RepoMap {
     root: PathBuf,
     files: Vec<FileEntry>,
     skipped: Vec<(String, String)>,
+    history: Option<Arc<ChangeHistory>>,
 }
 
 enum Walked {
@@ -219,6 +226,11 @@ impl RepoMap {
             .ok_or_else(|| Error::NotARepository {
                 path: root.to_path_buf(),
             })?;
+        // git reads the history while the tree is walked and parsed.
+        let log = options
+            .history
+            .then(|| crate::history::spawn_log(&canon, "HEAD").ok())
+            .flatten();
         let walked = walk(&canon);
         let cache = Arc::new(OutlineCache::new(options.cache_dir.clone()));
         let mut skipped = Vec::new();
@@ -245,11 +257,31 @@ impl RepoMap {
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         skipped.sort();
+        // Outside git (or without git) the map has no history; that is not an error.
+        let history = log
+            .and_then(|child| child.wait_with_output().ok())
+            .filter(|out| out.status.success())
+            .map(|out| ChangeHistory::from_log(&String::from_utf8_lossy(&out.stdout)))
+            .filter(|h| !h.is_empty())
+            .map(Arc::new);
         Ok(RepoMap {
             root: canon,
             files,
             skipped,
+            history,
         })
+    }
+
+    /// The change history the ranking uses as a prior, when there is one.
+    pub fn history(&self) -> Option<&ChangeHistory> {
+        self.history.as_deref()
+    }
+
+    /// Replaces the change history: `None` ranks on the text alone; a history read with
+    /// [`ChangeHistory::from_git`] suits a tree exported from a repository at some revision.
+    pub fn with_history(mut self, history: Option<ChangeHistory>) -> RepoMap {
+        self.history = history.map(Arc::new);
+        self
     }
 
     /// The canonical root.

@@ -21,6 +21,9 @@
 //! Gold files that do not exist at the base commit (the commit created them) are dropped from
 //! a task's gold list, and a task left with none is skipped and counted, as `--from-git`
 //! mines; `--all-gold` keeps them (they then count as misses for every method).
+//! The explorer ranks with the repository's history up to `base_commit` as a prior (read from
+//! `repo` with `git log`, as a work tree's history would be); `--no-history` ranks on the text
+//! alone.
 //! Tasks are JSON lines `{"repo": "...", "base_commit": "...", "goal": "...", "gold_files":
 //! [...], "split": "dev"|"test"}`; `repo` is relative to the current directory; with
 //! `base_commit` the repository is checked out at that commit (through `git archive`) into a
@@ -35,8 +38,8 @@
 
 use anyhow::{bail, Context};
 use navigator_context::{
-    render, terms, Budgets, Exploration, Explorer, FlightPlan, HeuristicPolicy, Lang, Level,
-    RepoMap, Rule, ScanOptions, Tokenizer,
+    render, terms, Budgets, ChangeHistory, Exploration, Explorer, FlightPlan, HeuristicPolicy,
+    Lang, Level, RepoMap, Rule, ScanOptions, Tokenizer,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -489,6 +492,7 @@ async fn main() -> anyhow::Result<()> {
     // show it. By default such files are dropped from the gold list (a task left with none is
     // skipped and counted), the rule `--from-git` mines by; `--all-gold` keeps them.
     let all_gold = args.iter().any(|a| a == "--all-gold");
+    let use_history = !args.iter().any(|a| a == "--no-history");
     let mut unfindable = 0usize;
     let text =
         std::fs::read_to_string(tasks_path).with_context(|| format!("reading {tasks_path}"))?;
@@ -546,7 +550,12 @@ async fn main() -> anyhow::Result<()> {
             cache_dir: (!cold).then(|| cache.clone()),
             ..ScanOptions::for_root(&root)
         };
-        let map = RepoMap::open_with(&root, &options)?;
+        let mut map = RepoMap::open_with(&root, &options)?;
+        if let (true, Some(base)) = (use_history, &task.base_commit) {
+            let history = ChangeHistory::from_git(Path::new(&task.repo), base)
+                .with_context(|| format!("{at}: history"))?;
+            map = map.with_history(Some(history));
+        }
         let out = Explorer::new(&map, Budgets::tokens(tokens))
             .explore(&task.goal, &mut HeuristicPolicy::new())
             .await?;

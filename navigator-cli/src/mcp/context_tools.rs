@@ -212,6 +212,7 @@ impl McpServer {
             replay: None,
             refit: false,
             json: false,
+            no_history: false,
         };
         let total = budgets_turns(tokens) + 2;
         progress.report(0, Some(total), format!("mapping {}", repo.display()));
