@@ -168,38 +168,22 @@ fn bad_flags_are_refused_with_the_flag_named() {
 fn git_history_reorders_equal_matches_unless_turned_off() {
     let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let root = repo.path();
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@e",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
-    };
     let body = "pub fn evict_stale_entries(limit: usize) -> usize { limit }\n";
     fs::create_dir_all(root.join("src")).unwrap();
     fs::write(root.join("src/a_cache.rs"), body).unwrap();
     fs::write(root.join("src/b_cache.rs"), body).unwrap();
-    git(&["init", "-q"]);
-    git(&["add", "."]);
-    git(&["commit", "-q", "-m", "both caches"]);
-    for i in 0..4 {
-        fs::write(
-            root.join("src/b_cache.rs"),
-            format!("{body}// revision {i}\n"),
-        )
+    // One commit of both files, then four that change only the second.
+    let script = "set -e; export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e \
+        GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e; \
+        git init -q; git add .; git -c commit.gpgsign=false commit -qm both; \
+        for i in 1 2 3 4; do echo \"// revision $i\" >> src/b_cache.rs; \
+        git -c commit.gpgsign=false commit -qam tune; done";
+    let out = Command::new("sh")
+        .args(["-c", script])
+        .current_dir(root)
+        .output()
         .unwrap();
-        git(&["commit", "-q", "-am", "tune the second cache"]);
-    }
+    assert!(out.status.success(), "{}", text(&out.stderr));
     let first = |extra: &[&str]| {
         let r = root.to_str().unwrap();
         let mut args = vec!["context", "evict stale cache entries", r, "--json"];
