@@ -21,6 +21,8 @@
 //! Gold files that do not exist at the base commit (the commit created them) are dropped from
 //! a task's gold list, and a task left with none is skipped and counted, as `--from-git`
 //! mines; `--all-gold` keeps them (they then count as misses for every method).
+//! `examples/data/localize/bug_reports.jsonl` holds 42 bug reports written for commits of those
+//! six repositories (run it from the same folder; docs/benchmarks.md says how they were made).
 //! The explorer ranks with the repository's history up to `base_commit` as a prior (read from
 //! `repo` with `git log`, as a work tree's history would be); `--no-history` ranks on the text
 //! alone.
