@@ -40,7 +40,11 @@ impl ChangeHistory {
     /// to it — or a bare repository). Errors when `rev` is not a plain revision name, git
     /// cannot be run, or git refuses (not a repository, unknown revision).
     pub fn from_git(dir: &Path, rev: &str) -> Result<ChangeHistory> {
-        let child = spawn_log(dir, rev)?;
+        ChangeHistory::from_child(spawn_log(dir, rev)?, dir)
+    }
+
+    /// Waits for a `git log` started by [`spawn_log`] in `dir` and parses what it printed.
+    pub(crate) fn from_child(child: Child, dir: &Path) -> Result<ChangeHistory> {
         let out = child.wait_with_output().map_err(|e| Error::Git {
             dir: dir.to_path_buf(),
             message: format!("waiting for git: {e}"),

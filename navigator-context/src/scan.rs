@@ -259,9 +259,7 @@ impl RepoMap {
         skipped.sort();
         // Outside git (or without git) the map has no history; that is not an error.
         let history = log
-            .and_then(|child| child.wait_with_output().ok())
-            .filter(|out| out.status.success())
-            .map(|out| ChangeHistory::from_log(&String::from_utf8_lossy(&out.stdout)))
+            .and_then(|child| ChangeHistory::from_child(child, &canon).ok())
             .filter(|h| !h.is_empty())
             .map(Arc::new);
         Ok(RepoMap {

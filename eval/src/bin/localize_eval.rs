@@ -550,6 +550,8 @@ async fn main() -> anyhow::Result<()> {
         let t0 = Instant::now();
         let options = ScanOptions {
             cache_dir: (!cold).then(|| cache.clone()),
+            // The scratch checkout has no `.git`: history comes from the task's repository.
+            history: false,
             ..ScanOptions::for_root(&root)
         };
         let mut map = RepoMap::open_with(&root, &options)?;
