@@ -91,6 +91,8 @@ pub mod ingest;
 #[cfg(feature = "engine")]
 mod keyword;
 #[cfg(feature = "engine")]
+mod merges;
+#[cfg(feature = "engine")]
 mod opened;
 #[cfg(feature = "postgres")]
 pub mod pg;

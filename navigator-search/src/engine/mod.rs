@@ -276,6 +276,7 @@ impl SearchEngine {
             repairs: Mutex::new(Vec::new()),
             dir,
         };
+        shared.vectors.start_building();
         let engine = Self {
             shared: Arc::new(shared),
         };
@@ -330,6 +331,21 @@ impl SearchEngine {
         self.vectors.len()
     }
 
+    /// How many chunk vectors are searchable but not yet in the vector graph. A large batch
+    /// (256 chunks or more) is searchable as soon as its write returns: its vectors are
+    /// scanned exactly until a background thread, which starts once writes pause, has put
+    /// them into the HNSW graph. Searches cost more while the backlog is large.
+    pub fn graph_backlog(&self) -> Result<usize> {
+        self.vectors.backlog_len()
+    }
+
+    /// Puts the whole graph backlog into the graph now, on the caller's thread (blocking;
+    /// searches wait for at most one step of 256 chunks at a time), so that every search
+    /// walks the graph: after a bulk load, before measuring query latency.
+    pub fn finish_graph(&self) -> Result<()> {
+        self.vectors.finish_graph()
+    }
+
     /// Whether no item is searchable.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -341,6 +357,7 @@ impl SearchEngine {
     /// do not. [`bulk_load`](Self::bulk_load) calls it when it wrote at least half the items.
     pub fn compact(&self) -> Result<()> {
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
+        let _writing = self.vectors.writing();
         self.keyword.compact()?;
         self.save_vectors(&mut unsaved)
     }
@@ -475,7 +492,7 @@ impl Shared {
     }
 
     fn save_vectors(&self, unsaved: &mut usize) -> Result<()> {
-        if *unsaved == 0 {
+        if *unsaved == 0 && !self.vectors.graph_unsaved() {
             return Ok(());
         }
         let seq = self.store.last_seq()?;

@@ -8,8 +8,12 @@ use crate::chunk::ItemVectors;
 use crate::{Error, Result};
 use navigator_core::Item;
 
-/// Batches of at least this many items index their keywords and vectors side by side.
-const OVERLAP_MIN: usize = 256;
+/// Unsaved vector changes after which a write saves the vector files (`compact`, `flush` and
+/// closing the engine save them too), or half the items when that is more. A crash replays
+/// at most that many from the store's change log, without embedding and without graph
+/// insertion on the way (replayed vectors join the graph backlog); saving more often
+/// rewrote the whole vector table at every doubling of a bulk load.
+const SAVE_AFTER: usize = 100_000;
 
 /// How far a [`SearchEngine::bulk_load`] has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,35 +87,35 @@ impl SearchEngine {
 
     /// Commits items to the engine's store, then applies them to both indexes and the
     /// catalog (blocking).
+    ///
+    /// The keyword documents are handed to tantivy's indexing threads before the store
+    /// writes, under the keys the store is about to give (read first), so analysing the text
+    /// and writing the store use the cores side by side; the keyword commit follows the
+    /// store's. A failed store write drops the staged documents, and keys that came out
+    /// otherwise than planned (another writer of the store in between) stage them again.
     fn index_items(&self, items: &[Item], vectors: &[ItemVectors]) -> Result<()> {
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
-        let changes = self.store.write_items(items, Some(vectors))?;
+        let _writing = self.vectors.writing();
+        let (planned, new_from) = self.store.planned_keys(items)?;
+        let changes = match self.write_store_staging_keywords(items, vectors, &planned, new_from) {
+            Ok(changes) => changes,
+            Err(e) => {
+                if let Err(rollback) = self.keyword.rollback() {
+                    tracing::warn!("dropping staged keyword documents failed: {rollback}");
+                }
+                return Err(e);
+            }
+        };
         let seq = changes.last().map_or(0, |c| c.seq);
         let vec_changes: Vec<(u64, Option<&ItemVectors>)> = changes
             .iter()
             .zip(vectors)
             .map(|(c, v)| (c.key, Some(v)))
             .collect();
-        let kw_changes: Vec<(u64, Option<&Item>)> = changes
-            .iter()
-            .zip(items)
-            .map(|(c, it)| (c.key, Some(it)))
-            .collect();
-        if items.len() >= OVERLAP_MIN {
-            // The keyword index (tantivy's own threads) and the graph (usearch, one thread
-            // per core) take a large batch side by side; each records its own progress, so
-            // either may finish first.
-            let (vectors, keyword) = std::thread::scope(|scope| {
-                let keyword = scope.spawn(|| self.keyword.apply(&kw_changes, seq));
-                let vectors = self.vectors.apply_items(&vec_changes);
-                (vectors, super::joined(keyword))
-            });
-            vectors?;
-            keyword?;
-        } else {
-            self.vectors.apply_items(&vec_changes)?;
-            self.keyword.apply(&kw_changes, seq)?;
-        }
+        // A large batch only fills the exact table here (the graph takes it in the
+        // background); a small one enters the graph.
+        self.vectors.apply_items(&vec_changes)?;
+        self.keyword.commit(seq)?;
         {
             let mut catalog = self.catalog.write().map_err(|e| self.lock_err(e))?;
             for (c, item) in changes.iter().zip(items) {
@@ -119,10 +123,34 @@ impl SearchEngine {
             }
         }
         *unsaved += changes.len();
-        if *unsaved >= self.len().max(2_000) / 2 {
+        if *unsaved >= (self.len() / 2).max(SAVE_AFTER) {
             self.save_vectors(&mut unsaved)?;
         }
         Ok(())
+    }
+
+    /// Stages the keyword documents under `planned` keys (those from `new_from` on new),
+    /// then commits the store; the store's changes, with the documents staged under the keys
+    /// it gave.
+    fn write_store_staging_keywords(
+        &self,
+        items: &[Item],
+        vectors: &[ItemVectors],
+        planned: &[u64],
+        new_from: u64,
+    ) -> Result<Vec<crate::store::Change>> {
+        let staged = |keys: &mut dyn Iterator<Item = u64>, new_from: u64| {
+            let changes: Vec<(u64, Option<&Item>)> =
+                keys.zip(items).map(|(key, it)| (key, Some(it))).collect();
+            self.keyword.stage(&changes, new_from)
+        };
+        staged(&mut planned.iter().copied(), new_from)?;
+        let changes = self.store.write_items(items, Some(vectors))?;
+        if !changes.iter().map(|c| c.key).eq(planned.iter().copied()) {
+            self.keyword.rollback()?;
+            staged(&mut changes.iter().map(|c| c.key), u64::MAX)?;
+        }
+        Ok(changes)
     }
 
     /// Deletes an item from the store and both indexes; whether it existed.
@@ -143,6 +171,7 @@ impl SearchEngine {
     /// whether it was there.
     fn unindex_item(&self, id: &str) -> Result<bool> {
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
+        let _writing = self.vectors.writing();
         let Some(change) = self.store.remove_item(id)? else {
             return Ok(false);
         };

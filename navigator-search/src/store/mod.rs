@@ -211,6 +211,32 @@ impl RedbStore {
         Ok(changes)
     }
 
+    /// The keys [`write_items`](Self::write_items) would give `items` (ids distinct) if it
+    /// ran now: each existing id's key, and new keys in order for the others; and the first
+    /// new key (every key from it on is new). The engine builds the keyword documents with
+    /// them while the store writes.
+    pub(crate) fn planned_keys(&self, items: &[Item]) -> Result<(Vec<u64>, u64)> {
+        let txn = self.db.begin_read().map_err(|e| self.err(e))?;
+        let keys = txn.open_table(KEYS).map_err(|e| self.err(e))?;
+        let counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
+        let mut next_key = counter(&counters, NEXT_KEY).map_err(|e| self.err(e))?;
+        let first_new = next_key + 1;
+        let planned = items
+            .iter()
+            .map(|item| {
+                let existing = keys.get(item.id.as_str()).map_err(|e| self.err(e))?;
+                Ok(match existing {
+                    Some(key) => key.value(),
+                    None => {
+                        next_key += 1;
+                        next_key
+                    }
+                })
+            })
+            .collect::<Result<Vec<u64>>>()?;
+        Ok((planned, first_new))
+    }
+
     /// Deletes an item and its vector, logging the change; `None` when it did not exist.
     pub(crate) fn remove_item(&self, id: &str) -> Result<Option<Change>> {
         let txn = self.db.begin_write().map_err(|e| self.err(e))?;
@@ -486,9 +512,20 @@ impl RedbStore {
     /// Drops change-log entries every index has applied (`seq` and before).
     pub(crate) fn prune_changes(&self, seq: u64) -> Result<()> {
         let txn = self.db.begin_write().map_err(|e| self.err(e))?;
-        {
+        let all = {
             let mut t = txn.open_table(CHANGES).map_err(|e| self.err(e))?;
-            t.retain_in(..=seq, |_, _| false).map_err(|e| self.err(e))?;
+            let last = t.last().map_err(|e| self.err(e))?.map(|(k, _)| k.value());
+            let all = last.is_some_and(|last| last <= seq);
+            if !all {
+                t.retain_in(..=seq, |_, _| false).map_err(|e| self.err(e))?;
+            }
+            all
+        };
+        if all {
+            // Dropping the whole log frees its pages at once; deleting 100k entries one by
+            // one took 2.7 s.
+            txn.delete_table(CHANGES).map_err(|e| self.err(e))?;
+            txn.open_table(CHANGES).map_err(|e| self.err(e))?;
         }
         txn.commit().map_err(|e| self.err(e))
     }
@@ -799,6 +836,13 @@ mod tests {
         assert_eq!(seqs, vec![2, 3, 4, 5]);
         store.prune_changes(4).unwrap();
         assert_eq!(store.changes_after(0).unwrap().len(), 1);
+        // Pruning every entry drops the log at once; the next write logs again.
+        store.prune_changes(9).unwrap();
+        assert!(store.changes_after(0).unwrap().is_empty());
+        let c2 = store.write_items(&[item("c")], None).unwrap();
+        assert_eq!(c2[0].seq, 6);
+        assert_eq!(store.changes_after(5).unwrap(), c2);
+        store.remove_item("c").unwrap();
         assert_eq!(store.len().unwrap(), 1);
         assert_eq!(store.bump_access("a").unwrap().unwrap().access_count, 1);
         assert_eq!(store.bump_access("zzz").unwrap(), None);

@@ -165,6 +165,16 @@ impl ExactVectors {
         }
     }
 
+    /// `key`'s vector, if it has one (borrowed from memory or from the mapped file).
+    pub(super) fn vector(&self, key: u64) -> Option<Cow<'_, [f32]>> {
+        match *self.slot_of.get(&key)? {
+            Slot::Memory(slot) => Some(Cow::Borrowed(
+                &self.data[slot * self.dims..(slot + 1) * self.dims],
+            )),
+            Slot::File(entry) => self.file_vector(entry),
+        }
+    }
+
     /// The bytes of entry `entry` of the file (key, then the vector).
     fn file_entry(&self, entry: usize) -> Option<&[u8]> {
         let len = 8 + 4 * self.dims;

@@ -24,15 +24,24 @@
 //! the engine rebuilds them from the store, which keeps every vector; whatever a crash loses
 //! is re-added from the store's change log on open, without the model. Memory: 4 bytes per
 //! dimension per item for the exact vectors, plus 1 for the codes and the graph's links.
+//!
+//! Large batches do not wait for the graph (`backlog.rs`): their vectors go into the exact
+//! table at once, searches scan those exactly until a background thread has put them into
+//! the graph, and a saved table may hold keys its graph does not (they are put in after the
+//! next open).
 
+mod backlog;
 mod exact;
 mod items;
 
 use crate::opened::Opened;
 use crate::{Error, Result};
+use backlog::Backlog;
 use exact::{inverse_norm, ExactVectors, GraphSum};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{RwLock, RwLockReadGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 /// Graph degree (neighbours per node) and build/search beam widths: chosen for recall@10
@@ -47,8 +56,10 @@ const EXPANSION_ADD: usize = 200;
 pub(crate) const EXPANSION_SEARCH: usize = 160;
 /// How many searches may run at once (usearch keeps one scratch context per thread).
 const SEARCH_THREADS: usize = 64;
-/// Batches with at least this many vectors are inserted by several threads at once.
-const PARALLEL_ADD_MIN: usize = 256;
+/// Batches with at least this many new vectors leave them to the background graph builder
+/// (searchable at once by an exact scan); smaller ones enter the graph before `apply`
+/// returns.
+const DEFER_MIN: usize = 256;
 
 /// The graph and the exact vectors, always changed together under one lock.
 struct Inner {
@@ -57,6 +68,9 @@ struct Inner {
     /// Whether `graph` is a read-only view of its file (as opened); the first change copies
     /// it into memory ([`Inner::thaw`]).
     viewed: bool,
+    /// Keys with an exact vector that the graph does not hold yet (the backlog); never in
+    /// the graph at the same time.
+    pending: HashSet<u64>,
 }
 
 impl Inner {
@@ -89,6 +103,10 @@ pub(crate) struct VectorIndex {
     path: PathBuf,
     /// How an item's chunks make its similarity.
     rollup: crate::ChunkRollup,
+    /// Wakes the background graph builder.
+    backlog: Backlog,
+    /// Whether the graph took keys from the backlog since the last save.
+    graph_grew: AtomicBool,
 }
 
 /// The 8-bit code of `v`: scaled by 127 / its largest absolute component, rounded. A zero
@@ -158,7 +176,9 @@ fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
     {
         return Err(format!("{}: a graph of another form", name(path)));
     }
-    if exact.len() != graph.size() || !exact.keys().all(|k| graph.contains(k)) {
+    // Every graph key has an exact vector; exact vectors the graph lacks are its backlog.
+    let pending: HashSet<u64> = exact.keys().filter(|&k| !graph.contains(k)).collect();
+    if exact.len() - pending.len() != graph.size() {
         return Err(format!(
             "{} and {} hold different keys",
             name(path),
@@ -169,6 +189,7 @@ fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
         graph,
         exact,
         viewed,
+        pending,
     })
 }
 
@@ -192,6 +213,7 @@ impl VectorIndex {
                 graph: new_graph(path, dims)?,
                 exact: ExactVectors::new(dims),
                 viewed: false,
+                pending: HashSet::new(),
             },
         };
         inner.graph.change_expansion_add(EXPANSION_ADD);
@@ -207,6 +229,8 @@ impl VectorIndex {
                 dims,
                 path: path.to_path_buf(),
                 rollup: crate::ChunkRollup::Max,
+                backlog: Backlog::new(),
+                graph_grew: AtomicBool::new(false),
             },
             opened,
         ))
@@ -218,6 +242,10 @@ impl VectorIndex {
 
     fn read(&self) -> Result<RwLockReadGuard<'_, Inner>> {
         self.inner.read().map_err(|e| self.err(e.to_string()))
+    }
+
+    fn write(&self) -> Result<RwLockWriteGuard<'_, Inner>> {
+        self.inner.write().map_err(|e| self.err(e.to_string()))
     }
 
     /// Sets how an item's chunks make its similarity.
@@ -258,15 +286,14 @@ impl VectorIndex {
                 }
             }
         }
-        let mut guard = self.inner.write().map_err(|e| self.err(e.to_string()))?;
+        let mut guard = self.write()?;
         guard.thaw().map_err(|e| self.err(e))?;
-        let Inner { graph, exact, .. } = &mut *guard;
-        let needed = graph.size() + changes.len();
-        if needed > graph.capacity() {
-            graph
-                .reserve_capacity_and_threads(needed.max(graph.capacity() * 2), SEARCH_THREADS)
-                .map_err(|e| self.err(e))?;
-        }
+        let Inner {
+            graph,
+            exact,
+            pending,
+            ..
+        } = &mut *guard;
         // Same effect as applying the changes in order: the last change of a key wins.
         let mut last: std::collections::HashMap<u64, Option<&[f32]>> =
             std::collections::HashMap::with_capacity(changes.len());
@@ -275,60 +302,48 @@ impl VectorIndex {
                 graph.remove(*key).map_err(|e| self.err(e))?;
             }
             exact.remove(*key);
+            pending.remove(key);
             last.insert(*key, *vector);
         }
-        let mut adds: Vec<(u64, &[f32], Vec<i8>)> = last
+        let mut adds: Vec<(u64, &[f32])> = last
             .into_iter()
-            .filter_map(|(k, v)| v.map(|v| (k, v, quantize(v))))
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
             .collect();
-        adds.sort_unstable_by_key(|(k, _, _)| *k);
-        // Graph insertion dominates indexing; usearch takes concurrent adds, so large batches
-        // are split across the machine's cores.
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(SEARCH_THREADS);
-        if threads < 2 || adds.len() < PARALLEL_ADD_MIN {
-            for (key, v, code) in &adds {
-                graph.add(*key, code).map_err(|e| self.err(e))?;
+        adds.sort_unstable_by_key(|(k, _)| *k);
+        if adds.len() >= DEFER_MIN {
+            // Searchable now through the exact scan; the graph takes them in the background.
+            for (key, v) in &adds {
                 exact.put(*key, v);
+                pending.insert(*key);
             }
+            let backlog = pending.len();
+            drop(guard);
+            self.backlog.wrote(backlog);
             return Ok(());
         }
-        let shared: &Index = graph;
-        let chunk = adds.len().div_ceil(threads);
-        let added = std::thread::scope(|scope| {
-            let workers: Vec<_> = adds
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        for (key, _, code) in part {
-                            shared.add(*key, code).map_err(|e| e.to_string())?;
-                        }
-                        Ok::<(), String>(())
-                    })
-                })
-                .collect();
-            workers.into_iter().try_for_each(|w| {
-                w.join()
-                    .map_err(|_| self.err("an indexing thread panicked"))?
-                    .map_err(|e| self.err(e))
-            })
-        });
-        // Only what the graph holds gets an exact vector, so the two keep the same keys.
-        for (key, v, _) in &adds {
-            if graph.contains(*key) {
-                exact.put(*key, v);
-            }
+        let needed = graph.size() + adds.len();
+        if needed > graph.capacity() {
+            graph
+                .reserve_capacity_and_threads(needed.max(graph.capacity() * 2), SEARCH_THREADS)
+                .map_err(|e| self.err(e))?;
         }
-        added
+        for (key, v) in &adds {
+            graph.add(*key, &quantize(v)).map_err(|e| self.err(e))?;
+            exact.put(*key, v);
+        }
+        let backlog = pending.len();
+        drop(guard);
+        self.backlog.wrote(backlog);
+        Ok(())
     }
 
     /// Drops every vector (before a full rebuild).
     pub(crate) fn clear(&self) -> Result<()> {
-        let mut inner = self.inner.write().map_err(|e| self.err(e.to_string()))?;
+        let mut inner = self.write()?;
         inner.graph.reset().map_err(|e| self.err(e))?;
         inner.viewed = false;
         inner.exact.clear();
+        inner.pending.clear();
         inner
             .graph
             .reserve_capacity_and_threads(1024, SEARCH_THREADS)
@@ -337,28 +352,35 @@ impl VectorIndex {
 
     /// The approximate `k` nearest keys passing `keep`, as `(key, exact cosine similarity)`,
     /// best first: the graph walk's candidates (at least [`EXPANSION_SEARCH`]) re-ranked by
-    /// their exact vectors.
+    /// their exact vectors, with the backlog the graph does not hold yet scanned exactly.
     pub(crate) fn search(
         &self,
         query: &[f32],
         k: usize,
         keep: impl Fn(u64) -> bool,
     ) -> Result<Vec<(u64, f32)>> {
-        let inner = self.inner.read().map_err(|e| self.err(e.to_string()))?;
-        if inner.graph.size() == 0 || k == 0 {
+        let inner = self.read()?;
+        if inner.exact.len() == 0 || k == 0 {
             return Ok(Vec::new());
         }
-        let code = quantize(query);
-        let found = inner
-            .graph
-            .filtered_search(&code, k.max(EXPANSION_SEARCH), keep)
-            .map_err(|e| self.err(e))?;
+        let want = k.max(EXPANSION_SEARCH);
         let q_inv = inverse_norm(query);
-        let mut hits: Vec<(u64, f32)> = found
-            .keys
-            .into_iter()
-            .filter_map(|key| Some((key, inner.exact.similarity(key, query, q_inv)?)))
-            .collect();
+        let mut hits: Vec<(u64, f32)> = Vec::new();
+        if inner.graph.size() > 0 {
+            let found = inner
+                .graph
+                .filtered_search(&quantize(query), want, &keep)
+                .map_err(|e| self.err(e))?;
+            hits.extend(
+                found
+                    .keys
+                    .into_iter()
+                    .filter_map(|key| Some((key, inner.exact.similarity(key, query, q_inv)?))),
+            );
+        }
+        if !inner.pending.is_empty() {
+            hits.extend(backlog::scan(&inner, query, q_inv, want, &keep));
+        }
         hits.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         hits.truncate(k);
         Ok(hits)
@@ -383,13 +405,15 @@ impl VectorIndex {
         let exact = exact_path(&self.path);
         let exact_tmp = exact.with_extension("f32.tmp");
         {
-            let inner = self.inner.read().map_err(|e| self.err(e.to_string()))?;
+            let inner = self.read()?;
             inner
                 .graph
                 .save(&tmp.to_string_lossy())
                 .map_err(|e| self.err(e))?;
             let sum = file_sum(&tmp, true).map_err(|e| self.err(e))?;
             inner.exact.save(&exact_tmp, sum).map_err(|e| self.err(e))?;
+            // The builder changes the graph only under the write lock: nothing since `save`.
+            self.graph_grew.store(false, Ordering::Release);
         }
         std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))?;
         std::fs::rename(&exact_tmp, &exact).map_err(|e| self.err(e))
@@ -444,226 +468,4 @@ fn vec_err(path: &Path, e: impl Into<navigator_core::BoxError>) -> Error {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A deterministic unit vector for `seed`.
-    fn unit(seed: u64, dims: usize) -> Vec<f32> {
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let v: Vec<f32> = (0..dims)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x % 2000) as f32 / 1000.0 - 1.0
-            })
-            .collect();
-        let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
-        v.into_iter().map(|a| a / n).collect()
-    }
-
-    /// Every vector as an insert under its position as key.
-    fn keyed(vectors: &[Vec<f32>]) -> Vec<(u64, Option<&[f32]>)> {
-        vectors
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i as u64, Some(v.as_slice())))
-            .collect()
-    }
-
-    #[test]
-    fn a_large_batch_applies_like_its_changes_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let (index, opened) = VectorIndex::open(&dir.path().join("v.usearch"), 16).unwrap();
-        assert_eq!(opened, Opened::New);
-        let vectors: Vec<Vec<f32>> = (0..600).map(|i| unit(i, 16)).collect();
-        let replaced = unit(10_000, 16);
-        let mut changes = keyed(&vectors);
-        // Key 5 is written twice (the second wins), key 7 is added then deleted.
-        changes.push((5, Some(replaced.as_slice())));
-        changes.push((7, None));
-        index.apply(&changes).unwrap();
-        assert_eq!(index.len().unwrap(), 599);
-        let sims = index.similarities(&replaced, &[5, 7]).unwrap();
-        assert_eq!(sims.len(), 1, "key 7 was deleted");
-        assert!(
-            (sims[0].1 - 1.0).abs() < 1e-5,
-            "key 5 holds its last vector"
-        );
-        let top = index.search(&vectors[42], 1, |_| true).unwrap();
-        assert_eq!(top[0].0, 42);
-    }
-
-    #[test]
-    fn codes_use_the_whole_range_and_degenerate_vectors_give_zeros() {
-        assert_eq!(quantize(&[0.5, -0.25, 0.0, 0.1]), vec![127, -64, 0, 25]);
-        assert_eq!(quantize(&[0.0; 3]), vec![0; 3]);
-        assert_eq!(quantize(&[f32::INFINITY, 1.0]), vec![0; 2]);
-        assert_eq!(quantize(&[f32::NAN, 1.0]), vec![0, 127]);
-    }
-
-    #[test]
-    fn search_reranks_by_exact_cosine_and_agrees_with_an_exact_scan() {
-        let dir = tempfile::tempdir().unwrap();
-        let dims = 48;
-        let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), dims).unwrap();
-        let vectors: Vec<Vec<f32>> = (0..2_000).map(|i| unit(i, dims)).collect();
-        index.apply(&keyed(&vectors)).unwrap();
-        let mut found = 0;
-        for q in 0..20u64 {
-            let query = unit(50_000 + q, dims);
-            let hits = index.search(&query, 10, |_| true).unwrap();
-            assert_eq!(hits.len(), 10);
-            for (key, sim) in &hits {
-                let exact = navigator_core::cosine(&query, &vectors[*key as usize]);
-                assert!((sim - exact).abs() < 1e-5, "{sim} vs {exact}");
-            }
-            assert!(hits.windows(2).all(|w| w[0].1 >= w[1].1), "best first");
-            let mut scan: Vec<(usize, f32)> = vectors
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (i, navigator_core::cosine(&query, v)))
-                .collect();
-            scan.sort_by(|a, b| b.1.total_cmp(&a.1));
-            found += scan[..10]
-                .iter()
-                .filter(|(i, _)| hits.iter().any(|(k, _)| *k == *i as u64))
-                .count();
-        }
-        assert!(found >= 190, "recall@10 {found}/200");
-        let evens = index.search(&vectors[7], 5, |k| k % 2 == 0).unwrap();
-        assert!(evens.iter().all(|(k, _)| k % 2 == 0));
-    }
-
-    /// A saved index of 300 16-d vectors (key 3 deleted) at `path`.
-    fn saved(path: &Path, dims: usize) -> Vec<Vec<f32>> {
-        let vectors: Vec<Vec<f32>> = (0..300).map(|i| unit(i, dims)).collect();
-        let (index, opened) = VectorIndex::open(path, dims).unwrap();
-        assert_eq!(opened, Opened::New);
-        index.apply(&keyed(&vectors)).unwrap();
-        index.apply(&[(3, None)]).unwrap();
-        index.save().unwrap();
-        vectors
-    }
-
-    /// Opens `path`, expecting it to start empty for a reason containing `why`.
-    fn assert_damaged(path: &Path, dims: usize, why: &str) {
-        let (index, opened) = VectorIndex::open(path, dims).unwrap();
-        match &opened {
-            Opened::Damaged(reason) => assert!(reason.contains(why), "{reason:?} lacks {why:?}"),
-            other => panic!("opened as {other:?}, expected damaged ({why})"),
-        }
-        assert_eq!(index.len().unwrap(), 0);
-        // An emptied index takes writes and saves again.
-        index.apply(&[(1, Some(unit(1, dims).as_slice()))]).unwrap();
-        index.save().unwrap();
-    }
-
-    #[test]
-    fn a_saved_index_reopens_and_a_missing_or_foreign_part_starts_empty() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("v.usearch");
-        let dims = 16;
-        let vectors = saved(&path, dims);
-        let (index, opened) = VectorIndex::open(&path, dims).unwrap();
-        assert_eq!(opened, Opened::Loaded);
-        assert_eq!(index.len().unwrap(), 299);
-        assert_eq!(index.search(&vectors[9], 1, |_| true).unwrap()[0].0, 9);
-        assert!(index.similarities(&vectors[3], &[3]).unwrap().is_empty());
-        drop(index);
-
-        // Without its exact vectors the graph is not used.
-        std::fs::remove_file(exact_path(&path)).unwrap();
-        assert_damaged(&path, dims, "v.f32: cannot be read");
-
-        // A graph of f32 vectors (an earlier form) is rebuilt, not read.
-        let old = Index::new(&IndexOptions {
-            dimensions: dims,
-            metric: MetricKind::Cos,
-            quantization: ScalarKind::F32,
-            ..IndexOptions::default()
-        })
-        .unwrap();
-        old.reserve(10).unwrap();
-        old.add(1, &vectors[1]).unwrap();
-        old.save(&path.to_string_lossy()).unwrap();
-        let mut table = ExactVectors::new(dims);
-        table.put(1, &vectors[1]);
-        let bytes = std::fs::read(&path).unwrap();
-        table
-            .save(&exact_path(&path), GraphSum::of(&bytes))
-            .unwrap();
-        assert_damaged(&path, dims, "another form");
-    }
-
-    #[test]
-    fn an_opened_index_is_a_view_until_its_first_change() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("v.usearch");
-        let dims = 16;
-        let vectors = saved(&path, dims);
-        let (index, _) = VectorIndex::open(&path, dims).unwrap();
-        assert_eq!(index.read().unwrap().viewed, cfg!(unix));
-        assert_eq!(index.search(&vectors[9], 1, |_| true).unwrap()[0].0, 9);
-        // The first change copies the graph into memory and goes on from there.
-        let fresh = unit(77_777, dims);
-        index
-            .apply(&[(1_000, Some(fresh.as_slice())), (9, None)])
-            .unwrap();
-        assert!(!index.read().unwrap().viewed);
-        assert_eq!(index.len().unwrap(), 299);
-        assert_eq!(index.search(&fresh, 1, |_| true).unwrap()[0].0, 1_000);
-        assert_ne!(index.search(&vectors[9], 1, |_| true).unwrap()[0].0, 9);
-        assert_eq!(index.search(&vectors[20], 1, |_| true).unwrap()[0].0, 20);
-        index.save().unwrap();
-        drop(index);
-        let (back, opened) = VectorIndex::open(&path, dims).unwrap();
-        assert_eq!(opened, Opened::Loaded);
-        assert_eq!(back.len().unwrap(), 299);
-        assert_eq!(back.search(&fresh, 1, |_| true).unwrap()[0].0, 1_000);
-    }
-
-    /// Defect 3 of the reliability audit: flipping bytes in the middle of the graph file made
-    /// usearch crash the process (SIGSEGV) on open. The graph is now checked against the sum
-    /// its table records before usearch reads it.
-    #[test]
-    fn defect_3_a_graph_with_flipped_body_bytes_is_rebuilt_not_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("v.usearch");
-        let dims = 16;
-        type Damage = fn(&mut Vec<u8>);
-        let damages: [(&str, Damage); 3] = [
-            ("flipped", |b| {
-                let len = b.len();
-                for p in [len / 3, len / 2, len / 2 + 1, len - 9] {
-                    b[p] ^= 0x5a;
-                }
-            }),
-            ("truncated", |b| b.truncate(b.len() / 2)),
-            ("emptied", |b| b.clear()),
-        ];
-        for (what, damage) in damages {
-            let _ = std::fs::remove_file(&path);
-            let _ = std::fs::remove_file(exact_path(&path));
-            saved(&path, dims);
-            let mut bytes = std::fs::read(&path).unwrap();
-            damage(&mut bytes);
-            std::fs::write(&path, &bytes).unwrap();
-            eprintln!("graph {what}");
-            assert_damaged(&path, dims, "do not match");
-        }
-    }
-
-    #[test]
-    fn a_vector_of_the_wrong_width_changes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), 16).unwrap();
-        let good = unit(1, 16);
-        let bad = unit(2, 8);
-        let err = index
-            .apply(&[(1, Some(good.as_slice())), (2, Some(bad.as_slice()))])
-            .unwrap_err();
-        assert!(err.to_string().contains("8-d vector"), "{err}");
-        assert_eq!(index.len().unwrap(), 0);
-    }
-}
+mod tests;

@@ -1,0 +1,340 @@
+//! Tests of the vector index: batches, quantisation, exact re-ranking, files, damage, and
+//! the graph backlog.
+
+use super::*;
+
+/// A deterministic unit vector for `seed`.
+fn unit(seed: u64, dims: usize) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let v: Vec<f32> = (0..dims)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 2000) as f32 / 1000.0 - 1.0
+        })
+        .collect();
+    let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+    v.into_iter().map(|a| a / n).collect()
+}
+
+/// Every vector as an insert under its position as key.
+fn keyed(vectors: &[Vec<f32>]) -> Vec<(u64, Option<&[f32]>)> {
+    vectors
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i as u64, Some(v.as_slice())))
+        .collect()
+}
+
+#[test]
+fn a_large_batch_applies_like_its_changes_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (index, opened) = VectorIndex::open(&dir.path().join("v.usearch"), 16).unwrap();
+    assert_eq!(opened, Opened::New);
+    let vectors: Vec<Vec<f32>> = (0..600).map(|i| unit(i, 16)).collect();
+    let replaced = unit(10_000, 16);
+    let mut changes = keyed(&vectors);
+    // Key 5 is written twice (the second wins), key 7 is added then deleted.
+    changes.push((5, Some(replaced.as_slice())));
+    changes.push((7, None));
+    index.apply(&changes).unwrap();
+    assert_eq!(index.len().unwrap(), 599);
+    let sims = index.similarities(&replaced, &[5, 7]).unwrap();
+    assert_eq!(sims.len(), 1, "key 7 was deleted");
+    assert!(
+        (sims[0].1 - 1.0).abs() < 1e-5,
+        "key 5 holds its last vector"
+    );
+    let top = index.search(&vectors[42], 1, |_| true).unwrap();
+    assert_eq!(top[0].0, 42);
+}
+
+#[test]
+fn codes_use_the_whole_range_and_degenerate_vectors_give_zeros() {
+    assert_eq!(quantize(&[0.5, -0.25, 0.0, 0.1]), vec![127, -64, 0, 25]);
+    assert_eq!(quantize(&[0.0; 3]), vec![0; 3]);
+    assert_eq!(quantize(&[f32::INFINITY, 1.0]), vec![0; 2]);
+    assert_eq!(quantize(&[f32::NAN, 1.0]), vec![0, 127]);
+}
+
+#[test]
+fn search_reranks_by_exact_cosine_and_agrees_with_an_exact_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let dims = 48;
+    let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), dims).unwrap();
+    let vectors: Vec<Vec<f32>> = (0..2_000).map(|i| unit(i, dims)).collect();
+    index.apply(&keyed(&vectors)).unwrap();
+    // The walk, not the backlog's exact scan, is what this measures.
+    index.finish_graph().unwrap();
+    assert_eq!(index.backlog_len().unwrap(), 0);
+    let mut found = 0;
+    for q in 0..20u64 {
+        let query = unit(50_000 + q, dims);
+        let hits = index.search(&query, 10, |_| true).unwrap();
+        assert_eq!(hits.len(), 10);
+        for (key, sim) in &hits {
+            let exact = navigator_core::cosine(&query, &vectors[*key as usize]);
+            assert!((sim - exact).abs() < 1e-5, "{sim} vs {exact}");
+        }
+        assert!(hits.windows(2).all(|w| w[0].1 >= w[1].1), "best first");
+        let mut scan: Vec<(usize, f32)> = vectors
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i, navigator_core::cosine(&query, v)))
+            .collect();
+        scan.sort_by(|a, b| b.1.total_cmp(&a.1));
+        found += scan[..10]
+            .iter()
+            .filter(|(i, _)| hits.iter().any(|(k, _)| *k == *i as u64))
+            .count();
+    }
+    assert!(found >= 190, "recall@10 {found}/200");
+    let evens = index.search(&vectors[7], 5, |k| k % 2 == 0).unwrap();
+    assert!(evens.iter().all(|(k, _)| k % 2 == 0));
+}
+
+/// A saved index of 300 16-d vectors (key 3 deleted) at `path`.
+fn saved(path: &Path, dims: usize) -> Vec<Vec<f32>> {
+    let vectors: Vec<Vec<f32>> = (0..300).map(|i| unit(i, dims)).collect();
+    let (index, opened) = VectorIndex::open(path, dims).unwrap();
+    assert_eq!(opened, Opened::New);
+    index.apply(&keyed(&vectors)).unwrap();
+    index.apply(&[(3, None)]).unwrap();
+    index.finish_graph().unwrap();
+    index.save().unwrap();
+    vectors
+}
+
+/// Opens `path`, expecting it to start empty for a reason containing `why`.
+fn assert_damaged(path: &Path, dims: usize, why: &str) {
+    let (index, opened) = VectorIndex::open(path, dims).unwrap();
+    match &opened {
+        Opened::Damaged(reason) => assert!(reason.contains(why), "{reason:?} lacks {why:?}"),
+        other => panic!("opened as {other:?}, expected damaged ({why})"),
+    }
+    assert_eq!(index.len().unwrap(), 0);
+    // An emptied index takes writes and saves again.
+    index.apply(&[(1, Some(unit(1, dims).as_slice()))]).unwrap();
+    index.save().unwrap();
+}
+
+#[test]
+fn a_saved_index_reopens_and_a_missing_or_foreign_part_starts_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.usearch");
+    let dims = 16;
+    let vectors = saved(&path, dims);
+    let (index, opened) = VectorIndex::open(&path, dims).unwrap();
+    assert_eq!(opened, Opened::Loaded);
+    assert_eq!(index.len().unwrap(), 299);
+    assert_eq!(index.search(&vectors[9], 1, |_| true).unwrap()[0].0, 9);
+    assert!(index.similarities(&vectors[3], &[3]).unwrap().is_empty());
+    drop(index);
+
+    // Without its exact vectors the graph is not used.
+    std::fs::remove_file(exact_path(&path)).unwrap();
+    assert_damaged(&path, dims, "v.f32: cannot be read");
+
+    // A graph of f32 vectors (an earlier form) is rebuilt, not read.
+    let old = Index::new(&IndexOptions {
+        dimensions: dims,
+        metric: MetricKind::Cos,
+        quantization: ScalarKind::F32,
+        ..IndexOptions::default()
+    })
+    .unwrap();
+    old.reserve(10).unwrap();
+    old.add(1, &vectors[1]).unwrap();
+    old.save(&path.to_string_lossy()).unwrap();
+    let mut table = ExactVectors::new(dims);
+    table.put(1, &vectors[1]);
+    let bytes = std::fs::read(&path).unwrap();
+    table
+        .save(&exact_path(&path), GraphSum::of(&bytes))
+        .unwrap();
+    assert_damaged(&path, dims, "another form");
+}
+
+#[test]
+fn an_opened_index_is_a_view_until_its_first_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.usearch");
+    let dims = 16;
+    let vectors = saved(&path, dims);
+    let (index, _) = VectorIndex::open(&path, dims).unwrap();
+    assert_eq!(index.read().unwrap().viewed, cfg!(unix));
+    assert_eq!(index.search(&vectors[9], 1, |_| true).unwrap()[0].0, 9);
+    // The first change copies the graph into memory and goes on from there.
+    let fresh = unit(77_777, dims);
+    index
+        .apply(&[(1_000, Some(fresh.as_slice())), (9, None)])
+        .unwrap();
+    assert!(!index.read().unwrap().viewed);
+    assert_eq!(index.len().unwrap(), 299);
+    assert_eq!(index.search(&fresh, 1, |_| true).unwrap()[0].0, 1_000);
+    assert_ne!(index.search(&vectors[9], 1, |_| true).unwrap()[0].0, 9);
+    assert_eq!(index.search(&vectors[20], 1, |_| true).unwrap()[0].0, 20);
+    index.save().unwrap();
+    drop(index);
+    let (back, opened) = VectorIndex::open(&path, dims).unwrap();
+    assert_eq!(opened, Opened::Loaded);
+    assert_eq!(back.len().unwrap(), 299);
+    assert_eq!(back.search(&fresh, 1, |_| true).unwrap()[0].0, 1_000);
+}
+
+/// Defect 3 of the reliability audit: flipping bytes in the middle of the graph file made
+/// usearch crash the process (SIGSEGV) on open. The graph is now checked against the sum
+/// its table records before usearch reads it.
+#[test]
+fn defect_3_a_graph_with_flipped_body_bytes_is_rebuilt_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.usearch");
+    let dims = 16;
+    type Damage = fn(&mut Vec<u8>);
+    let damages: [(&str, Damage); 3] = [
+        ("flipped", |b| {
+            let len = b.len();
+            for p in [len / 3, len / 2, len / 2 + 1, len - 9] {
+                b[p] ^= 0x5a;
+            }
+        }),
+        ("truncated", |b| b.truncate(b.len() / 2)),
+        ("emptied", |b| b.clear()),
+    ];
+    for (what, damage) in damages {
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(exact_path(&path));
+        saved(&path, dims);
+        let mut bytes = std::fs::read(&path).unwrap();
+        damage(&mut bytes);
+        std::fs::write(&path, &bytes).unwrap();
+        eprintln!("graph {what}");
+        assert_damaged(&path, dims, "do not match");
+    }
+}
+
+#[test]
+fn a_vector_of_the_wrong_width_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), 16).unwrap();
+    let good = unit(1, 16);
+    let bad = unit(2, 8);
+    let err = index
+        .apply(&[(1, Some(good.as_slice())), (2, Some(bad.as_slice()))])
+        .unwrap_err();
+    assert!(err.to_string().contains("8-d vector"), "{err}");
+    assert_eq!(index.len().unwrap(), 0);
+}
+
+/// The exact top `k` of `query` among `vectors` (by position), best first.
+fn exact_top(vectors: &[(u64, Vec<f32>)], query: &[f32], k: usize) -> Vec<u64> {
+    let mut scan: Vec<(u64, f32)> = vectors
+        .iter()
+        .map(|(key, v)| (*key, navigator_core::cosine(query, v)))
+        .collect();
+    scan.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scan.into_iter().take(k).map(|(key, _)| key).collect()
+}
+
+#[test]
+fn a_large_batch_is_searchable_before_the_graph_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let dims = 32;
+    let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), dims).unwrap();
+    // A small batch goes into the graph at once, a large one into the backlog.
+    let small: Vec<(u64, Vec<f32>)> = (0..50).map(|i| (i, unit(i, dims))).collect();
+    let changes: Vec<(u64, Option<&[f32]>)> = small
+        .iter()
+        .map(|(k, v)| (*k, Some(v.as_slice())))
+        .collect();
+    index.apply(&changes).unwrap();
+    assert_eq!(index.backlog_len().unwrap(), 0);
+    let large: Vec<(u64, Vec<f32>)> = (50..1_050).map(|i| (i, unit(i, dims))).collect();
+    let changes: Vec<(u64, Option<&[f32]>)> = large
+        .iter()
+        .map(|(k, v)| (*k, Some(v.as_slice())))
+        .collect();
+    index.apply(&changes).unwrap();
+    assert_eq!(index.backlog_len().unwrap(), 1_000);
+    assert_eq!(index.len().unwrap(), 1_050);
+    let all: Vec<(u64, Vec<f32>)> = small.into_iter().chain(large).collect();
+    // Graph walk and backlog scan together: the backlog part is exact.
+    for q in 0..10u64 {
+        let query = unit(90_000 + q, dims);
+        let hits = index.search(&query, 5, |_| true).unwrap();
+        let keys: Vec<u64> = hits.iter().map(|h| h.0).collect();
+        let expected: Vec<u64> = exact_top(&all, &query, 5);
+        assert_eq!(keys, expected, "query {q}");
+    }
+    // A filter applies to the scanned backlog too; a removed backlog key is gone.
+    let odd = index.search(&all[600].1, 10, |k| k % 2 == 1).unwrap();
+    assert!(odd.iter().all(|(k, _)| k % 2 == 1), "{odd:?}");
+    index.apply(&[(600, None)]).unwrap();
+    assert_eq!(index.backlog_len().unwrap(), 999);
+    assert_ne!(index.search(&all[600].1, 1, |_| true).unwrap()[0].0, 600);
+    index.finish_graph().unwrap();
+    assert_eq!(index.backlog_len().unwrap(), 0);
+    assert_eq!(index.len().unwrap(), 1_049);
+    assert_eq!(index.search(&all[700].1, 1, |_| true).unwrap()[0].0, 700);
+}
+
+#[test]
+fn a_saved_backlog_comes_back_on_open_and_is_built_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.usearch");
+    let dims = 16;
+    let vectors: Vec<Vec<f32>> = (0..900).map(|i| unit(i, dims)).collect();
+    let (index, _) = VectorIndex::open(&path, dims).unwrap();
+    index.apply(&keyed(&vectors[..300])).unwrap();
+    index.finish_graph().unwrap();
+    // Saved with 300 keys in the graph and 600 waiting for it.
+    let rest: Vec<(u64, Option<&[f32]>)> = keyed(&vectors)[300..].to_vec();
+    index.apply(&rest).unwrap();
+    assert_eq!(index.backlog_len().unwrap(), 600);
+    index.save().unwrap();
+    drop(index);
+    let (index, opened) = VectorIndex::open(&path, dims).unwrap();
+    assert_eq!(opened, Opened::Loaded);
+    assert_eq!(index.len().unwrap(), 900);
+    assert_eq!(index.backlog_len().unwrap(), 600);
+    assert_eq!(index.search(&vectors[750], 1, |_| true).unwrap()[0].0, 750);
+    assert!(!index.graph_unsaved());
+    index.finish_graph().unwrap();
+    assert!(index.graph_unsaved(), "the graph grew since the save");
+    index.save().unwrap();
+    drop(index);
+    let (index, _) = VectorIndex::open(&path, dims).unwrap();
+    assert_eq!(index.backlog_len().unwrap(), 0);
+    assert_eq!(index.search(&vectors[750], 1, |_| true).unwrap()[0].0, 750);
+}
+
+#[test]
+fn the_background_builder_empties_the_backlog_once_writes_pause() {
+    let dir = tempfile::tempdir().unwrap();
+    let dims = 16;
+    let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), dims).unwrap();
+    let index = std::sync::Arc::new(index);
+    index.start_building();
+    let vectors: Vec<Vec<f32>> = (0..2_000).map(|i| unit(i, dims)).collect();
+    index.apply(&keyed(&vectors)).unwrap();
+    // Bounded wait for the builder (it starts after a pause in writes).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while index.backlog_len().unwrap() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(index.backlog_len().unwrap(), 0, "the builder did not run");
+    assert!(index.graph_unsaved());
+    assert_eq!(
+        index.search(&vectors[1_234], 1, |_| true).unwrap()[0].0,
+        1_234
+    );
+    // Dropping the index ends the builder: it holds the index only during a step.
+    let weak = std::sync::Arc::downgrade(&index);
+    drop(index);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while weak.upgrade().is_some() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(weak.upgrade().is_none(), "the builder kept the index alive");
+}
