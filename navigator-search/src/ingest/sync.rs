@@ -211,6 +211,9 @@ impl<'a, P: FnMut(IngestProgress)> Sync<'a, P> {
             }
         }
         self.written += gone.len();
+        // Batches of long notes may have left vectors waiting for the graph: an ingest run
+        // (a `navigator index` process, say) ends with the graph complete and saved.
+        self.engine.finish_graph()?;
         if self.written > 0 && self.written * 2 >= self.engine.len() {
             self.engine.compact()?;
         } else {
