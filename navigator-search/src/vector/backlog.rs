@@ -192,12 +192,7 @@ impl VectorIndex {
             .iter()
             .filter_map(|&key| Some((key, quantize(&exact.vector(key)?))))
             .collect();
-        let needed = graph.size() + pending.len();
-        if needed > graph.capacity() {
-            graph
-                .reserve_capacity_and_threads(needed.max(graph.capacity() * 2), SEARCH_THREADS)
-                .map_err(|e| self.err(e))?;
-        }
+        self.make_room(graph, graph.size() + pending.len())?;
         let added = add_in_parallel(graph, &codes);
         // What the graph took leaves the backlog, even when another key failed.
         for key in &keys {

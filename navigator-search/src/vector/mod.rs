@@ -244,6 +244,16 @@ impl VectorIndex {
         self.inner.read().map_err(|e| self.err(e.to_string()))
     }
 
+    /// Grows `graph` to hold `needed` keys (at least doubling), before adding to it.
+    fn make_room(&self, graph: &Index, needed: usize) -> Result<()> {
+        if needed > graph.capacity() {
+            graph
+                .reserve_capacity_and_threads(needed.max(graph.capacity() * 2), SEARCH_THREADS)
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
     fn write(&self) -> Result<RwLockWriteGuard<'_, Inner>> {
         self.inner.write().map_err(|e| self.err(e.to_string()))
     }
@@ -321,12 +331,7 @@ impl VectorIndex {
             self.backlog.wrote(backlog);
             return Ok(());
         }
-        let needed = graph.size() + adds.len();
-        if needed > graph.capacity() {
-            graph
-                .reserve_capacity_and_threads(needed.max(graph.capacity() * 2), SEARCH_THREADS)
-                .map_err(|e| self.err(e))?;
-        }
+        self.make_room(graph, graph.size() + adds.len())?;
         for (key, v) in &adds {
             graph.add(*key, &quantize(v)).map_err(|e| self.err(e))?;
             exact.put(*key, v);
