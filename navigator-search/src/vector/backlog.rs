@@ -118,12 +118,29 @@ pub(super) fn scan(
     want: usize,
     keep: &impl Fn(u64) -> bool,
 ) -> Vec<(u64, f32)> {
-    let mut hits: Vec<(u64, f32)> = inner
-        .pending
-        .iter()
-        .filter(|&&key| keep(key))
-        .filter_map(|&key| Some((key, inner.exact.similarity(key, query, q_inv)?)))
-        .collect();
+    // Vectors written since the table was read lie in memory in slot order: one sequential
+    // pass over them (looking each key up instead made the scan wait on memory: 65 ms for
+    // 100k waiting vectors).
+    let mut hits: Vec<(u64, f32)> = Vec::with_capacity(inner.pending.len());
+    let mut in_memory = 0;
+    inner.exact.for_each_in_memory(|key, v, inv_norm| {
+        if inner.pending.contains(&key) {
+            in_memory += 1;
+            if keep(key) {
+                hits.push((key, super::exact::dot(query, v) * q_inv * inv_norm));
+            }
+        }
+    });
+    // Backlog keys still in the table's file (an index saved with a backlog and reopened).
+    if inner.pending.len() > in_memory {
+        hits.extend(
+            inner
+                .pending
+                .iter()
+                .filter(|&&key| !inner.exact.in_memory(key) && keep(key))
+                .filter_map(|&key| Some((key, inner.exact.similarity(key, query, q_inv)?))),
+        );
+    }
     if hits.len() > want {
         hits.select_nth_unstable_by(want - 1, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         hits.truncate(want);

@@ -165,6 +165,22 @@ impl ExactVectors {
         }
     }
 
+    /// Calls `f` with the key, vector and inverse norm of every vector held in memory (those
+    /// written since the table was read), in slot order: one pass through memory.
+    pub(super) fn for_each_in_memory(&self, mut f: impl FnMut(u64, &[f32], f32)) {
+        for (slot, key) in self.keys.iter().enumerate() {
+            if let Some(key) = key {
+                let v = &self.data[slot * self.dims..(slot + 1) * self.dims];
+                f(*key, v, self.inv_norm[slot]);
+            }
+        }
+    }
+
+    /// Whether `key`'s vector is held in memory (not in the file the table was read from).
+    pub(super) fn in_memory(&self, key: u64) -> bool {
+        matches!(self.slot_of.get(&key), Some(Slot::Memory(_)))
+    }
+
     /// `key`'s vector, if it has one (borrowed from memory or from the mapped file).
     pub(super) fn vector(&self, key: u64) -> Option<Cow<'_, [f32]>> {
         match *self.slot_of.get(&key)? {
