@@ -15,7 +15,6 @@ mod common;
 use common::{config, embedder, now};
 use navigator_core::{Item, ItemType, SearchMode, SearchRequest, SearchService};
 use navigator_search::SearchEngine;
-use std::io::Write;
 use std::time::Duration;
 
 const RUNS: u64 = 8;
@@ -47,22 +46,14 @@ fn bulk_vector(run: u64, n: usize) -> Vec<f32> {
 #[tokio::test]
 #[ignore = "writer process for kill_9_during_bulk_loads_with_a_graph_backlog_loses_nothing"]
 async fn bulk_writer() {
-    let dir = std::env::var("NAV_BULK_DIR").expect("NAV_BULK_DIR names the engine directory");
-    let run: u64 = std::env::var("NAV_BULK_RUN").unwrap().parse().unwrap();
-    let engine = SearchEngine::open_with(&dir, embedder(), config())
-        .await
-        .unwrap();
-    let mut out = std::io::stdout();
-    writeln!(out, "READY").unwrap();
-    out.flush().unwrap();
+    let (engine, run) = common::writer_engine("NAV_BULK_DIR", "NAV_BULK_RUN").await;
     for (i, start) in (0..6_000).step_by(BATCH).enumerate() {
         let items: Vec<Item> = (start..start + BATCH).map(|n| bulk_item(run, n)).collect();
         let vectors: Vec<Vec<f32>> = (start..start + BATCH)
             .map(|n| bulk_vector(run, n))
             .collect();
         engine.upsert_with_vectors(&items, &vectors).await.unwrap();
-        writeln!(out, "ACK {run} {}", start + BATCH).unwrap();
-        out.flush().unwrap();
+        common::ack(run, start + BATCH);
         if i % 3 == 2 {
             engine.flush().unwrap();
         }
@@ -101,12 +92,7 @@ async fn kill_9_during_bulk_loads_with_a_graph_backlog_loses_nothing() {
         );
         std::thread::sleep(Duration::from_millis(common::next_random(&mut rng) % 2_000));
         lines.extend(writer.kill());
-        let last_ack = lines
-            .iter()
-            .filter_map(|l| l.strip_prefix(&format!("ACK {run} ")))
-            .filter_map(|n| n.parse::<usize>().ok())
-            .max()
-            .unwrap_or(0);
+        let last_ack = common::last_ack(&lines, run);
         acked.extend((0..last_ack).map(|n| (run, n)));
 
         let engine = SearchEngine::open_with(dir.path(), embedder(), config())

@@ -10,7 +10,6 @@ mod common;
 use common::{config, embedder, now};
 use navigator_core::{Item, ItemType, SearchMode, SearchRequest, SearchService};
 use navigator_search::SearchEngine;
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 const RUNS: u64 = 20;
@@ -33,19 +32,11 @@ fn crash_item(run: u64, n: usize) -> Item {
 #[tokio::test]
 #[ignore = "writer process for kill_9_during_bulk_indexing_loses_nothing"]
 async fn crash_writer() {
-    let dir = std::env::var("NAV_CRASH_DIR").expect("NAV_CRASH_DIR names the engine directory");
-    let run: u64 = std::env::var("NAV_CRASH_RUN").unwrap().parse().unwrap();
-    let engine = SearchEngine::open_with(&dir, embedder(), config())
-        .await
-        .unwrap();
-    let mut out = std::io::stdout();
-    writeln!(out, "READY").unwrap();
-    out.flush().unwrap();
+    let (engine, run) = common::writer_engine("NAV_CRASH_DIR", "NAV_CRASH_RUN").await;
     for start in (0..400).step_by(BATCH) {
         let batch: Vec<Item> = (start..start + BATCH).map(|n| crash_item(run, n)).collect();
         engine.upsert(&batch).await.unwrap();
-        writeln!(out, "ACK {run} {}", start + BATCH).unwrap();
-        out.flush().unwrap();
+        common::ack(run, start + BATCH);
     }
 }
 
@@ -71,12 +62,7 @@ async fn kill_9_during_bulk_indexing_loses_nothing() {
         let delay = Duration::from_millis(common::next_random(&mut rng) % 1500);
         std::thread::sleep(delay);
         lines.extend(writer.kill());
-        let last_ack = lines
-            .iter()
-            .filter_map(|l| l.strip_prefix(&format!("ACK {run} ")))
-            .filter_map(|n| n.parse::<usize>().ok())
-            .max()
-            .unwrap_or(0);
+        let last_ack = common::last_ack(&lines, run);
         acked.extend((0..last_ack).map(|n| (run, n)));
         assert!(started.elapsed() < Duration::from_secs(300));
 

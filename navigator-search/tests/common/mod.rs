@@ -142,3 +142,38 @@ pub fn next_random(state: &mut u64) -> u64 {
         .wrapping_add(1442695040888963407);
     *state >> 33
 }
+
+/// What a writer process of a kill test starts with: the engine in the directory the
+/// environment variable `dir_var` names and the run number `run_var` names, once `READY` is
+/// printed.
+pub async fn writer_engine(dir_var: &str, run_var: &str) -> (SearchEngine, u64) {
+    use std::io::Write;
+    let dir =
+        std::env::var(dir_var).unwrap_or_else(|_| panic!("{dir_var} names the engine directory"));
+    let run: u64 = std::env::var(run_var).unwrap().parse().unwrap();
+    let engine = SearchEngine::open_with(&dir, embedder(), config())
+        .await
+        .unwrap();
+    let mut out = std::io::stdout();
+    writeln!(out, "READY").unwrap();
+    out.flush().unwrap();
+    (engine, run)
+}
+
+/// Prints a writer's acknowledgement that the first `n` items of `run` are written.
+pub fn ack(run: u64, n: usize) {
+    use std::io::Write;
+    let mut out = std::io::stdout();
+    writeln!(out, "ACK {run} {n}").unwrap();
+    out.flush().unwrap();
+}
+
+/// How many items of `run` the writer acknowledged in `lines` (0 for none).
+pub fn last_ack(lines: &[String], run: u64) -> usize {
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix(&format!("ACK {run} ")))
+        .filter_map(|n| n.parse::<usize>().ok())
+        .max()
+        .unwrap_or(0)
+}
