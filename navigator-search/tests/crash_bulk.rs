@@ -46,7 +46,8 @@ fn bulk_vector(run: u64, n: usize) -> Vec<f32> {
 #[tokio::test]
 #[ignore = "writer process for kill_9_during_bulk_loads_with_a_graph_backlog_loses_nothing"]
 async fn bulk_writer() {
-    let (engine, run) = common::writer_engine("NAV_BULK_DIR", "NAV_BULK_RUN").await;
+    let engine = common::writer_engine("NAV_BULK_DIR").await;
+    let run = common::writer_run("NAV_BULK_RUN");
     for (i, start) in (0..6_000).step_by(BATCH).enumerate() {
         let items: Vec<Item> = (start..start + BATCH).map(|n| bulk_item(run, n)).collect();
         let vectors: Vec<Vec<f32>> = (start..start + BATCH)

@@ -32,7 +32,8 @@ fn crash_item(run: u64, n: usize) -> Item {
 #[tokio::test]
 #[ignore = "writer process for kill_9_during_bulk_indexing_loses_nothing"]
 async fn crash_writer() {
-    let (engine, run) = common::writer_engine("NAV_CRASH_DIR", "NAV_CRASH_RUN").await;
+    let engine = common::writer_engine("NAV_CRASH_DIR").await;
+    let run = common::writer_run("NAV_CRASH_RUN");
     for start in (0..400).step_by(BATCH) {
         let batch: Vec<Item> = (start..start + BATCH).map(|n| crash_item(run, n)).collect();
         engine.upsert(&batch).await.unwrap();

@@ -45,14 +45,8 @@ fn make_vault(root: &Path) {
 #[tokio::test]
 #[ignore = "writer process for kill_9_during_vault_indexing_loses_nothing"]
 async fn ingest_crash_writer() {
-    let dir = std::env::var("NAV_CRASH_DIR").expect("NAV_CRASH_DIR names the engine directory");
     let vault = std::env::var("NAV_CRASH_VAULT").expect("NAV_CRASH_VAULT names the vault");
-    let engine = SearchEngine::open_with(&dir, embedder(), config())
-        .await
-        .unwrap();
-    let mut out = std::io::stdout();
-    writeln!(out, "READY").unwrap();
-    out.flush().unwrap();
+    let engine = common::writer_engine("NAV_CRASH_DIR").await;
     index_folder(&engine, Path::new(&vault), &options(), |p| {
         if let IngestProgress::Embedded { texts } = p {
             let mut out = std::io::stdout();
@@ -62,7 +56,7 @@ async fn ingest_crash_writer() {
     })
     .await
     .unwrap();
-    writeln!(out, "DONE").unwrap();
+    writeln!(std::io::stdout(), "DONE").unwrap();
 }
 
 async fn check_consistent(engine: &SearchEngine, at_least: usize, run: u64) {

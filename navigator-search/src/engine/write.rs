@@ -139,16 +139,20 @@ impl SearchEngine {
         planned: &[u64],
         new_from: u64,
     ) -> Result<Vec<crate::store::Change>> {
-        let staged = |keys: &mut dyn Iterator<Item = u64>, new_from: u64| {
-            let changes: Vec<(u64, Option<&Item>)> =
-                keys.zip(items).map(|(key, it)| (key, Some(it))).collect();
+        let stage = |keys: &[u64], new_from: u64| {
+            let changes: Vec<(u64, Option<&Item>)> = keys
+                .iter()
+                .zip(items)
+                .map(|(&key, it)| (key, Some(it)))
+                .collect();
             self.keyword.stage(&changes, new_from)
         };
-        staged(&mut planned.iter().copied(), new_from)?;
+        stage(planned, new_from)?;
         let changes = self.store.write_items(items, Some(vectors))?;
-        if !changes.iter().map(|c| c.key).eq(planned.iter().copied()) {
+        let keys: Vec<u64> = changes.iter().map(|c| c.key).collect();
+        if keys != planned {
             self.keyword.rollback()?;
-            staged(&mut changes.iter().map(|c| c.key), u64::MAX)?;
+            stage(&keys, u64::MAX)?;
         }
         Ok(changes)
     }

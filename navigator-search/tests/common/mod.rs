@@ -144,20 +144,23 @@ pub fn next_random(state: &mut u64) -> u64 {
 }
 
 /// What a writer process of a kill test starts with: the engine in the directory the
-/// environment variable `dir_var` names and the run number `run_var` names, once `READY` is
-/// printed.
-pub async fn writer_engine(dir_var: &str, run_var: &str) -> (SearchEngine, u64) {
+/// environment variable `dir_var` names, once `READY` is printed.
+pub async fn writer_engine(dir_var: &str) -> SearchEngine {
     use std::io::Write;
     let dir =
         std::env::var(dir_var).unwrap_or_else(|_| panic!("{dir_var} names the engine directory"));
-    let run: u64 = std::env::var(run_var).unwrap().parse().unwrap();
     let engine = SearchEngine::open_with(&dir, embedder(), config())
         .await
         .unwrap();
     let mut out = std::io::stdout();
     writeln!(out, "READY").unwrap();
     out.flush().unwrap();
-    (engine, run)
+    engine
+}
+
+/// A writer's run number, from the environment variable `var`.
+pub fn writer_run(var: &str) -> u64 {
+    std::env::var(var).unwrap().parse().unwrap()
 }
 
 /// Prints a writer's acknowledgement that the first `n` items of `run` are written.
