@@ -10,9 +10,24 @@
 use regex::Regex;
 use std::sync::OnceLock;
 
+/// Where a frame comes from, which says how close it is to the failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    /// A Python traceback frame (most recent call last: the last one failed).
+    Python,
+    /// A Rust panic's location: where it failed.
+    Panic,
+    /// A Rust backtrace frame (innermost first).
+    Backtrace,
+    /// A compiler diagnostic's location (`--> src/main.rs:4:5`), usually in the user's code.
+    Compiler,
+}
+
 /// One frame of a Python traceback or a Rust panic or backtrace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
+    /// What kind of report it was read from.
+    pub kind: FrameKind,
     /// The file as written in the report (absolute, site-packages, `./src/...`).
     pub file: String,
     /// The line, when given.
@@ -132,6 +147,9 @@ fn looks_like_code(w: &str) -> bool {
     (w.contains('_') && w.trim_matches('_').len() > 1) || inner_upper
 }
 
+/// How many trailing segments of a path in a goal count as words of its clues.
+const PATH_CLUE_SEGMENTS: usize = 3;
+
 /// File extensions that make `a.b` a path, not a dotted name.
 const EXTENSIONS: &[&str] = &[
     "py", "pyi", "rs", "js", "jsx", "ts", "tsx", "go", "java", "c", "h", "cc", "cpp", "hpp", "rb",
@@ -199,6 +217,7 @@ impl Goal {
         }
         for c in python_frame().captures_iter(text) {
             g.frames.push(Frame {
+                kind: FrameKind::Python,
                 file: clean_path(&c[1]),
                 line: c[2].parse().ok(),
                 function: c.get(3).map(|m| m.as_str().to_string()),
@@ -206,6 +225,7 @@ impl Goal {
         }
         for c in panic_line().captures_iter(text) {
             g.frames.push(Frame {
+                kind: FrameKind::Panic,
                 file: clean_path(&c[2]),
                 line: c[3].parse().ok(),
                 function: None,
@@ -242,6 +262,7 @@ impl Goal {
             .any(|p| function.starts_with(p));
             if !generic {
                 g.frames.push(Frame {
+                    kind: FrameKind::Backtrace,
                     file: clean_path(&c[2]),
                     line: c[3].parse().ok(),
                     function: Some(function),
@@ -250,6 +271,7 @@ impl Goal {
         }
         for c in arrow_location().captures_iter(text) {
             g.frames.push(Frame {
+                kind: FrameKind::Compiler,
                 file: clean_path(&c[1]),
                 line: c[2].parse().ok(),
                 function: None,
@@ -353,7 +375,12 @@ impl Goal {
     pub fn clue_text(&self) -> String {
         let mut t: Vec<String> = self.identifiers.clone();
         t.extend(self.qualified.iter().map(|q| q.join(" ")));
-        t.extend(self.paths.iter().cloned());
+        // A path's last segments name the file; the rest (`/home/ci/.cargo/registry/src/...`)
+        // is the reporter's machine and would match unrelated paths.
+        t.extend(self.paths.iter().map(|p| {
+            let segs: Vec<&str> = p.split('/').filter(|s| !s.is_empty()).collect();
+            segs[segs.len().saturating_sub(PATH_CLUE_SEGMENTS)..].join(" ")
+        }));
         t.extend(self.errors.iter().cloned());
         t.join(" ")
     }
@@ -435,6 +462,12 @@ click.exceptions.BadParameter: Invalid value for '--n'
             "/root/.cargo/registry/src/hyper-0.14.2/src/proto/h1/io.rs"
         );
         assert_eq!(old.errors, ["panic: assertion failed: self.is_empty()"]);
+        assert_eq!(old.frames[0].kind, FrameKind::Panic);
+        // Only a path's last segments are words of the clues: the reporter's registry path
+        // would match `io` and `src` everywhere.
+        let clues = old.clue_text();
+        assert!(clues.contains("proto h1 io.rs"), "{clues}");
+        assert!(!clues.contains("registry"), "{clues}");
     }
 
     #[test]

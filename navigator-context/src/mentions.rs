@@ -6,7 +6,7 @@
 //! repository's `src/click/core.py` by its tail, so paths match on the longest common suffix of
 //! segments; a match on the file name alone counts only when few files share that name.
 
-use crate::goal::Goal;
+use crate::goal::{FrameKind, Goal};
 use crate::scan::FileEntry;
 use std::collections::HashMap;
 
@@ -21,6 +21,10 @@ const W_DEFINES: f64 = 0.5;
 pub(crate) struct Mentions {
     pub score: Vec<f64>,
     pub reasons: Vec<Vec<String>>,
+    /// Per file, in [0, 1]: whether the reported failure happened there (a panic's location,
+    /// the innermost traceback or backtrace frame inside the repository), shared among the
+    /// files that frame could name.
+    pub failed: Vec<f64>,
 }
 
 fn segments(path: &str) -> Vec<&str> {
@@ -89,6 +93,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal) -> Mentions {
     let mut score = vec![0.0; n];
     let mut reasons: Vec<Vec<String>> = vec![Vec::new(); n];
     let file_segs: Vec<Vec<&str>> = files.iter().map(|f| segments(&f.path)).collect();
+    let failed = failure_sites(&file_segs, goal, &mut reasons);
     for p in &goal.paths {
         let tail = segments(p);
         if tail.is_empty() {
@@ -141,7 +146,45 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal) -> Mentions {
             reasons[i].push(format!("defines `{name}` named in the goal"));
         }
     }
-    Mentions { score, reasons }
+    Mentions {
+        score,
+        reasons,
+        failed,
+    }
+}
+
+/// Where the reported failure happened, per file: every panic location, the innermost Python
+/// frame (most recent call last) and the innermost backtrace frame that name a file of the
+/// repository. A frame outside it (the user's script, the standard library) is skipped, so
+/// the failure is placed at the deepest point the repository's code reached.
+fn failure_sites(file_segs: &[Vec<&str>], goal: &Goal, reasons: &mut [Vec<String>]) -> Vec<f64> {
+    let mut failed = vec![0.0; file_segs.len()];
+    let frames = |kind: FrameKind| goal.frames.iter().filter(move |f| f.kind == kind);
+    let panics = frames(FrameKind::Panic).collect::<Vec<_>>();
+    let innermost_python = frames(FrameKind::Python)
+        .rev()
+        .find(|f| !best_tail_matches(file_segs, &segments(&f.file)).is_empty());
+    let innermost_backtrace = frames(FrameKind::Backtrace)
+        .find(|f| !best_tail_matches(file_segs, &segments(&f.file)).is_empty());
+    for f in panics
+        .into_iter()
+        .chain(innermost_python)
+        .chain(innermost_backtrace)
+    {
+        let hits = best_tail_matches(file_segs, &segments(&f.file));
+        for &i in &hits {
+            let share = 1.0 / hits.len() as f64;
+            if share > failed[i] {
+                failed[i] = share;
+                let at = f.line.map_or(String::new(), |l| format!(":{l}"));
+                reasons[i].push(format!(
+                    "the reported failure happened here ({}{at})",
+                    f.file
+                ));
+            }
+        }
+    }
+    failed
 }
 
 #[cfg(test)]
@@ -160,6 +203,40 @@ mod tests {
         // A bare name shared by many files says nothing.
         let many: Vec<Vec<&str>> = (0..5).map(|_| vec!["x", "mod.rs"]).collect();
         assert!(best_tail_matches(&many, &["y", "mod.rs"]).is_empty());
+    }
+
+    fn entries(paths: &[&'static str]) -> Vec<Vec<&'static str>> {
+        paths.iter().map(|p| segments(p)).collect()
+    }
+
+    #[test]
+    fn the_failure_is_placed_at_the_innermost_frame_inside_the_repository() {
+        let files = entries(&[
+            "src/click/core.py",
+            "src/click/types.py",
+            "src/click/utils.py",
+        ]);
+        // Most recent call last: types.py failed, called from core.py; the last frame is
+        // the standard library's, which the repository does not hold.
+        let goal = Goal::parse(
+            "Traceback (most recent call last):\n  File \"/env/site-packages/click/core.py\", line 10, in main\n  File \"/env/site-packages/click/types.py\", line 88, in convert\n  File \"/usr/lib/python3.12/enum.py\", line 5, in __call__\nValueError: bad",
+        );
+        let mut reasons = vec![Vec::new(); files.len()];
+        let failed = failure_sites(&files, &goal, &mut reasons);
+        assert_eq!(failed, [0.0, 1.0, 0.0]);
+        assert!(reasons[1][0].contains("types.py:88"), "{reasons:?}");
+        // Rust: the panic's location, and the innermost project frame of a backtrace.
+        let files = entries(&["src/proto/h1/conn.rs", "src/proto/h1/io.rs", "src/lib.rs"]);
+        let goal = Goal::parse(
+            "thread 'main' panicked at src/proto/h1/io.rs:301:9:\nboom\nstack backtrace:\n   3: hyper::proto::h1::conn::Conn::poll\n             at ./src/proto/h1/conn.rs:210:24\n   4: hyper::lib::run\n             at ./src/lib.rs:1:1\n",
+        );
+        let mut reasons = vec![Vec::new(); files.len()];
+        assert_eq!(failure_sites(&files, &goal, &mut reasons), [1.0, 1.0, 0.0]);
+        // A subject line has no failure site.
+        let goal = Goal::parse("Fix the connection pool");
+        assert!(failure_sites(&files, &goal, &mut reasons)
+            .iter()
+            .all(|&x| x == 0.0));
     }
 
     #[test]

@@ -38,6 +38,9 @@ const W_HISTORY: f64 = 0.5;
 /// Weight of evidence from the goal's clues naming a file (paths, frames, module paths,
 /// definitions of identifiers it spells).
 const W_MENTION: f64 = 1.5;
+/// Weight of the file where the reported failure happened (a panic's location, the innermost
+/// frame of a traceback inside the repository), on top of its clue evidence.
+const W_FAILED: f64 = 1.5;
 /// A goal of more words than this (or of several lines) is a report, not a subject line.
 const LONG_WORDS: usize = 30;
 /// Weight of a long goal's prose terms (its title and code clues weigh 1).
@@ -142,6 +145,9 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
             text[i] += W_MENTION * x;
             reasons[i].append(&mut named.reasons[i]);
         }
+    }
+    for (i, x) in named.failed.iter().enumerate() {
+        text[i] += W_FAILED * x;
     }
     let prefix = scope_prefix(scope_text);
     for (i, f) in files.iter().enumerate() {
@@ -522,6 +528,37 @@ mod tests {
             ranked.iter().all(|s| s.path != "src/unrelated.rs"),
             "history alone ranks nothing: {ranked:?}"
         );
+    }
+
+    #[test]
+    fn a_panic_location_outranks_files_that_share_the_report_s_words() {
+        // The report speaks the public API's language (server, connection, header, builder);
+        // the panic names the internal file where it failed.
+        let api = "/// HTTP/2 server connection builder: serve a connection, send response headers.\n\
+                   pub struct Builder;\n\
+                   impl Builder { pub fn serve_connection(&self) {} pub fn max_header_list_size(&self) {} }\n";
+        let (_d, map) = map_of(&[
+            ("src/server/conn/http2.rs", api),
+            ("src/client/conn/http2.rs", api),
+            (
+                "src/proto/h2/mod.rs",
+                "pub(crate) fn strip_connection_headers() {}\n",
+            ),
+        ]);
+        let report = "Panic in the HTTP/2 server when a response has a non-ASCII connection header\n\n\
+            Serving a connection with the HTTP/2 server builder, a response whose connection \
+            header value is not visible ASCII kills the connection:\n\n```\n\
+            thread 'tokio-runtime-worker' panicked at /home/ci/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/hyper-1.8.1/src/proto/h2/mod.rs:67:47:\n\
+            called `Result::unwrap()` on an `Err` value: ToStrError { _priv: () }\n```\n";
+        let ranked = rank(&map, report);
+        assert_eq!(ranked[0].path, "src/proto/h2/mod.rs", "{ranked:?}");
+        assert!(ranked[0]
+            .reasons
+            .iter()
+            .any(|r| r.contains("the reported failure happened here")));
+        // Without the panic the API files' words win: the location is what moved it.
+        let prose = report.split("```").next().unwrap();
+        assert_ne!(rank(&map, prose)[0].path, "src/proto/h2/mod.rs");
     }
 
     #[test]
