@@ -206,24 +206,14 @@ fn time_each(n: usize, mut f: impl FnMut(usize)) -> Vec<Duration> {
 /// Recall@10 of the raw HNSW neighbour search ([`SearchEngine::nearest`]) against an exact
 /// scan of every vector, over the first 100 queries.
 fn hnsw_recall(engine: &SearchEngine, c: &Corpus) -> f64 {
-    let probes = c.queries.len().min(100);
-    let mut total = 0.0;
-    for (_, qv) in c.queries.iter().take(probes) {
-        let mut exact: Vec<(usize, f32)> = c
-            .vectors
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i, navigator_core::cosine(qv, v)))
-            .collect();
-        exact.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let truth: Vec<String> = exact[..10]
-            .iter()
-            .map(|(i, _)| format!("item_{i}"))
-            .collect();
-        let got = engine.nearest(qv, 10).unwrap();
-        total += got.iter().filter(|(id, _)| truth.contains(id)).count() as f64 / 10.0;
-    }
-    total / probes as f64
+    let truth = c.exact_neighbours(100, 10);
+    let total: f64 = c
+        .queries
+        .iter()
+        .zip(&truth)
+        .map(|((_, qv), t)| navigator_eval::synthetic::recall(&engine.nearest(qv, 10).unwrap(), t))
+        .sum();
+    total / truth.len() as f64
 }
 
 fn bench(cr: &mut Criterion) {

@@ -143,6 +143,50 @@ pub fn corpus(n: usize, types: &[ItemType]) -> Corpus {
     }
 }
 
+impl Corpus {
+    /// The ids of the exact `k` nearest items (cosine) to each of the first `probes` queries'
+    /// vectors: the truth recall is measured against. A scan of every vector per query, on
+    /// all cores.
+    pub fn exact_neighbours(&self, probes: usize, k: usize) -> Vec<Vec<String>> {
+        let queries: Vec<&Vec<f32>> = self.queries.iter().take(probes).map(|q| &q.1).collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let per = queries.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = queries
+                .chunks(per)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|q| {
+                                let mut best: Vec<(usize, f32)> = self
+                                    .vectors
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(i, v)| (i, navigator_core::cosine(q, v)))
+                                    .collect();
+                                if best.len() > k && k > 0 {
+                                    best.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1));
+                                }
+                                best.truncate(k);
+                                best.into_iter().map(|(i, _)| format!("item_{i}")).collect()
+                            })
+                            .collect::<Vec<Vec<String>>>()
+                    })
+                })
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|h| h.join().expect("an exact scan thread"))
+                .collect()
+        })
+    }
+}
+
+/// The share of `truth` (the exact nearest ids) that `got` holds.
+pub fn recall(got: &[(String, f32)], truth: &[String]) -> f64 {
+    got.iter().filter(|(id, _)| truth.contains(id)).count() as f64 / truth.len().max(1) as f64
+}
+
 /// Opens (or creates) an engine in `dir` as the benchmarks over this corpus do: with
 /// `embedder` (the corpus's vectors are precomputed, so it embeds nothing) and a clock fixed
 /// after the corpus's dates, so recency scores the same on every run.

@@ -37,6 +37,13 @@ pub struct EngineConfig {
     pub chunk_overlap: usize,
     /// How a chunked item's similarity comes from its chunks'.
     pub chunk_rollup: ChunkRollup,
+    /// How many candidates the vector graph's walk collects per search (usearch's
+    /// expansion), all re-ranked by their exact vectors. 160 finds 0.98–0.996 of the exact
+    /// top 10 at 100k items in about a millisecond; larger indexes need a wider beam for the
+    /// same recall, at a cost in time per search that grows about linearly with it
+    /// (docs/benchmarks.md measures both at 1M). Also settable on an open engine
+    /// ([`SearchEngine::set_search_beam`](crate::SearchEngine::set_search_beam)).
+    pub search_beam: usize,
 }
 
 /// How a chunked item's similarity to a query comes from its chunks' similarities (an item
@@ -82,6 +89,7 @@ impl Default for EngineConfig {
             chunk_tokens: 512,
             chunk_overlap: 32,
             chunk_rollup: ChunkRollup::Max,
+            search_beam: 160,
         }
     }
 }

@@ -175,6 +175,26 @@ async fn reopening_keeps_everything_and_rebuilds_lost_indexes() {
 }
 
 #[tokio::test]
+async fn the_configured_search_beam_is_used_and_can_change_on_an_open_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = navigator_search::EngineConfig {
+        search_beam: 640,
+        ..config()
+    };
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config)
+        .await
+        .unwrap();
+    assert_eq!(engine.search_beam(), 640);
+    engine.bulk_load(&corpus(), |_| {}).await.unwrap();
+    engine.set_search_beam(32);
+    assert_eq!(engine.search_beam(), 32);
+    assert_eq!(
+        top(&engine, "bicycle repair", SearchMode::Semantic).await[0],
+        "r2"
+    );
+}
+
+#[tokio::test]
 async fn a_corrupt_vector_file_is_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     {

@@ -444,7 +444,14 @@ struct Split {
     explorer: Tally,
     baseline: Tally,
     saving: Saving,
+    /// Tasks with a gold file small enough to be shown whole (its source within
+    /// [`WHOLE_SHARE`] of the budget): the ceiling of "gold at full source".
+    fits: usize,
 }
+
+/// The largest share of the budget one file can take at full source (the packer's share for
+/// a clear first file).
+const WHOLE_SHARE: f64 = 0.85;
 
 /// The process's peak resident memory (`VmHWM`), where the platform reports it.
 fn peak_rss() -> String {
@@ -592,6 +599,17 @@ async fn main() -> anyhow::Result<()> {
             bm25.first().map(String::as_str),
         );
         split.saving.add(&out);
+        let whole = |g: &String| {
+            let files = map.files();
+            files
+                .binary_search_by(|f| f.path.as_str().cmp(g))
+                .ok()
+                .and_then(|i| files[i].text())
+                .is_some_and(|t| {
+                    Tokenizer::default().count(t) as f64 <= WHOLE_SHARE * tokens as f64
+                })
+        };
+        split.fits += usize::from(task.gold_files.iter().any(whole));
         n += 1;
         if show > 0 {
             for g in &task.gold_files {
@@ -653,6 +671,11 @@ async fn main() -> anyhow::Result<()> {
     for (name, s) in &splits {
         println!("{name} ({} tasks):", s.explorer.n);
         println!("{}", s.explorer.line("explorer (heuristic)"));
+        println!(
+            "  a gold file fits whole (its source within {:.0}% of the budget): {:.1}% of tasks",
+            100.0 * WHOLE_SHARE,
+            100.0 * s.fits as f64 / s.explorer.n.max(1) as f64
+        );
         println!("{}", s.baseline.line("BM25 whole files"));
         print!("{}", s.saving.lines());
     }

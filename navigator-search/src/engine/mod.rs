@@ -257,6 +257,7 @@ impl SearchEngine {
         let (keyword, keyword_opened) = keyword?;
         let (mut vectors, vectors_opened) = vectors?;
         vectors.set_rollup(config.chunk_rollup);
+        vectors.set_search_beam(config.search_beam);
         let catalog = catalog?;
         let helper = config
             .parallel_retrieval
@@ -344,6 +345,19 @@ impl SearchEngine {
     /// walks the graph: after a bulk load, before measuring query latency.
     pub fn finish_graph(&self) -> Result<()> {
         self.vectors.finish_graph()
+    }
+
+    /// Sets the vector graph's search beam on the open engine (at least 1; the default is
+    /// [`EngineConfig::search_beam`](crate::EngineConfig::search_beam)): a wider beam finds
+    /// more of the exact nearest neighbours in a large index and takes longer per search.
+    /// Searches already running keep the beam they started with.
+    pub fn set_search_beam(&self, beam: usize) {
+        self.vectors.set_search_beam(beam);
+    }
+
+    /// The vector graph's search beam in use.
+    pub fn search_beam(&self) -> usize {
+        self.vectors.search_beam()
     }
 
     /// Whether no item is searchable.

@@ -40,7 +40,7 @@ use backlog::Backlog;
 use exact::{inverse_norm, ExactVectors, GraphSum};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
@@ -107,6 +107,9 @@ pub(crate) struct VectorIndex {
     backlog: Backlog,
     /// Whether the graph took keys from the backlog since the last save.
     graph_grew: AtomicBool,
+    /// The search beam: how many candidates a walk collects, all re-ranked exactly
+    /// ([`EXPANSION_SEARCH`] unless set).
+    beam: AtomicUsize,
 }
 
 /// The 8-bit code of `v`: scaled by 127 / its largest absolute component, rounded. A zero
@@ -231,6 +234,7 @@ impl VectorIndex {
                 rollup: crate::ChunkRollup::Max,
                 backlog: Backlog::new(),
                 graph_grew: AtomicBool::new(false),
+                beam: AtomicUsize::new(EXPANSION_SEARCH),
             },
             opened,
         ))
@@ -259,6 +263,17 @@ impl VectorIndex {
     }
 
     /// Sets how an item's chunks make its similarity.
+    /// Sets the search beam (at least 1): wider finds more of the exact nearest neighbours in
+    /// a large graph and costs time per search, about linearly.
+    pub(crate) fn set_search_beam(&self, beam: usize) {
+        self.beam.store(beam.max(1), Ordering::Relaxed);
+    }
+
+    /// The search beam in use.
+    pub(crate) fn search_beam(&self) -> usize {
+        self.beam.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn set_rollup(&mut self, rollup: crate::ChunkRollup) {
         self.rollup = rollup;
     }
@@ -356,7 +371,7 @@ impl VectorIndex {
     }
 
     /// The approximate `k` nearest keys passing `keep`, as `(key, exact cosine similarity)`,
-    /// best first: the graph walk's candidates (at least [`EXPANSION_SEARCH`]) re-ranked by
+    /// best first: the graph walk's candidates (at least the search beam) re-ranked by
     /// their exact vectors, with the backlog the graph does not hold yet scanned exactly.
     pub(crate) fn search(
         &self,
@@ -368,7 +383,7 @@ impl VectorIndex {
         if inner.exact.len() == 0 || k == 0 {
             return Ok(Vec::new());
         }
-        let want = k.max(EXPANSION_SEARCH);
+        let want = k.max(self.search_beam());
         let q_inv = inverse_norm(query);
         let mut hits: Vec<(u64, f32)> = Vec::new();
         if inner.graph.size() > 0 {

@@ -94,6 +94,44 @@ fn search_reranks_by_exact_cosine_and_agrees_with_an_exact_scan() {
     assert!(evens.iter().all(|(k, _)| k % 2 == 0));
 }
 
+#[test]
+fn the_search_beam_trades_time_for_recall_up_to_an_exact_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let dims = 64;
+    let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), dims).unwrap();
+    // Random directions in 64 dimensions: the hard case for a graph walk.
+    let vectors: Vec<Vec<f32>> = (0..3_000).map(|i| unit(i, dims)).collect();
+    index.apply(&keyed(&vectors)).unwrap();
+    index.finish_graph().unwrap();
+    assert_eq!(index.search_beam(), EXPANSION_SEARCH);
+    let recall = |index: &VectorIndex| {
+        let mut found = 0;
+        for q in 0..20u64 {
+            let query = unit(90_000 + q, dims);
+            let hits = index.search(&query, 10, |_| true).unwrap();
+            let mut scan: Vec<(u64, f32)> = vectors
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as u64, navigator_core::cosine(&query, v)))
+                .collect();
+            scan.sort_by(|a, b| b.1.total_cmp(&a.1));
+            found += scan[..10]
+                .iter()
+                .filter(|(i, _)| hits.iter().any(|(k, _)| k == i))
+                .count();
+        }
+        found
+    };
+    index.set_search_beam(0);
+    assert_eq!(index.search_beam(), 1, "at least one candidate");
+    let narrow = recall(&index);
+    // A beam as wide as the index re-ranks every vector: the exact answer.
+    index.set_search_beam(vectors.len());
+    let wide = recall(&index);
+    assert_eq!(wide, 200, "a beam over every vector is exact");
+    assert!(narrow < wide, "narrow {narrow}, wide {wide}");
+}
+
 /// A saved index of 300 16-d vectors (key 3 deleted) at `path`.
 fn saved(path: &Path, dims: usize) -> Vec<Vec<f32>> {
     let vectors: Vec<Vec<f32>> = (0..300).map(|i| unit(i, dims)).collect();
