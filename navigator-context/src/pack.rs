@@ -25,6 +25,10 @@ const FULL_SHARE: f64 = 0.7;
 /// neighbours' outlines.
 const CLEAR_SHARE: f64 = 0.85;
 const CLEAR_GAP: f64 = 0.8;
+/// The first this many files may share [`CLEAR_SHARE`] at full source when the top-level
+/// outlines of the next [`RESERVE_FILES`] candidates still fit beside them: two close
+/// candidates shown whole beat one whole and one outlined, as long as the map stays wide.
+const PAIR: usize = 2;
 /// Only the best file too big to show whole is zoomed into: zooming into the next ones took
 /// the outlines of the candidates further down (gold files shown fell on dev).
 const MAX_ZOOMED: usize = 1;
@@ -147,6 +151,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         };
         (budget as f64 * share) as usize
     };
+
     let mut too_big: Vec<(usize, usize)> = Vec::new();
     for (k, &(i, score)) in ranked.iter().take(MAX_FULL).enumerate() {
         if score < FULL_SCORE {
@@ -156,7 +161,18 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         if level != Level::Full {
             continue;
         }
-        if c <= remaining && full_used + c <= share_of(k) {
+        // The first two files may together take the clear file's share while what is left
+        // still holds the outlines of the next candidates.
+        let paired = k < PAIR
+            && full_used + c <= (budget as f64 * CLEAR_SHARE) as usize
+            && remaining.saturating_sub(c)
+                >= ranked
+                    .iter()
+                    .skip(k + 1)
+                    .take(RESERVE_FILES)
+                    .map(|&(j, _)| costs.cost(j, Level::TopLevel).0)
+                    .sum::<usize>();
+        if c <= remaining && (full_used + c <= share_of(k) || paired) {
             full_used += c;
             remaining -= c;
             chosen.push((i, Level::Full));
@@ -427,6 +443,91 @@ mod tests {
             })
             .collect();
         crate::scan::temp_map(&files)
+    }
+
+    /// Two close, big first candidates (`big0.rs`, `big1.rs`, each one long function) and
+    /// ten more: with `flat`, each 40 top-level functions (a costly outline), else a struct
+    /// with 30 documented methods (a cheap outline, costly signatures). Gives the ranking
+    /// and the first two's full cost.
+    fn pair_fixture(flat: bool) -> (tempfile::TempDir, RepoMap, Vec<Scored>, usize) {
+        let mut files: Vec<(String, String)> = (0..2)
+            .map(|k| {
+                let body: String = (0..120)
+                    .map(|i| format!("    let x{i} = {i} * {k};\n"))
+                    .collect();
+                (
+                    format!("big{k}.rs"),
+                    format!("pub fn big_{k}() {{\n{body}}}\n"),
+                )
+            })
+            .collect();
+        files.extend((0..10).map(|k| {
+            let text: String = if flat {
+                (0..40).map(|m| format!("pub fn c{k}_{m}() {{}}\n")).collect()
+            } else {
+                let methods: String = (0..30)
+                    .map(|m| format!("    /// Step {m}, explained at some length for the reader.\n    pub fn step_{m}(&self) {{}}\n"))
+                    .collect();
+                format!("pub struct C{k};\nimpl C{k} {{\n{methods}}}\n")
+            };
+            (format!("c{k:02}.rs"), text)
+        }));
+        let (dir, map) = crate::scan::temp_map(&files);
+        let mut ranking: Vec<Scored> = ["big0.rs", "big1.rs"]
+            .iter()
+            .enumerate()
+            .map(|(k, p)| Scored {
+                path: p.to_string(),
+                score: 1.0 - 0.1 * k as f64,
+                reasons: Vec::new(),
+            })
+            .collect();
+        ranking.extend((0..10).map(|k| Scored {
+            path: format!("c{k:02}.rs"),
+            score: 0.5 - 0.01 * k as f64,
+            reasons: Vec::new(),
+        }));
+        let probe = FlightPlan::new("goal", 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let big = |c: &mut Costs, p: &str| c.cost(c.index(p).unwrap(), Level::Full).0;
+        let pair = big(&mut costs, "big0.rs") + big(&mut costs, "big1.rs");
+        (dir, map, ranking, pair)
+    }
+
+    fn level_of(plan: &FlightPlan, path: &str) -> Option<Level> {
+        plan.rules.iter().find(|r| r.path == path).map(|r| r.level)
+    }
+
+    #[test]
+    fn two_close_candidates_share_the_clear_share_only_while_the_next_outlines_fit() {
+        // The pair takes 78 % of the budget: over the 70 % of two unclear files, within 85 %.
+        let (_d, map, ranking, pair) = pair_fixture(false);
+        let budget = (pair as f64 / 0.78) as usize;
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
+        assert_eq!(level_of(&packed, "big0.rs"), Some(Level::Full));
+        assert_eq!(
+            level_of(&packed, "big1.rs"),
+            Some(Level::Full),
+            "{:?}",
+            packed.rules
+        );
+        for k in 0..10 {
+            let level = level_of(&packed, &format!("c{k:02}.rs"));
+            assert!(level >= Some(Level::TopLevel), "c{k:02}.rs: {level:?}");
+        }
+        // (Without the pair rule the second file waits for the top-up, and the candidates'
+        // signatures, given first, take its room.) Candidates whose outlines would not fit
+        // beside the pair keep the second one outlined instead.
+        let (_d, map, ranking, pair) = pair_fixture(true);
+        let budget = (pair as f64 / 0.78) as usize;
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
+        assert_eq!(level_of(&packed, "big0.rs"), Some(Level::Full));
+        assert_ne!(
+            level_of(&packed, "big1.rs"),
+            Some(Level::Full),
+            "{:?}",
+            packed.rules
+        );
     }
 
     #[test]
