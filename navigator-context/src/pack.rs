@@ -494,40 +494,35 @@ mod tests {
         (dir, map, ranking, pair)
     }
 
-    fn level_of(plan: &FlightPlan, path: &str) -> Option<Level> {
-        plan.rules.iter().find(|r| r.path == path).map(|r| r.level)
+    /// The levels `pack` gives `big0.rs`, `big1.rs` and the ten candidates of
+    /// [`pair_fixture`] when the pair takes 78 % of the budget: over the 70 % of two unclear
+    /// files, within 85 %.
+    fn pair_levels(flat: bool) -> (Option<Level>, Option<Level>, Vec<Option<Level>>) {
+        let (_d, map, ranking, pair) = pair_fixture(flat);
+        let budget = (pair as f64 / 0.78) as usize;
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
+        let level_of = |path: &str| {
+            packed
+                .rules
+                .iter()
+                .find(|r| r.path == path)
+                .map(|r| r.level)
+        };
+        let rest = (0..10).map(|k| level_of(&format!("c{k:02}.rs"))).collect();
+        (level_of("big0.rs"), level_of("big1.rs"), rest)
     }
 
     #[test]
     fn two_close_candidates_share_the_clear_share_only_while_the_next_outlines_fit() {
-        // The pair takes 78 % of the budget: over the 70 % of two unclear files, within 85 %.
-        let (_d, map, ranking, pair) = pair_fixture(false);
-        let budget = (pair as f64 / 0.78) as usize;
-        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
-        assert_eq!(level_of(&packed, "big0.rs"), Some(Level::Full));
-        assert_eq!(
-            level_of(&packed, "big1.rs"),
-            Some(Level::Full),
-            "{:?}",
-            packed.rules
-        );
-        for k in 0..10 {
-            let level = level_of(&packed, &format!("c{k:02}.rs"));
-            assert!(level >= Some(Level::TopLevel), "c{k:02}.rs: {level:?}");
-        }
+        let (first, second, rest) = pair_levels(false);
+        assert_eq!((first, second), (Some(Level::Full), Some(Level::Full)));
+        assert!(rest.iter().all(|l| *l >= Some(Level::TopLevel)), "{rest:?}");
         // (Without the pair rule the second file waits for the top-up, and the candidates'
         // signatures, given first, take its room.) Candidates whose outlines would not fit
         // beside the pair keep the second one outlined instead.
-        let (_d, map, ranking, pair) = pair_fixture(true);
-        let budget = (pair as f64 / 0.78) as usize;
-        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
-        assert_eq!(level_of(&packed, "big0.rs"), Some(Level::Full));
-        assert_ne!(
-            level_of(&packed, "big1.rs"),
-            Some(Level::Full),
-            "{:?}",
-            packed.rules
-        );
+        let (first, second, _) = pair_levels(true);
+        assert_eq!(first, Some(Level::Full));
+        assert_ne!(second, Some(Level::Full));
     }
 
     #[test]

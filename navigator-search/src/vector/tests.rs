@@ -18,6 +18,37 @@ fn unit(seed: u64, dims: usize) -> Vec<f32> {
     v.into_iter().map(|a| a / n).collect()
 }
 
+/// An index of `n` random `dims`-d vectors keyed by position, all in the graph (the walk, not
+/// the backlog's exact scan, is what a search over it measures).
+fn graph_of(n: u64, dims: usize) -> (tempfile::TempDir, VectorIndex, Vec<Vec<f32>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), dims).unwrap();
+    let vectors: Vec<Vec<f32>> = (0..n).map(|i| unit(i, dims)).collect();
+    index.apply(&keyed(&vectors)).unwrap();
+    index.finish_graph().unwrap();
+    (dir, index, vectors)
+}
+
+/// How many of the exact 10 nearest vectors (keys are positions) of 20 random queries,
+/// seeded from `seed`, `index` finds.
+fn found_in_top_10(index: &VectorIndex, vectors: &[Vec<f32>], seed: u64) -> usize {
+    let keyed: Vec<(u64, Vec<f32>)> = vectors
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i as u64, v.clone()))
+        .collect();
+    (0..20u64)
+        .map(|q| {
+            let query = unit(seed + q, vectors[0].len());
+            let hits = index.search(&query, 10, |_| true).unwrap();
+            exact_top(&keyed, &query, 10)
+                .iter()
+                .filter(|i| hits.iter().any(|(k, _)| k == *i))
+                .count()
+        })
+        .sum()
+}
+
 /// Every vector as an insert under its position as key.
 fn keyed(vectors: &[Vec<f32>]) -> Vec<(u64, Option<&[f32]>)> {
     vectors
@@ -60,15 +91,9 @@ fn codes_use_the_whole_range_and_degenerate_vectors_give_zeros() {
 
 #[test]
 fn search_reranks_by_exact_cosine_and_agrees_with_an_exact_scan() {
-    let dir = tempfile::tempdir().unwrap();
     let dims = 48;
-    let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), dims).unwrap();
-    let vectors: Vec<Vec<f32>> = (0..2_000).map(|i| unit(i, dims)).collect();
-    index.apply(&keyed(&vectors)).unwrap();
-    // The walk, not the backlog's exact scan, is what this measures.
-    index.finish_graph().unwrap();
+    let (_dir, index, vectors) = graph_of(2_000, dims);
     assert_eq!(index.backlog_len().unwrap(), 0);
-    let mut found = 0;
     for q in 0..20u64 {
         let query = unit(50_000 + q, dims);
         let hits = index.search(&query, 10, |_| true).unwrap();
@@ -78,17 +103,8 @@ fn search_reranks_by_exact_cosine_and_agrees_with_an_exact_scan() {
             assert!((sim - exact).abs() < 1e-5, "{sim} vs {exact}");
         }
         assert!(hits.windows(2).all(|w| w[0].1 >= w[1].1), "best first");
-        let mut scan: Vec<(usize, f32)> = vectors
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i, navigator_core::cosine(&query, v)))
-            .collect();
-        scan.sort_by(|a, b| b.1.total_cmp(&a.1));
-        found += scan[..10]
-            .iter()
-            .filter(|(i, _)| hits.iter().any(|(k, _)| *k == *i as u64))
-            .count();
     }
+    let found = found_in_top_10(&index, &vectors, 50_000);
     assert!(found >= 190, "recall@10 {found}/200");
     let evens = index.search(&vectors[7], 5, |k| k % 2 == 0).unwrap();
     assert!(evens.iter().all(|(k, _)| k % 2 == 0));
@@ -96,32 +112,10 @@ fn search_reranks_by_exact_cosine_and_agrees_with_an_exact_scan() {
 
 #[test]
 fn the_search_beam_trades_time_for_recall_up_to_an_exact_search() {
-    let dir = tempfile::tempdir().unwrap();
-    let dims = 64;
-    let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), dims).unwrap();
     // Random directions in 64 dimensions: the hard case for a graph walk.
-    let vectors: Vec<Vec<f32>> = (0..3_000).map(|i| unit(i, dims)).collect();
-    index.apply(&keyed(&vectors)).unwrap();
-    index.finish_graph().unwrap();
+    let (_dir, index, vectors) = graph_of(3_000, 64);
     assert_eq!(index.search_beam(), EXPANSION_SEARCH);
-    let recall = |index: &VectorIndex| {
-        let mut found = 0;
-        for q in 0..20u64 {
-            let query = unit(90_000 + q, dims);
-            let hits = index.search(&query, 10, |_| true).unwrap();
-            let mut scan: Vec<(u64, f32)> = vectors
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (i as u64, navigator_core::cosine(&query, v)))
-                .collect();
-            scan.sort_by(|a, b| b.1.total_cmp(&a.1));
-            found += scan[..10]
-                .iter()
-                .filter(|(i, _)| hits.iter().any(|(k, _)| k == i))
-                .count();
-        }
-        found
-    };
+    let recall = |index: &VectorIndex| found_in_top_10(index, &vectors, 90_000);
     index.set_search_beam(0);
     assert_eq!(index.search_beam(), 1, "at least one candidate");
     let narrow = recall(&index);
