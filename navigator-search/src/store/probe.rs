@@ -135,12 +135,13 @@ impl StorageBackend for Overlay {
 
 /// Opens the database at `path` in memory, as redb would open it for real (repairing it if
 /// it was not closed cleanly), then runs `check` on it; why not, when redb fails or panics.
-/// The file is never written. `Ok` too when another process holds the file (the real open
-/// then reports that).
+/// The file is never written. `Ok(true)` when it needed redb's recovery (the real open will
+/// repeat it), `Ok(false)` when it did not, or when another process holds the file (the real
+/// open then reports that).
 pub(super) fn probe(
     path: &Path,
     check: impl FnOnce(&redb::Database) -> Result<(), Box<redb::Error>>,
-) -> Result<(), Damage> {
+) -> Result<bool, Damage> {
     let unreadable = |e: io::Error| Damage {
         why: format!("cannot be read: {e}"),
         source: Some(Box::new(e)),
@@ -148,18 +149,21 @@ pub(super) fn probe(
     let file = File::open(path).map_err(unreadable)?;
     match file.try_lock_shared() {
         Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => return Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
         Err(std::fs::TryLockError::Error(e)) => return Err(unreadable(e)),
     }
     let overlay = Overlay::new(file).map_err(unreadable)?;
+    let recovered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = recovered.clone();
     let opened = catch_unwind(AssertUnwindSafe(|| {
         let db = Builder::new()
+            .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))
             .create_with_backend(overlay)
             .map_err(|e| Box::new(redb::Error::from(e)))?;
         check(&db)
     }));
     match opened {
-        Ok(Ok(())) => Ok(()),
+        Ok(Ok(())) => Ok(recovered.load(std::sync::atomic::Ordering::Relaxed)),
         Ok(Err(e)) => Err(Damage {
             why: e.to_string(),
             source: Some(e),
