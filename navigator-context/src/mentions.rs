@@ -159,19 +159,21 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal) -> Mentions {
 /// the failure is placed at the deepest point the repository's code reached.
 fn failure_sites(file_segs: &[Vec<&str>], goal: &Goal, reasons: &mut [Vec<String>]) -> Vec<f64> {
     let mut failed = vec![0.0; file_segs.len()];
-    let frames = |kind: FrameKind| goal.frames.iter().filter(move |f| f.kind == kind);
-    let panics = frames(FrameKind::Panic).collect::<Vec<_>>();
-    let innermost_python = frames(FrameKind::Python)
-        .rev()
-        .find(|f| !best_tail_matches(file_segs, &segments(&f.file)).is_empty());
-    let innermost_backtrace = frames(FrameKind::Backtrace)
-        .find(|f| !best_tail_matches(file_segs, &segments(&f.file)).is_empty());
-    for f in panics
+    // Each frame of a kind with the repository files it names (none: outside it).
+    let named = |kind: FrameKind| {
+        goal.frames
+            .iter()
+            .filter(move |f| f.kind == kind)
+            .map(|f| (f, best_tail_matches(file_segs, &segments(&f.file))))
+    };
+    let panics = named(FrameKind::Panic).collect::<Vec<_>>();
+    let innermost_python = named(FrameKind::Python).rev().find(|(_, h)| !h.is_empty());
+    let innermost_backtrace = named(FrameKind::Backtrace).find(|(_, h)| !h.is_empty());
+    for (f, hits) in panics
         .into_iter()
         .chain(innermost_python)
         .chain(innermost_backtrace)
     {
-        let hits = best_tail_matches(file_segs, &segments(&f.file));
         for &i in &hits {
             let share = 1.0 / hits.len() as f64;
             if share > failed[i] {

@@ -151,7 +151,6 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         };
         (budget as f64 * share) as usize
     };
-
     let mut too_big: Vec<(usize, usize)> = Vec::new();
     for (k, &(i, score)) in ranked.iter().take(MAX_FULL).enumerate() {
         if score < FULL_SCORE {
@@ -162,17 +161,19 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             continue;
         }
         // The first two files may together take the clear file's share while what is left
-        // still holds the outlines of the next candidates.
-        let paired = k < PAIR
-            && full_used + c <= (budget as f64 * CLEAR_SHARE) as usize
-            && remaining.saturating_sub(c)
-                >= ranked
-                    .iter()
-                    .skip(k + 1)
-                    .take(RESERVE_FILES)
-                    .map(|&(j, _)| costs.cost(j, Level::TopLevel).0)
-                    .sum::<usize>();
-        if c <= remaining && (full_used + c <= share_of(k) || paired) {
+        // still holds the outlines of the next candidates (counted only when needed).
+        let mut paired = || {
+            k < PAIR
+                && full_used + c <= (budget as f64 * CLEAR_SHARE) as usize
+                && remaining.saturating_sub(c)
+                    >= ranked
+                        .iter()
+                        .skip(k + 1)
+                        .take(RESERVE_FILES)
+                        .map(|&(j, _)| costs.cost(j, Level::TopLevel).0)
+                        .sum::<usize>()
+        };
+        if c <= remaining && (full_used + c <= share_of(k) || paired()) {
             full_used += c;
             remaining -= c;
             chosen.push((i, Level::Full));

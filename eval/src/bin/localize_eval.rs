@@ -600,14 +600,9 @@ async fn main() -> anyhow::Result<()> {
         );
         split.saving.add(&out);
         let whole = |g: &String| {
-            let files = map.files();
-            files
-                .binary_search_by(|f| f.path.as_str().cmp(g))
-                .ok()
-                .and_then(|i| files[i].text())
-                .is_some_and(|t| {
-                    Tokenizer::default().count(t) as f64 <= WHOLE_SHARE * tokens as f64
-                })
+            map.file(g).and_then(|f| f.text()).is_some_and(|t| {
+                Tokenizer::default().count(t) as f64 <= WHOLE_SHARE * tokens as f64
+            })
         };
         split.fits += usize::from(task.gold_files.iter().any(whole));
         n += 1;
