@@ -89,7 +89,7 @@ impl Default for EngineConfig {
             chunk_tokens: 512,
             chunk_overlap: 32,
             chunk_rollup: ChunkRollup::Max,
-            search_beam: crate::vector::EXPANSION_SEARCH,
+            search_beam: 160,
         }
     }
 }

@@ -115,6 +115,11 @@ fn the_search_beam_trades_time_for_recall_up_to_an_exact_search() {
     // Random directions in 256 dimensions: the hard case for a graph walk.
     let (_dir, index, vectors) = graph_of(4_000, 256);
     assert_eq!(index.search_beam(), EXPANSION_SEARCH);
+    assert_eq!(
+        crate::EngineConfig::default().search_beam,
+        EXPANSION_SEARCH,
+        "the engine's default beam is the index's"
+    );
     let recall = |index: &VectorIndex| found_in_top_10(index, &vectors, 90_000);
     index.set_search_beam(0);
     assert_eq!(index.search_beam(), 1, "at least one candidate");
