@@ -5,8 +5,7 @@
 //!
 //! Stored in a compact binary form (below): at a million items, decoding JSON with RFC 3339
 //! dates was most of the catalog's load. Facts written as JSON by earlier versions (they start
-//! with `{`) still decode, and [`SearchEngine::compact`](crate::SearchEngine::compact) rewrites
-//! them in the binary form. The table is trusted only while its sequence counter equals the
+//! with `{`) still decode. The table is trusted only while its sequence counter equals the
 //! store's (`facts_seq` = `next_seq`): a store written by a version without the table, or
 //! whose table a crash could not have left behind, has it rebuilt from the items on open.
 //!
@@ -19,7 +18,7 @@
 
 use chrono::{DateTime, Datelike, Utc};
 use navigator_core::{Category, Item, ItemType};
-use redb::{ReadableTable, TableDefinition};
+use redb::TableDefinition;
 use std::collections::BTreeMap;
 
 /// Item key → the item's facts.
@@ -205,38 +204,6 @@ impl<'a> Reader<'a> {
             access_count,
             metadata: BTreeMap::new(),
         })
-    }
-}
-
-impl super::RedbStore {
-    /// Rewrites the facts that earlier versions stored as JSON in the binary form, in one
-    /// write transaction (a write that lands meanwhile waits, so nothing newer is
-    /// overwritten); how many rows it rewrote. Reads only the facts table: at a million
-    /// items this is seconds, where rebuilding the facts from the items took 16 s.
-    pub(crate) fn upgrade_facts(&self) -> crate::Result<usize> {
-        let txn = self.db.begin_write().map_err(|e| self.err(e))?;
-        let upgraded = {
-            let mut t = txn.open_table(FACTS).map_err(|e| self.err(e))?;
-            let mut rows: Vec<(u64, Vec<u8>)> = Vec::new();
-            for row in t.iter().map_err(|e| self.err(e))? {
-                let (key, value) = row.map_err(|e| self.err(e))?;
-                if value.value().first() == Some(&b'{') {
-                    let item = decode(value.value())
-                        .map_err(|e| self.corrupt("facts", &key.value().to_string(), e))?;
-                    rows.push((key.value(), encode(&item)));
-                }
-            }
-            for (key, bytes) in &rows {
-                t.insert(*key, bytes.as_slice()).map_err(|e| self.err(e))?;
-            }
-            rows.len()
-        };
-        if upgraded == 0 {
-            txn.abort().map_err(|e| self.err(e))?;
-        } else {
-            txn.commit().map_err(|e| self.err(e))?;
-        }
-        Ok(upgraded)
     }
 }
 

@@ -742,34 +742,6 @@ mod tests {
     }
 
     #[test]
-    fn facts_stored_as_json_by_earlier_versions_load_and_are_upgraded_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = RedbStore::open(dir.path().join("s.redb")).unwrap();
-        let items: Vec<Item> = (0..4).map(|i| item(&format!("j{i}"))).collect();
-        store.write_items(&items, None).unwrap();
-        let current = facts_of(&store);
-        // Rows 0 and 2 as an earlier version wrote them: the JSON of the item without body.
-        let txn = store.db.begin_write().unwrap();
-        {
-            let mut t = txn.open_table(facts::FACTS).unwrap();
-            for (key, item) in [&current[0], &current[2]] {
-                let json = serde_json::to_vec(item).unwrap();
-                t.insert(*key, json.as_slice()).unwrap();
-            }
-        }
-        txn.commit().unwrap();
-        assert_eq!(facts_of(&store), current, "JSON facts still load");
-        assert_eq!(store.upgrade_facts().unwrap(), 2);
-        assert_eq!(facts_of(&store), current);
-        let txn = store.db.begin_read().unwrap();
-        let t = txn.open_table(facts::FACTS).unwrap();
-        for row in t.iter().unwrap() {
-            assert_ne!(row.unwrap().1.value()[0], b'{', "every row binary");
-        }
-        assert_eq!(store.upgrade_facts().unwrap(), 0, "nothing left to upgrade");
-    }
-
-    #[test]
     fn facts_follow_every_write_and_are_rebuilt_when_not_known_whole() {
         let dir = tempfile::tempdir().unwrap();
         let store = RedbStore::open(dir.path().join("s.redb")).unwrap();
