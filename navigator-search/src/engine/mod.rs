@@ -246,14 +246,11 @@ impl SearchEngine {
             // The item count only sizes the maps: a failure to read it shows in the load below.
             let mut catalog = Catalog::with_capacity(store.len().unwrap_or(0) as usize);
             let catalog = store
-                .item_facts(
-                    |key, item| Box::new(ItemMeta::from_item(key, item)),
-                    |metas| {
-                        for meta in metas {
-                            catalog.insert_boxed(meta);
-                        }
-                    },
-                )
+                .item_facts(ItemMeta::from_item, |metas| {
+                    for meta in metas {
+                        catalog.insert(meta);
+                    }
+                })
                 .map(|()| catalog);
             (joined(keyword), joined(vectors), catalog)
         });

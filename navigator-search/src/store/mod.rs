@@ -208,7 +208,7 @@ impl RedbStore {
                         }
                     }
                 }
-                let item_facts = facts::encode(item);
+                let item_facts = facts::encode(item).map_err(|e| self.err(e))?;
                 facts_t
                     .insert(key, item_facts.as_slice())
                     .map_err(|e| self.err(e))?;
@@ -469,7 +469,7 @@ impl RedbStore {
     fn rebuild_facts(&self) -> Result<()> {
         let mut rows: Vec<(u64, Vec<u8>)> = Vec::new();
         self.for_each_item(|key, item| {
-            rows.push((key, facts::encode(&item)));
+            rows.push((key, facts::encode(&item).map_err(|e| self.err(e))?));
             Ok(())
         })?;
         let txn = self.db.begin_write().map_err(|e| self.err(e))?;
@@ -635,7 +635,7 @@ impl RedbStore {
                 .map_err(|e| self.err(e))?
                 .map(|g| g.value());
             if let Some(key) = key {
-                let item_facts = facts::encode(&item);
+                let item_facts = facts::encode(&item).map_err(|e| self.err(e))?;
                 txn.open_table(facts::FACTS)
                     .map_err(|e| self.err(e))?
                     .insert(key, item_facts.as_slice())
