@@ -2,11 +2,16 @@
 //! type, status, parent, dates, access count), loaded from the store on open. The vector index
 //! filters and the ranker reads recency and access frequency through it without touching disk,
 //! and exact id/title lookups (navigation) are one hash probe.
+//!
+//! At a million items it is most of what opening an index allocates, so each item's facts are
+//! held once: one boxed record per key, and the id and title lookups are tables of keys
+//! hashed by the record's own strings rather than second copies of them.
 
 use crate::filter::Filter;
 use chrono::{DateTime, Utc};
 use navigator_core::{Category, Item, ItemType};
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 
 /// What the engine keeps in memory about one item.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,8 +19,6 @@ pub(crate) struct ItemMeta {
     pub(crate) key: u64,
     pub(crate) id: String,
     pub(crate) title: String,
-    /// The title lower-cased with single spaces (what exact-match boosts compare against).
-    pub(crate) norm_title: String,
     pub(crate) category: Category,
     pub(crate) item_type: ItemType,
     pub(crate) status: Option<String>,
@@ -32,7 +35,6 @@ impl ItemMeta {
     pub(crate) fn from_item(key: u64, item: Item) -> Self {
         Self {
             key,
-            norm_title: normalize_title(&item.title),
             tags: item
                 .tags
                 .iter()
@@ -71,15 +73,55 @@ impl ItemMeta {
 /// Every live item by key, with id and normalised-title lookups.
 #[derive(Debug, Default)]
 pub(crate) struct Catalog {
-    by_key: HashMap<u64, ItemMeta>,
-    key_of_id: HashMap<String, u64>,
-    keys_of_title: HashMap<String, Vec<u64>>,
+    /// Boxed: the table's slots (a power of two above the item count) hold a pointer each,
+    /// not a whole record.
+    by_key: HashMap<u64, Box<ItemMeta>, KeyHash>,
+    /// Keys by the hash of their item's id (one per id).
+    key_of_id: hashbrown::HashTable<u64>,
+    /// Keys by the hash of their item's normalised title (several items may share one).
+    keys_of_title: hashbrown::HashTable<u64>,
+    hasher: std::hash::RandomState,
     /// Live items per category (indexed like [`Category::ALL`]).
     per_category: [usize; 4],
     /// By key (keys are small sequential numbers): the bit of the item's category, 0 when no
     /// live item has the key. The vector search's filter reads it for every graph node it
     /// visits, so it must be one cache-friendly load, not a hash probe.
     category_bits: Vec<u8>,
+}
+
+/// Hashes item keys for the catalog's table: keys are the store's own sequence numbers (not
+/// chosen by anyone who could aim them at one bucket), so one multiplication spreads them —
+/// SipHash on every probe was a measurable share of loading a million items.
+#[derive(Debug, Clone, Copy, Default)]
+struct KeyHash;
+
+impl BuildHasher for KeyHash {
+    type Hasher = KeyHasher;
+
+    fn build_hasher(&self) -> KeyHasher {
+        KeyHasher(0)
+    }
+}
+
+/// The hasher of [`KeyHash`]: a Fibonacci multiply of the `u64` key.
+#[derive(Debug, Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed here; other input still hashes (byte by byte).
+        for &b in bytes {
+            self.write_u64(u64::from(b) ^ self.0.rotate_left(8));
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 /// Keys below this are tracked in the dense category table (1 byte each); larger ones (never
@@ -99,6 +141,38 @@ pub(crate) fn category_mask(categories: &[Category]) -> u8 {
 /// The slot of `c` in [`Category::ALL`].
 fn category_slot(c: Category) -> usize {
     Category::ALL.iter().position(|x| *x == c).unwrap_or(0)
+}
+
+/// The hash of `title`'s [`normalize_title`] form under `hasher`: its words lower-cased, one
+/// space between them, fed to the hasher in blocks instead of built as a string.
+fn title_hash(hasher: &std::hash::RandomState, title: &str) -> u64 {
+    let mut h = hasher.build_hasher();
+    let mut block = [0u8; 64];
+    let mut n = 0;
+    let mut push = |h: &mut std::hash::DefaultHasher, bytes: &[u8]| {
+        for &b in bytes {
+            if n == block.len() {
+                h.write(&block);
+                n = 0;
+            }
+            block[n] = b;
+            n += 1;
+        }
+    };
+    for (i, word) in title.split_whitespace().enumerate() {
+        if i > 0 {
+            push(&mut h, b" ");
+        }
+        if word.is_ascii() {
+            for b in word.bytes() {
+                push(&mut h, &[b.to_ascii_lowercase()]);
+            }
+        } else {
+            push(&mut h, word.to_lowercase().as_bytes());
+        }
+    }
+    h.write(&block[..n]);
+    h.finish()
 }
 
 /// Lower-case, whitespace-collapsed form used for exact title matches.
@@ -121,23 +195,57 @@ impl Catalog {
     /// that grow as they go spent most of its time rehashing.
     pub(crate) fn with_capacity(n: usize) -> Self {
         Self {
-            by_key: HashMap::with_capacity(n),
-            key_of_id: HashMap::with_capacity(n),
-            keys_of_title: HashMap::with_capacity(n),
+            by_key: HashMap::with_capacity_and_hasher(n, KeyHash),
+            key_of_id: hashbrown::HashTable::with_capacity(n),
+            keys_of_title: hashbrown::HashTable::with_capacity(n),
             category_bits: Vec::with_capacity(n.saturating_add(1).min(DENSE_KEYS_MAX)),
             ..Self::default()
         }
     }
 
+    /// The hash of an item's id.
+    fn id_hash(&self, id: &str) -> u64 {
+        self.hasher.hash_one(id)
+    }
+
+    /// The hash of a title's normalised form ([`normalize_title`]), computed without
+    /// building it: loading a million items, that string was most of an insert's work.
+    fn title_hash(&self, title: &str) -> u64 {
+        title_hash(&self.hasher, title)
+    }
+
     pub(crate) fn insert(&mut self, meta: ItemMeta) {
-        self.remove(meta.key);
-        self.key_of_id.insert(meta.id.clone(), meta.key);
-        self.keys_of_title
-            .entry(meta.norm_title.clone())
-            .or_default()
-            .push(meta.key);
+        self.insert_boxed(Box::new(meta));
+    }
+
+    /// [`insert`](Self::insert) of a record already boxed (by the threads that decode a
+    /// loading catalog).
+    pub(crate) fn insert_boxed(&mut self, meta: Box<ItemMeta>) {
+        if self.by_key.contains_key(&meta.key) {
+            self.remove(meta.key);
+        }
+        let key = meta.key;
+        // Two ids may share a hash: each entry is told apart by its item's id.
+        let id_hash = self.id_hash(&meta.id);
+        let by_key = &self.by_key;
+        let hasher = &self.hasher;
+        let rehash = |k: &u64| by_key.get(k).map_or(0, |m| hasher.hash_one(m.id.as_str()));
+        match self
+            .key_of_id
+            .find_entry(id_hash, |k| by_key.get(k).is_some_and(|m| m.id == meta.id))
+        {
+            // Another key with this id (callers give one key per id): the newer one wins.
+            Ok(mut entry) => *entry.get_mut() = key,
+            Err(_) => {
+                self.key_of_id.insert_unique(id_hash, key, rehash);
+            }
+        }
+        let hash = self.title_hash(&meta.title);
+        self.keys_of_title.insert_unique(hash, key, |k| {
+            by_key.get(k).map_or(0, |m| title_hash(hasher, &m.title))
+        });
         self.per_category[category_slot(meta.category)] += 1;
-        if let Ok(k) = usize::try_from(meta.key) {
+        if let Ok(k) = usize::try_from(key) {
             if k < DENSE_KEYS_MAX {
                 if self.category_bits.len() <= k {
                     self.category_bits.resize(k + 1, 0);
@@ -145,24 +253,30 @@ impl Catalog {
                 self.category_bits[k] = category_bit(meta.category);
             }
         }
-        self.by_key.insert(meta.key, meta);
+        self.by_key.insert(key, meta);
     }
 
     pub(crate) fn remove(&mut self, key: u64) -> Option<ItemMeta> {
-        let meta = self.by_key.remove(&key)?;
-        self.key_of_id.remove(&meta.id);
+        let meta = self.by_key.get(&key)?;
+        if let Ok(entry) = self
+            .key_of_id
+            .find_entry(self.id_hash(&meta.id), |k| *k == key)
+        {
+            entry.remove();
+        }
+        if let Ok(entry) = self
+            .keys_of_title
+            .find_entry(self.title_hash(&meta.title), |k| *k == key)
+        {
+            entry.remove();
+        }
+        let meta = *self.by_key.remove(&key)?;
         self.per_category[category_slot(meta.category)] -= 1;
         if let Some(bits) = usize::try_from(key)
             .ok()
             .and_then(|k| self.category_bits.get_mut(k))
         {
             *bits = 0;
-        }
-        if let Some(keys) = self.keys_of_title.get_mut(&meta.norm_title) {
-            keys.retain(|k| *k != key);
-            if keys.is_empty() {
-                self.keys_of_title.remove(&meta.norm_title);
-            }
         }
         Some(meta)
     }
@@ -180,21 +294,25 @@ impl Catalog {
     }
 
     pub(crate) fn get(&self, key: u64) -> Option<&ItemMeta> {
-        self.by_key.get(&key)
+        self.by_key.get(&key).map(|m| &**m)
     }
 
     pub(crate) fn by_id(&self, id: &str) -> Option<&ItemMeta> {
-        self.key_of_id.get(id).and_then(|k| self.by_key.get(k))
+        self.key_of_id
+            .find(self.id_hash(id), |k| {
+                self.get(*k).is_some_and(|m| m.id == id)
+            })
+            .and_then(|k| self.get(*k))
     }
 
     /// Items whose title equals `title` (case- and spacing-insensitive), by key order.
     pub(crate) fn by_title(&self, title: &str) -> Vec<&ItemMeta> {
+        let norm = normalize_title(title);
         let mut hits: Vec<&ItemMeta> = self
             .keys_of_title
-            .get(&normalize_title(title))
-            .into_iter()
-            .flatten()
-            .filter_map(|k| self.by_key.get(k))
+            .iter_hash(self.title_hash(title))
+            .filter_map(|k| self.get(*k))
+            .filter(|m| normalize_title(&m.title) == norm)
             .collect();
         hits.sort_by_key(|m| m.key);
         hits
@@ -235,8 +353,12 @@ impl Catalog {
                 .cmp(&a.updated_at)
                 .then_with(|| a.id.cmp(&b.id))
         };
-        let mut matching: Vec<&ItemMeta> =
-            self.by_key.values().filter(|m| filter.matches(m)).collect();
+        let mut matching: Vec<&ItemMeta> = self
+            .by_key
+            .values()
+            .map(|m| &**m)
+            .filter(|m| filter.matches(m))
+            .collect();
         let total = matching.len();
         if n < matching.len() {
             matching.select_nth_unstable_by(n, order);
@@ -342,5 +464,50 @@ mod tests {
             assert_eq!(c.count_matching(&f, 10), scanned, "{cats:?}");
         }
         assert_eq!(c.count_matching(&filter(&Category::ALL), 1), 1, "capped");
+    }
+
+    fn titled(key: u64, id: &str, title: &str) -> ItemMeta {
+        let at = "2026-01-01T00:00:00Z".parse().unwrap();
+        ItemMeta::new(key, &Item::new(id, ItemType::Resource, title, at).unwrap())
+    }
+
+    #[test]
+    fn id_and_title_lookups_follow_updates_renames_and_removals() {
+        let mut c = Catalog::with_capacity(2);
+        // More items than the tables were sized for: they grow and rehash by the records.
+        for k in 1..=50u64 {
+            c.insert(titled(k, &format!("n{k}"), &format!("Note {}", k % 5)));
+        }
+        assert_eq!(c.by_id("n7").map(|m| m.key), Some(7));
+        assert!(c.by_id("n51").is_none());
+        let keys = |c: &Catalog, t: &str| c.by_title(t).iter().map(|m| m.key).collect::<Vec<_>>();
+        assert_eq!(
+            keys(&c, "  note   2 "),
+            [2, 7, 12, 17, 22, 27, 32, 37, 42, 47]
+        );
+        // A rename moves the item between titles; the id still finds it.
+        c.insert(titled(7, "n7", "Renamed"));
+        assert_eq!(keys(&c, "NOTE 2").len(), 9);
+        assert_eq!(keys(&c, "renamed"), [7]);
+        assert_eq!(c.by_id("n7").map(|m| m.title.as_str()), Some("Renamed"));
+        // A removed item is gone from both lookups, and the others stay.
+        assert_eq!(c.remove(7).map(|m| m.id), Some("n7".to_string()));
+        assert!(c.by_id("n7").is_none());
+        assert!(keys(&c, "renamed").is_empty());
+        assert_eq!(c.by_id("n8").map(|m| m.key), Some(8));
+        assert_eq!(c.len(), 49);
+        // An id given a new key: the lookup finds the newer key, and removing the older
+        // key does not lose it.
+        c.insert(titled(60, "n9", "Note 4"));
+        assert_eq!(c.by_id("n9").map(|m| m.key), Some(60));
+        c.remove(9);
+        assert_eq!(c.by_id("n9").map(|m| m.key), Some(60));
+        assert_eq!(keys(&c, "note 4"), [4, 14, 19, 24, 29, 34, 39, 44, 49, 60]);
+        // Non-ASCII words and titles longer than a hashing block match like the rest.
+        let long = format!("Été {}", "Mots ".repeat(30));
+        c.insert(titled(70, "n70", &long));
+        assert_eq!(keys(&c, &long.to_uppercase()), [70]);
+        assert_eq!(keys(&c, &format!("été {}", "mots ".repeat(30))), [70]);
+        assert!(keys(&c, &format!("été {}", "mots ".repeat(29))).is_empty());
     }
 }

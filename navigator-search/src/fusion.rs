@@ -194,8 +194,9 @@ impl Calibration {
                                     + self.access_weight * self.access_signal(m.access_count))
                     }
                 };
-                let score =
-                    (base + self.normalized_exact_boost(&query, &m.norm_title)).clamp(0.0, 1.0);
+                let score = (base
+                    + self.normalized_exact_boost(&query, &normalize_title(&m.title)))
+                .clamp(0.0, 1.0);
                 Some(Scored {
                     key,
                     score,

@@ -208,7 +208,7 @@ impl RedbStore {
                         }
                     }
                 }
-                let item_facts = facts::encode(item).map_err(|e| self.err(e))?;
+                let item_facts = facts::encode(item);
                 facts_t
                     .insert(key, item_facts.as_slice())
                     .map_err(|e| self.err(e))?;
@@ -469,7 +469,7 @@ impl RedbStore {
     fn rebuild_facts(&self) -> Result<()> {
         let mut rows: Vec<(u64, Vec<u8>)> = Vec::new();
         self.for_each_item(|key, item| {
-            rows.push((key, facts::encode(&item).map_err(|e| self.err(e))?));
+            rows.push((key, facts::encode(&item)));
             Ok(())
         })?;
         let txn = self.db.begin_write().map_err(|e| self.err(e))?;
@@ -635,7 +635,7 @@ impl RedbStore {
                 .map_err(|e| self.err(e))?
                 .map(|g| g.value());
             if let Some(key) = key {
-                let item_facts = facts::encode(&item).map_err(|e| self.err(e))?;
+                let item_facts = facts::encode(&item);
                 txn.open_table(facts::FACTS)
                     .map_err(|e| self.err(e))?
                     .insert(key, item_facts.as_slice())
@@ -739,6 +739,34 @@ mod tests {
             .item_facts(|key, item| (key, item), |batch| all.extend(batch))
             .unwrap();
         all
+    }
+
+    #[test]
+    fn facts_stored_as_json_by_earlier_versions_load_and_are_upgraded_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RedbStore::open(dir.path().join("s.redb")).unwrap();
+        let items: Vec<Item> = (0..4).map(|i| item(&format!("j{i}"))).collect();
+        store.write_items(&items, None).unwrap();
+        let current = facts_of(&store);
+        // Rows 0 and 2 as an earlier version wrote them: the JSON of the item without body.
+        let txn = store.db.begin_write().unwrap();
+        {
+            let mut t = txn.open_table(facts::FACTS).unwrap();
+            for (key, item) in [&current[0], &current[2]] {
+                let json = serde_json::to_vec(item).unwrap();
+                t.insert(*key, json.as_slice()).unwrap();
+            }
+        }
+        txn.commit().unwrap();
+        assert_eq!(facts_of(&store), current, "JSON facts still load");
+        assert_eq!(store.upgrade_facts().unwrap(), 2);
+        assert_eq!(facts_of(&store), current);
+        let txn = store.db.begin_read().unwrap();
+        let t = txn.open_table(facts::FACTS).unwrap();
+        for row in t.iter().unwrap() {
+            assert_ne!(row.unwrap().1.value()[0], b'{', "every row binary");
+        }
+        assert_eq!(store.upgrade_facts().unwrap(), 0, "nothing left to upgrade");
     }
 
     #[test]
