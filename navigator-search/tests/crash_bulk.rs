@@ -61,18 +61,36 @@ async fn bulk_writer() {
     }
 }
 
-/// Whether `id` is the best semantic hit for its own vector.
-fn found_by_vector(engine: &SearchEngine, run: u64, n: usize) -> bool {
+/// Whether `id` is the best semantic hit for its own vector; when not, what was found
+/// instead (the top hits with their scores and the graph's backlog), for the failure message.
+fn found_by_vector(engine: &SearchEngine, run: u64, n: usize) -> Result<(), String> {
     let request = SearchRequest::new("imported note")
         .unwrap()
         .mode(SearchMode::Semantic)
-        .limit(1);
+        .limit(5);
     let page = engine
         .search_with_vector(&request, Some(&bulk_vector(run, n)))
         .unwrap();
-    page.results
-        .first()
-        .is_some_and(|hit| hit.item_id == format!("bulk_{run}_{n}"))
+    let id = format!("bulk_{run}_{n}");
+    if page.results.first().is_some_and(|hit| hit.item_id == id) {
+        return Ok(());
+    }
+    let top: Vec<String> = page
+        .results
+        .iter()
+        .map(|h| format!("{} {:.4}", h.item_id, h.relevance_score))
+        .collect();
+    let nearest = engine.nearest(&bulk_vector(run, n), 5);
+    let beam = engine.search_beam();
+    engine.set_search_beam(100_000);
+    let wide = engine.nearest(&bulk_vector(run, n), 2);
+    engine.set_search_beam(beam);
+    Err(format!(
+        "{id} by vector: top hits {top:?}, nearest {nearest:?}, with the widest beam {wide:?}, backlog {:?}, stored {}, {} items",
+        engine.graph_backlog(),
+        engine.item(&id).is_ok_and(|i| i.is_some()),
+        engine.len()
+    ))
 }
 
 #[tokio::test]
@@ -125,10 +143,9 @@ async fn kill_9_during_bulk_loads_with_a_graph_backlog_loses_nothing() {
                 .unwrap();
             let ids: Vec<&str> = page.results.iter().map(|h| h.item_id.as_str()).collect();
             assert_eq!(ids, [format!("bulk_{r}_{n}")], "run {run}: keyword");
-            assert!(
-                found_by_vector(&engine, r, n),
-                "run {run}: bulk_{r}_{n} by vector"
-            );
+            if let Err(why) = found_by_vector(&engine, r, n) {
+                panic!("run {run}: {why}");
+            }
         }
         let all = engine
             .search(
@@ -144,10 +161,9 @@ async fn kill_9_during_bulk_loads_with_a_graph_backlog_loses_nothing() {
         engine.finish_graph().unwrap();
         assert_eq!(engine.graph_backlog().unwrap(), 0);
         for &(r, n) in sample.iter().step_by(7) {
-            assert!(
-                found_by_vector(&engine, r, n),
-                "run {run}: bulk_{r}_{n} by vector through the graph"
-            );
+            if let Err(why) = found_by_vector(&engine, r, n) {
+                panic!("run {run}, through the graph: {why}");
+            }
         }
     }
     eprintln!("{} items acknowledged over {RUNS} writers", acked.len());

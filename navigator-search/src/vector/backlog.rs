@@ -110,7 +110,8 @@ impl Drop for Backlog {
     }
 }
 
-/// The exact similarities of the backlog's keys passing `keep` to `query`: the best `want`.
+/// The exact similarities of the backlog's keys and the strays passing `keep` to `query`:
+/// the best `want`.
 pub(super) fn scan(
     inner: &Inner,
     query: &[f32],
@@ -141,6 +142,14 @@ pub(super) fn scan(
                 .filter_map(|&key| Some((key, inner.exact.similarity(key, query, q_inv)?))),
         );
     }
+    // Strays are few (about one built key in thousands): looked up one by one.
+    hits.extend(
+        inner
+            .stray
+            .iter()
+            .filter(|&&key| keep(key))
+            .filter_map(|&key| Some((key, inner.exact.similarity(key, query, q_inv)?))),
+    );
     if hits.len() > want {
         hits.select_nth_unstable_by(want - 1, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         hits.truncate(want);
@@ -211,15 +220,20 @@ impl VectorIndex {
             .collect();
         self.make_room(graph, graph.size() + pending.len())?;
         let added = add_in_parallel(graph, &codes);
-        // What the graph took leaves the backlog, even when another key failed.
-        for key in &keys {
-            if graph.contains(*key) {
-                pending.remove(key);
-            }
+        // What the graph took leaves the backlog, even when another key failed; what it took
+        // but no search reaches is scanned exactly instead.
+        let taken: Vec<(u64, Vec<i8>)> = codes
+            .into_iter()
+            .filter(|(key, _)| graph.contains(*key))
+            .collect();
+        for (key, _) in &taken {
+            pending.remove(key);
         }
+        let lost = super::reach::unreachable(graph, &taken);
+        guard.strand(&lost);
         self.graph_grew.store(true, Ordering::Release);
         added.map_err(|e| self.err(e))?;
-        Ok(pending.len())
+        Ok(guard.pending.len())
     }
 }
 

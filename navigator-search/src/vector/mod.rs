@@ -33,6 +33,7 @@
 mod backlog;
 mod exact;
 mod items;
+mod reach;
 
 use crate::opened::Opened;
 use crate::{Error, Result};
@@ -71,6 +72,9 @@ struct Inner {
     /// Keys with an exact vector that the graph does not hold yet (the backlog); never in
     /// the graph at the same time.
     pending: HashSet<u64>,
+    /// Keys the graph took but no search reached (`reach.rs`): out of the graph, scanned
+    /// exactly like the backlog, not built again while open; never in `pending` too.
+    stray: HashSet<u64>,
 }
 
 impl Inner {
@@ -193,6 +197,7 @@ fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
         exact,
         viewed,
         pending,
+        stray: HashSet::new(),
     })
 }
 
@@ -217,6 +222,7 @@ impl VectorIndex {
                 exact: ExactVectors::new(dims),
                 viewed: false,
                 pending: HashSet::new(),
+                stray: HashSet::new(),
             },
         };
         inner.graph.change_expansion_add(EXPANSION_ADD);
@@ -317,6 +323,7 @@ impl VectorIndex {
             graph,
             exact,
             pending,
+            stray,
             ..
         } = &mut *guard;
         // Same effect as applying the changes in order: the last change of a key wins.
@@ -328,6 +335,7 @@ impl VectorIndex {
             }
             exact.remove(*key);
             pending.remove(key);
+            stray.remove(key);
             last.insert(*key, *vector);
         }
         let mut adds: Vec<(u64, &[f32])> = last
@@ -347,11 +355,14 @@ impl VectorIndex {
             return Ok(());
         }
         self.make_room(graph, graph.size() + adds.len())?;
-        for (key, v) in &adds {
-            graph.add(*key, &quantize(v)).map_err(|e| self.err(e))?;
+        let codes: Vec<(u64, Vec<i8>)> = adds.iter().map(|(k, v)| (*k, quantize(v))).collect();
+        for ((key, v), (_, code)) in adds.iter().zip(&codes) {
+            graph.add(*key, code).map_err(|e| self.err(e))?;
             exact.put(*key, v);
         }
-        let backlog = pending.len();
+        let lost = reach::unreachable(graph, &codes);
+        guard.strand(&lost);
+        let backlog = guard.pending.len();
         drop(guard);
         self.backlog.wrote(backlog);
         Ok(())
@@ -364,6 +375,7 @@ impl VectorIndex {
         inner.viewed = false;
         inner.exact.clear();
         inner.pending.clear();
+        inner.stray.clear();
         inner
             .graph
             .reserve_capacity_and_threads(1024, SEARCH_THREADS)
@@ -398,7 +410,7 @@ impl VectorIndex {
                     .filter_map(|key| Some((key, inner.exact.similarity(key, query, q_inv)?))),
             );
         }
-        if !inner.pending.is_empty() {
+        if !inner.pending.is_empty() || !inner.stray.is_empty() {
             hits.extend(backlog::scan(&inner, query, q_inv, want, &keep));
         }
         hits.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));

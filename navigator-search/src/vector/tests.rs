@@ -377,3 +377,73 @@ fn the_background_builder_empties_the_backlog_once_writes_pause() {
     }
     assert!(weak.upgrade().is_none(), "the builder kept the index alive");
 }
+
+#[test]
+fn a_search_for_its_own_code_finds_every_key_of_a_sound_graph_and_flags_the_others() {
+    let (_dir, index, vectors) = graph_of(400, 32);
+    let inner = index.read().unwrap();
+    // Each key is in the graph or a stray (searched for when built and not found).
+    assert!((0..400).all(|k| inner.graph.contains(k) != inner.stray.contains(&k)));
+    let own: Vec<(u64, Vec<i8>)> = vectors
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i as u64, quantize(v)))
+        .filter(|(k, _)| inner.graph.contains(*k))
+        .collect();
+    assert!(own.len() >= 390, "{} strays", 400 - own.len());
+    assert_eq!(reach::unreachable(&inner.graph, &own), Vec::<u64>::new());
+    // A key searched for by another vector's code is not found: reported as unreachable,
+    // with the keys found left out, on one thread or several.
+    let mut swapped = own.clone();
+    swapped[7].1 = quantize(&unit(10_000, 32));
+    swapped[300].1 = quantize(&unit(10_001, 32));
+    let (a, b) = (swapped[7].0, swapped[300].0);
+    assert_eq!(reach::unreachable(&inner.graph, &swapped), [a, b]);
+    assert_eq!(reach::unreachable(&inner.graph, &swapped[5..9]), [a]);
+}
+
+#[test]
+fn a_stranded_key_is_scanned_exactly_until_the_next_open_builds_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.usearch");
+    let dims = 16;
+    let vectors: Vec<Vec<f32>> = (0..300).map(|i| unit(i, dims)).collect();
+    let (index, _) = VectorIndex::open(&path, dims).unwrap();
+    index.apply(&keyed(&vectors)).unwrap();
+    index.finish_graph().unwrap();
+    // Keys the build itself found unreachable (rare) are strays already.
+    let before = index.read().unwrap().stray.len();
+    // As if no search reached keys 42 and 43: they leave the graph, not the index.
+    index.write().unwrap().strand(&[42, 43]);
+    {
+        let inner = index.read().unwrap();
+        assert!(!inner.graph.contains(42) && inner.exact.contains(42));
+        assert!(inner.stray.contains(&42) && inner.stray.contains(&43));
+    }
+    assert_eq!(
+        index.backlog_len().unwrap(),
+        0,
+        "strays are not built again"
+    );
+    assert_eq!(index.len().unwrap(), 300);
+    let hit = index.search(&vectors[42], 1, |_| true).unwrap();
+    assert_eq!(hit[0].0, 42);
+    assert!((hit[0].1 - 1.0).abs() < 1e-5, "{hit:?}");
+    // A filter applies to strays; a removed stray is gone; a rewritten one is ordinary.
+    assert_ne!(index.search(&vectors[42], 1, |k| k != 42).unwrap()[0].0, 42);
+    index.apply(&[(43, None)]).unwrap();
+    assert_ne!(index.search(&vectors[43], 1, |_| true).unwrap()[0].0, 43);
+    let strays = index.read().unwrap().stray.len();
+    assert!(strays <= before + 1 && !index.read().unwrap().stray.contains(&43));
+    // Saved without it in the graph: the next open takes it as backlog and builds it.
+    index.save().unwrap();
+    drop(index);
+    let (index, opened) = VectorIndex::open(&path, dims).unwrap();
+    assert_eq!(opened, Opened::Loaded);
+    assert_eq!(index.backlog_len().unwrap(), strays);
+    assert_eq!(index.search(&vectors[42], 1, |_| true).unwrap()[0].0, 42);
+    index.finish_graph().unwrap();
+    assert_eq!(index.backlog_len().unwrap(), 0);
+    assert_eq!(index.search(&vectors[42], 1, |_| true).unwrap()[0].0, 42);
+    assert_eq!(index.len().unwrap(), 299);
+}
