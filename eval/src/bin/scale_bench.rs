@@ -151,13 +151,14 @@ fn open_and_query(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>
     let opened = t.elapsed();
     let (rss, anon, files) = navigator_eval::synthetic::resident_mib();
     println!(
-        "{} items: open {:.2} s; resident {:.0} MiB ({:.0} heap, {:.0} mapped files; {:.0} before opening)",
+        "{} items: open {:.2} s; resident {:.0} MiB ({:.0} heap, {:.0} mapped files; {:.0} before opening); graph backlog {}",
         engine.len(),
         opened.as_secs_f64(),
         rss,
         anon,
         files,
-        before
+        before,
+        engine.graph_backlog()?
     );
     if !engine.repairs().is_empty() {
         println!("repairs: {:?}", engine.repairs());

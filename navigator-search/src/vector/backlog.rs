@@ -157,13 +157,25 @@ pub(super) fn scan(
     hits
 }
 
+/// Whether a backlog of `pending` keys found on opening a graph of `graph` keys is built at
+/// once. A few keys (the strays of the last build, the tail of a write cut short) are scanned
+/// exactly instead until the next write: building them means copying the whole graph from its
+/// file into memory first (at a million items, 0.5 GB and seconds of an open that otherwise
+/// only maps the file), and then saving it again.
+pub(super) fn builds_at_open(pending: usize, graph: usize) -> bool {
+    pending > 0 && pending >= (graph / 1_000).max(STEP)
+}
+
 impl VectorIndex {
     /// Starts the background thread that moves the backlog into the graph. It holds the index
     /// only while it builds a step, and ends when the index is dropped.
     pub(crate) fn start_building(self: &Arc<Self>) {
         let index = Arc::downgrade(self);
         let signal = self.backlog.signal.clone();
-        if self.backlog_len().unwrap_or(0) > 0 {
+        if self
+            .read()
+            .is_ok_and(|inner| builds_at_open(inner.pending.len(), inner.graph.size()))
+        {
             signal.state().work = true;
         }
         let spawned = std::thread::Builder::new()

@@ -6,12 +6,12 @@
 //! vector.
 //!
 //! So every key put into the graph is searched for by its own code right after the add —
-//! first with a narrow beam, then the few not found (about 3 %) again at the default beam; a
-//! key still missed leaves the graph and becomes a *stray*: scanned exactly with the backlog,
+//! first with a narrow beam, then the few not found (about 3 % at 100k) again with a wide
+//! one (eight times the default); a key still missed leaves the graph and becomes a *stray*: scanned exactly with the backlog,
 //! never built again while the index is open. A saved graph lacks it, so the next open puts
 //! it back in the backlog and tries the graph once more. Cost, on the bench's synthetic 100k
-//! (384-d, release, 2 cores): building the graph 17.2–20.1 s without the check, 22.5–24.8 s
-//! with it; 4–9 strays per 100k keys.
+//! (384-d, release, 2 cores): building the graph 17.2–20.1 s without the check, 28.9 s with
+//! it (one run; 22.5–24.8 s when the second search used the default beam); 5 strays.
 
 use super::{Inner, EXPANSION_SEARCH, SEARCH_THREADS};
 use usearch::Index;
@@ -22,22 +22,30 @@ const REACH_COUNT: usize = 32;
 const _: () = assert!(REACH_COUNT <= EXPANSION_SEARCH);
 
 /// The beam of the first, cheap search for each key: most keys are found with it, and only
-/// the few that are not are searched for again at the default beam.
+/// the few that are not are searched for again with [`WIDE_BEAM`].
 const QUICK_BEAM: usize = 16;
 
-/// The keys of `codes` (just added to `graph`) that a search for their own code at the
-/// default beam does not find, split across the machine's cores. A failed search counts as
-/// not found. The caller holds the index's write lock: no other search sees the beam change.
+/// The beam of the second search: a node missed even with it has (almost surely) no way in.
+/// Not the default beam: on hard data (the bench's synthetic million, recall@10 0.74 at the
+/// default beam) a search at 160 misses a few percent of nodes that are linked, and taking
+/// those out of the graph left holes that cost recall and made every open rebuild them.
+const WIDE_BEAM: usize = 8 * EXPANSION_SEARCH;
+
+/// The keys of `codes` (just added to `graph`) that a search for their own code with a wide
+/// beam does not find, split across the machine's cores. A failed search counts as not
+/// found. The caller holds the index's write lock: no other search sees the beam change.
 pub(super) fn unreachable(graph: &Index, codes: &[(u64, Vec<i8>)]) -> Vec<u64> {
     graph.change_expansion_search(QUICK_BEAM);
     let doubtful = in_parallel(codes, |part| missed(graph, part, QUICK_BEAM));
-    graph.change_expansion_search(EXPANSION_SEARCH);
     let retry: Vec<(u64, Vec<i8>)> = codes
         .iter()
         .filter(|(key, _)| doubtful.contains(key))
         .cloned()
         .collect();
-    missed(graph, &retry, REACH_COUNT)
+    graph.change_expansion_search(WIDE_BEAM);
+    let lost = in_parallel(&retry, |part| missed(graph, part, REACH_COUNT));
+    graph.change_expansion_search(EXPANSION_SEARCH);
+    lost
 }
 
 /// The keys of `codes` a search for their own code does not find among its `count` results.

@@ -327,6 +327,8 @@ fn a_saved_backlog_comes_back_on_open_and_is_built_then() {
     let (index, _) = VectorIndex::open(&path, dims).unwrap();
     index.apply(&keyed(&vectors[..300])).unwrap();
     index.finish_graph().unwrap();
+    // Keys the build found unreachable (rare) come back as backlog too.
+    let strays = index.read().unwrap().stray.len();
     // Saved with 300 keys in the graph and 600 waiting for it.
     let rest: Vec<(u64, Option<&[f32]>)> = keyed(&vectors)[300..].to_vec();
     index.apply(&rest).unwrap();
@@ -336,15 +338,16 @@ fn a_saved_backlog_comes_back_on_open_and_is_built_then() {
     let (index, opened) = VectorIndex::open(&path, dims).unwrap();
     assert_eq!(opened, Opened::Loaded);
     assert_eq!(index.len().unwrap(), 900);
-    assert_eq!(index.backlog_len().unwrap(), 600);
+    assert_eq!(index.backlog_len().unwrap(), 600 + strays);
     assert_eq!(index.search(&vectors[750], 1, |_| true).unwrap()[0].0, 750);
     assert!(!index.graph_unsaved());
     index.finish_graph().unwrap();
     assert!(index.graph_unsaved(), "the graph grew since the save");
+    let strays = index.read().unwrap().stray.len();
     index.save().unwrap();
     drop(index);
     let (index, _) = VectorIndex::open(&path, dims).unwrap();
-    assert_eq!(index.backlog_len().unwrap(), 0);
+    assert_eq!(index.backlog_len().unwrap(), strays);
     assert_eq!(index.search(&vectors[750], 1, |_| true).unwrap()[0].0, 750);
 }
 
@@ -446,4 +449,44 @@ fn a_stranded_key_is_scanned_exactly_until_the_next_open_builds_it_again() {
     assert_eq!(index.backlog_len().unwrap(), 0);
     assert_eq!(index.search(&vectors[42], 1, |_| true).unwrap()[0].0, 42);
     assert_eq!(index.len().unwrap(), 299);
+}
+
+#[test]
+fn a_few_keys_waiting_at_open_are_scanned_without_copying_the_graph_until_a_write() {
+    assert!(!backlog::builds_at_open(0, 0));
+    assert!(backlog::builds_at_open(300, 1_000));
+    assert!(!backlog::builds_at_open(255, 1_000));
+    assert!(!backlog::builds_at_open(999, 1_000_000));
+    assert!(backlog::builds_at_open(1_000, 1_000_000));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.usearch");
+    let dims = 16;
+    let vectors: Vec<Vec<f32>> = (0..400).map(|i| unit(i, dims)).collect();
+    let (index, _) = VectorIndex::open(&path, dims).unwrap();
+    index.apply(&keyed(&vectors[..390])).unwrap();
+    index.finish_graph().unwrap();
+    index.apply(&keyed(&vectors)[390..]).unwrap();
+    index.write().unwrap().strand(&[5]);
+    index.save().unwrap();
+    drop(index);
+    let (index, _) = VectorIndex::open(&path, dims).unwrap();
+    let index = std::sync::Arc::new(index);
+    index.start_building();
+    // Past the builder's quiet period: nothing was built and the graph is still the file's view.
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let waiting = index.backlog_len().unwrap();
+    assert!(waiting >= 1, "the stray waits");
+    assert!(
+        index.read().unwrap().viewed,
+        "the graph was copied for {waiting} keys"
+    );
+    assert_eq!(index.search(&vectors[5], 1, |_| true).unwrap()[0].0, 5);
+    // A write copies the graph anyway; the builder then takes the rest.
+    index.apply(&keyed(&vectors)[..1]).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while index.backlog_len().unwrap() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(index.backlog_len().unwrap(), 0, "the builder did not run");
+    assert_eq!(index.search(&vectors[5], 1, |_| true).unwrap()[0].0, 5);
 }
