@@ -249,28 +249,43 @@ impl VectorIndex {
     }
 }
 
-/// Adds `codes` to `graph`, split across the machine's cores.
-fn add_in_parallel(graph: &Index, codes: &[(u64, Vec<i8>)]) -> std::result::Result<(), String> {
+/// Codes of graph keys.
+pub(super) type Codes = [(u64, Vec<i8>)];
+
+/// `work` over `codes` split across the machine's cores (on this thread when they are few):
+/// each part with its result, in order; `None` for a part whose thread panicked.
+pub(super) fn on_cores<R: Send>(
+    codes: &Codes,
+    work: impl Fn(&Codes) -> R + Sync,
+) -> Vec<(&Codes, Option<R>)> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(SEARCH_THREADS);
-    let add = |part: &[(u64, Vec<i8>)]| {
-        part.iter()
-            .try_for_each(|(key, code)| graph.add(*key, code).map_err(|e| e.to_string()))
-    };
     if threads < 2 || codes.len() < 2 * threads {
-        return add(codes);
+        return vec![(codes, Some(work(codes)))];
     }
     let chunk = codes.len().div_ceil(threads);
+    let work = &work;
     std::thread::scope(|scope| {
         let workers: Vec<_> = codes
             .chunks(chunk)
-            .map(|part| scope.spawn(move || add(part)))
+            .map(|part| (part, scope.spawn(move || work(part))))
             .collect();
-        workers.into_iter().try_for_each(|w| {
-            w.join()
-                .map_err(|_| "a graph-building thread panicked".to_string())?
-        })
+        workers
+            .into_iter()
+            .map(|(part, w)| (part, w.join().ok()))
+            .collect()
+    })
+}
+
+/// Adds `codes` to `graph`, split across the machine's cores.
+fn add_in_parallel(graph: &Index, codes: &Codes) -> std::result::Result<(), String> {
+    let add = |part: &Codes| {
+        part.iter()
+            .try_for_each(|(key, code)| graph.add(*key, code).map_err(|e| e.to_string()))
+    };
+    on_cores(codes, add).into_iter().try_for_each(|(_, done)| {
+        done.unwrap_or_else(|| Err("a graph-building thread panicked".to_string()))
     })
 }
 

@@ -13,7 +13,8 @@
 //! (384-d, release, 2 cores): building the graph 17.2–20.1 s without the check, 28.9 s with
 //! it (one run; 22.5–24.8 s when the second search used the default beam); 5 strays.
 
-use super::{Inner, EXPANSION_SEARCH, SEARCH_THREADS};
+use super::backlog::{on_cores, Codes};
+use super::{Inner, EXPANSION_SEARCH};
 use usearch::Index;
 
 /// Results a reachability search asks for: an item stored more than once with the same
@@ -49,7 +50,7 @@ pub(super) fn unreachable(graph: &Index, codes: &[(u64, Vec<i8>)]) -> Vec<u64> {
 }
 
 /// The keys of `codes` a search for their own code does not find among its `count` results.
-fn missed(graph: &Index, codes: &[(u64, Vec<i8>)], count: usize) -> Vec<u64> {
+fn missed(graph: &Index, codes: &Codes, count: usize) -> Vec<u64> {
     codes
         .iter()
         .filter(|(key, code)| {
@@ -61,31 +62,13 @@ fn missed(graph: &Index, codes: &[(u64, Vec<i8>)], count: usize) -> Vec<u64> {
         .collect()
 }
 
-/// `check` over `codes` split across the machine's cores, the results concatenated in order.
-fn in_parallel(
-    codes: &[(u64, Vec<i8>)],
-    check: impl Fn(&[(u64, Vec<i8>)]) -> Vec<u64> + Sync,
-) -> Vec<u64> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(SEARCH_THREADS);
-    if threads < 2 || codes.len() < 2 * threads {
-        return check(codes);
-    }
-    let chunk = codes.len().div_ceil(threads);
-    let check = &check;
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = codes
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || check(part)))
-            .collect();
-        workers
-            .into_iter()
-            // A panicked search thread: its keys are checked again on this one.
-            .zip(codes.chunks(chunk))
-            .flat_map(|(w, part)| w.join().unwrap_or_else(|_| check(part)))
-            .collect()
-    })
+/// `check` over `codes` split across the machine's cores, the results concatenated in order;
+/// a part whose thread panicked is checked again on this one.
+fn in_parallel(codes: &Codes, check: impl Fn(&Codes) -> Vec<u64> + Sync) -> Vec<u64> {
+    on_cores(codes, &check)
+        .into_iter()
+        .flat_map(|(part, found)| found.unwrap_or_else(|| check(part)))
+        .collect()
 }
 
 impl Inner {
