@@ -31,6 +31,7 @@
 //! next open).
 
 mod backlog;
+mod cores;
 mod exact;
 mod items;
 mod reach;

@@ -13,7 +13,7 @@
 //! (384-d, release, 2 cores): building the graph 17.2–20.1 s without the check, 28.9 s with
 //! it (one run; 22.5–24.8 s when the second search used the default beam); 5 strays.
 
-use super::backlog::{on_cores, Codes};
+use super::cores::{on_cores, Codes};
 use super::{Inner, EXPANSION_SEARCH};
 use usearch::Index;
 
