@@ -188,8 +188,9 @@ pub fn recall(got: &[(String, f32)], truth: &[String]) -> f64 {
 }
 
 /// Opens (or creates) an engine in `dir` as the benchmarks over this corpus do: with
-/// `embedder` (the corpus's vectors are precomputed, so it embeds nothing) and a clock fixed
-/// after the corpus's dates, so recency scores the same on every run.
+/// `embedder` (the corpus's vectors are precomputed, so it embeds nothing), a clock fixed
+/// after the corpus's dates, so recency scores the same on every run, and the graph degree `NAV_GRAPH_DEGREE` names when set (the default otherwise; it
+/// matters only when the index is created).
 pub async fn bench_engine(
     dir: &Path,
     embedder: Arc<dyn Embedder>,
@@ -197,12 +198,18 @@ pub async fn bench_engine(
     let clock = Arc::new(FixedClock(
         "2027-06-01T00:00:00Z".parse().expect("a valid date"),
     ));
+    let defaults = EngineConfig::default();
+    let graph_degree = std::env::var("NAV_GRAPH_DEGREE")
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(defaults.graph_degree);
     SearchEngine::open_with(
         dir,
         embedder,
         EngineConfig {
             clock,
-            ..EngineConfig::default()
+            graph_degree,
+            ..defaults
         },
     )
     .await

@@ -51,7 +51,7 @@ struct Args {
 /// The backend the queries run on.
 enum Backend {
     Embedded(SearchEngine),
-    Postgres(PgSearchService),
+    Postgres(Box<PgSearchService>),
 }
 
 impl Backend {
@@ -437,7 +437,7 @@ async fn main() -> Result<()> {
                 "copied to PostgreSQL: {copied:?} in {:.2} s",
                 started.elapsed().as_secs_f64()
             );
-            Backend::Postgres(pg)
+            Backend::Postgres(Box::new(pg))
         }
     };
 

@@ -31,7 +31,7 @@ type Queries = Vec<(String, Vec<f32>)>;
 /// Queries whose exact neighbours are computed for recall.
 const PROBES: usize = 100;
 /// Search beams `open` measures recall and latency at.
-const BEAMS: [usize; 5] = [160, 320, 640, 1280, 2560];
+const BEAMS: [usize; 6] = [160, 320, 480, 640, 1280, 2560];
 
 fn main() {
     if let Err(e) = run() {

@@ -241,8 +241,13 @@ impl SearchEngine {
         // side, opening a large index takes as long as the slowest of them.
         let (keyword, vectors, catalog) = std::thread::scope(|scope| {
             let keyword = scope.spawn(|| KeywordIndex::open(&dir.join("keyword")));
-            let vectors = scope
-                .spawn(|| VectorIndex::open(&dir.join(VECTOR_FILES[0]), embedder.dimensions()));
+            let vectors = scope.spawn(|| {
+                VectorIndex::open_with_degree(
+                    &dir.join(VECTOR_FILES[0]),
+                    embedder.dimensions(),
+                    config.graph_degree,
+                )
+            });
             // The item count only sizes the maps: a failure to read it shows in the load below.
             let mut catalog = Catalog::with_capacity(store.len().unwrap_or(0) as usize);
             let catalog = store

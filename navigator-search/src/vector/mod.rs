@@ -46,11 +46,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-/// Graph degree (neighbours per node) and build/search beam widths: chosen for recall@10
-/// above 0.98 at 100k items (`benches/search.rs`) while a query stays around a millisecond.
-/// The wider build beam (200 instead of usearch's 128) costs indexing time, not query time:
-/// with 128, graphs built by parallel inserts measured 0.977–0.990.
-const CONNECTIVITY: usize = 16;
+/// Build and search beam widths (the graph's degree is [`crate::EngineConfig::graph_degree`]):
+/// chosen for recall@10 above 0.98 at 100k items (`benches/search.rs`) while a query stays
+/// around a millisecond. The wider build beam (200 instead of usearch's 128) costs indexing
+/// time, not query time: with 128, graphs built by parallel inserts measured 0.977–0.990.
 const EXPANSION_ADD: usize = 200;
 /// The search beam, and so the least number of candidates re-ranked exactly. Over 8-bit
 /// codes a beam of 128 gave recall@10 0.984–0.994 at 100k items (8 runs); 160 gives
@@ -129,12 +128,12 @@ fn quantize(v: &[f32]) -> Vec<i8> {
     v.iter().map(|x| (x * scale).round() as i8).collect()
 }
 
-fn new_graph(path: &Path, dims: usize) -> Result<Index> {
+fn new_graph(path: &Path, dims: usize, degree: usize) -> Result<Index> {
     Index::new(&IndexOptions {
         dimensions: dims,
         metric: MetricKind::Cos,
         quantization: ScalarKind::I8,
-        connectivity: CONNECTIVITY,
+        connectivity: degree.max(2),
         expansion_add: EXPANSION_ADD,
         expansion_search: EXPANSION_SEARCH,
         multi: false,
@@ -206,8 +205,19 @@ impl VectorIndex {
     /// Loads the graph saved at `path` and the exact vectors beside it, or starts both empty
     /// when neither is there ([`Opened::New`]) or when they cannot be used
     /// ([`Opened::Damaged`]: missing, torn, failing their checksums, of another form or
-    /// other dimensions, or not holding the same keys).
+    /// other dimensions, or not holding the same keys). A new graph has the default degree.
+    #[cfg(test)]
     pub(crate) fn open(path: &Path, dims: usize) -> Result<(Self, Opened)> {
+        Self::open_with_degree(path, dims, crate::config::DEFAULT_GRAPH_DEGREE)
+    }
+
+    /// [`open`](Self::open), a new graph linking each node to `degree` neighbours (at least
+    /// 2; twice as many on its base layer). A loaded graph keeps the degree it was built with.
+    pub(crate) fn open_with_degree(
+        path: &Path,
+        dims: usize,
+        degree: usize,
+    ) -> Result<(Self, Opened)> {
         let (inner, opened) = if !path.exists() && !exact_path(path).exists() {
             (None, Opened::New)
         } else {
@@ -219,7 +229,7 @@ impl VectorIndex {
         let inner = match inner {
             Some(inner) => inner,
             None => Inner {
-                graph: new_graph(path, dims)?,
+                graph: new_graph(path, dims, degree)?,
                 exact: ExactVectors::new(dims),
                 viewed: false,
                 pending: HashSet::new(),
@@ -269,7 +279,6 @@ impl VectorIndex {
         self.inner.write().map_err(|e| self.err(e.to_string()))
     }
 
-    /// Sets how an item's chunks make its similarity.
     /// Sets the search beam (at least 1): wider finds more of the exact nearest neighbours in
     /// a large graph and costs time per search, about linearly.
     pub(crate) fn set_search_beam(&self, beam: usize) {
@@ -281,6 +290,7 @@ impl VectorIndex {
         self.beam.load(Ordering::Relaxed)
     }
 
+    /// Sets how an item's chunks make its similarity.
     pub(crate) fn set_rollup(&mut self, rollup: crate::ChunkRollup) {
         self.rollup = rollup;
     }
