@@ -4,7 +4,13 @@
 //! (work comes in series; fragile code is fixed again). Commit subjects and bug reports often
 //! name a concept that several files share; among those, the one that keeps changing is
 //! usually the one to open. The prior only reorders files the goal already matches — the
-//! ranking multiplies text relevance by it and never creates relevance from history alone.
+//! ranking multiplies text relevance by it and never creates relevance from how often a file
+//! changed alone.
+//!
+//! What the commits *said* is text: each file keeps the subject lines of the commits that
+//! changed it ([`ChangeHistory::subjects`]), which the ranking matches against the goal like
+//! the file's own words — a goal in the project's vocabulary ("fix(http2): ...") finds the
+//! files its earlier changes of that kind touched, even when their code says it otherwise.
 
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -31,6 +37,9 @@ const HALF_LIFE_COMMITS: f64 = 100.0;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChangeHistory {
     weights: HashMap<String, f64>,
+    /// Per file, the subject lines of the commits that changed it (mass changes excepted),
+    /// newest first, one per line.
+    subjects: HashMap<String, String>,
     commits: usize,
 }
 
@@ -60,14 +69,17 @@ impl ChangeHistory {
         )))
     }
 
-    /// Parses `git log --format=%x00 --name-only` output: one NUL per commit, newest first,
-    /// followed by the paths it changed.
+    /// Parses `git log --format=%x00%s --name-only` output: per commit, newest first, a NUL,
+    /// its subject line, then the paths it changed.
     pub(crate) fn from_log(log: &str) -> ChangeHistory {
         let mut weights: HashMap<String, f64> = HashMap::new();
+        let mut subjects: HashMap<String, String> = HashMap::new();
         let mut commits = 0;
         for (age, block) in log.split('\0').skip(1).enumerate() {
             commits += 1;
-            let paths: Vec<&str> = block
+            let (subject, changed) = block.split_once('\n').unwrap_or((block, ""));
+            let subject = subject.trim();
+            let paths: Vec<&str> = changed
                 .lines()
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
@@ -79,19 +91,35 @@ impl ChangeHistory {
             // each file than a twenty-file sweep.
             let w = 0.5f64.powf(age as f64 / HALF_LIFE_COMMITS) / (paths.len() as f64).sqrt();
             for p in paths {
-                *weights.entry(unquote(p)).or_default() += w;
+                let path = unquote(p);
+                if !subject.is_empty() {
+                    let said = subjects.entry(path.clone()).or_default();
+                    said.push_str(subject);
+                    said.push('\n');
+                }
+                *weights.entry(path).or_default() += w;
             }
         }
         let max = weights.values().cloned().fold(0.0, f64::max);
         if max > 0.0 {
             weights.values_mut().for_each(|w| *w /= max);
         }
-        ChangeHistory { weights, commits }
+        ChangeHistory {
+            weights,
+            subjects,
+            commits,
+        }
     }
 
     /// The weight of `path` (repository-relative, `/`-separated), in [0, 1].
     pub fn weight(&self, path: &str) -> f64 {
         self.weights.get(path).copied().unwrap_or(0.0)
+    }
+
+    /// The subject lines of the commits read that changed `path`, newest first, one per
+    /// line ("" for none): what the project called its past changes to the file.
+    pub fn subjects(&self, path: &str) -> &str {
+        self.subjects.get(path).map_or("", String::as_str)
     }
 
     /// How many commits were read.
@@ -121,7 +149,7 @@ pub(crate) fn spawn_log(dir: &Path, rev: &str) -> Result<Child> {
         .arg("-C")
         .arg(dir)
         .args(["-c", "core.quotePath=false", "log", "--first-parent"])
-        .args(["--relative", "--name-only", "--format=%x00"])
+        .args(["--relative", "--name-only", "--format=%x00%s"])
         .arg(format!("-n{HISTORY_COMMITS}"))
         .arg(rev)
         .arg("--")
@@ -169,6 +197,28 @@ mod tests {
             (h.weight("README.md") - 1.0).abs() < 1e-12,
             "the most changed file is 1"
         );
+        assert_eq!(h.subjects("src/a.rs"), "", "no subjects in this log");
+    }
+
+    #[test]
+    fn each_file_keeps_the_subjects_of_its_commits_newest_first() {
+        let sweep: String = (0..40).map(|i| format!("gen/f{i}.rs\n")).collect();
+        let log = format!(
+            "\0fix(h2): strip headers\n\nsrc/h2.rs\nsrc/lib.rs\n\0chore: format\n\n{sweep}\0feat: add h2 support\n\nsrc/h2.rs\n"
+        );
+        let h = ChangeHistory::from_log(&log);
+        assert_eq!(h.commits(), 3);
+        assert_eq!(
+            h.subjects("src/h2.rs"),
+            "fix(h2): strip headers\nfeat: add h2 support\n"
+        );
+        assert_eq!(h.subjects("src/lib.rs"), "fix(h2): strip headers\n");
+        assert_eq!(
+            h.subjects("gen/f1.rs"),
+            "",
+            "a mass change says nothing of a file"
+        );
+        assert_eq!(h.subjects("missing.rs"), "");
     }
 
     #[test]
@@ -230,6 +280,8 @@ mod tests {
         git(&["commit", "-q", "-m", "second"]);
         let h = ChangeHistory::from_git(root, "HEAD").unwrap();
         assert_eq!(h.commits(), 2);
+        assert_eq!(h.subjects("pkg/src/new.rs"), "second\n");
+        assert_eq!(h.subjects("top.rs"), "first\n");
         assert!(h.weight("pkg/src/new.rs") > h.weight("pkg/src/old.rs"));
         assert!(h.weight("top.rs") > 0.0);
         let sub = ChangeHistory::from_git(&root.join("pkg"), "HEAD").unwrap();

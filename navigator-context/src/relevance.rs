@@ -41,6 +41,11 @@ const W_MENTION: f64 = 1.5;
 /// Weight of the file where the reported failure happened (a panic's location, the innermost
 /// frame of a traceback inside the repository), on top of its clue evidence.
 const W_FAILED: f64 = 1.5;
+/// Weight of the subject lines of past commits that changed a file (from
+/// [`crate::ChangeHistory::subjects`]): a goal saying what earlier changes to the file said.
+/// Set to 0.5 before any run; 0.3 and 1.0 measured beside it (docs/benchmarks.md).
+const W_LOG: f64 = 0.5;
+
 /// A goal of more words than this (or of several lines) is a report, not a subject line.
 const LONG_WORDS: usize = 30;
 /// Weight of a long goal's prose terms (its title and code clues weigh 1).
@@ -111,12 +116,23 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     );
     let doc_f = Field::new(files.iter().map(|f| stems.counts(doc_terms(f))).collect());
     let body_f = Field::new(files.iter().map(|f| stems.counts(terms(body(f)))).collect());
-    let fields = [
+    let log_f = map.history().map(|h| {
+        Field::new(
+            files
+                .iter()
+                .map(|f| stems.counts(terms(h.subjects(&f.path))))
+                .collect(),
+        )
+    });
+    let mut fields = vec![
         (&path_f, W_PATH, "path"),
         (&sym_f, W_SYMBOLS, "symbols"),
         (&doc_f, W_DOCS, "docs"),
         (&body_f, W_BODY, "body"),
     ];
+    if let Some(log_f) = &log_f {
+        fields.push((log_f, W_LOG, "past commits"));
+    }
     let mut text = vec![0.0; files.len()];
     let mut reasons: Vec<Vec<String>> = vec![Vec::new(); files.len()];
     let mut scope = scope_scores(files, scope_text);
@@ -527,6 +543,35 @@ mod tests {
         assert!(
             ranked.iter().all(|s| s.path != "src/unrelated.rs"),
             "history alone ranks nothing: {ranked:?}"
+        );
+    }
+
+    #[test]
+    fn what_past_commits_said_of_a_file_counts_as_its_text() {
+        let files = [
+            ("src/a_pool.rs", "pub fn checkout() {}"),
+            ("src/b_pool.rs", "pub fn checkout() {}"),
+        ];
+        let (_d, map) = map_of(&files);
+        let goal = "pool checkout leaks an idle connection";
+        assert_eq!(
+            rank(&map, goal)[0].path,
+            "src/a_pool.rs",
+            "ties break by path"
+        );
+        let log = "\0fix(pool): return idle connections on drop\n\nsrc/b_pool.rs\n\
+                   \0docs: spelling\n\nsrc/a_pool.rs\n";
+        let map = map.with_history(Some(crate::history::ChangeHistory::from_log(log)));
+        let ranked = rank(&map, goal);
+        assert_eq!(ranked[0].path, "src/b_pool.rs", "{ranked:?}");
+        assert!(
+            ranked[0]
+                .reasons
+                .iter()
+                .any(|r| r.starts_with("past commits match: ")
+                    && r.contains("idl")
+                    && r.contains("connect")),
+            "{ranked:?}"
         );
     }
 
