@@ -45,10 +45,10 @@ pub struct EngineConfig {
     /// How a chunked item's similarity comes from its chunks'.
     pub chunk_rollup: ChunkRollup,
     /// How many candidates the vector graph's walk collects per search (usearch's
-    /// expansion), all re-ranked by their exact vectors. 160 finds 0.98–0.996 of the exact
-    /// top 10 at 100k items in about a millisecond; larger indexes need a wider beam for the
-    /// same recall, at a cost in time per search that grows about linearly with it
-    /// (docs/benchmarks.md measures both at 1M). Also settable on an open engine
+    /// expansion), all re-ranked by their exact vectors. 320 finds all of the exact top 10
+    /// at 100k items and 0.975 of it at a million (synthetic vectors, graph degree 32; 0.864
+    /// at 160); larger indexes need a wider beam for the same recall, at a cost in time per
+    /// search that grows with it (docs/benchmarks.md measures both at 1M). Also settable on an open engine
     /// ([`SearchEngine::set_search_beam`](crate::SearchEngine::set_search_beam)).
     pub search_beam: usize,
     /// Neighbours each node of a new vector graph links to (HNSW's `M`; its base layer keeps
@@ -104,7 +104,7 @@ impl Default for EngineConfig {
             chunk_tokens: 512,
             chunk_overlap: 32,
             chunk_rollup: ChunkRollup::Max,
-            search_beam: 160,
+            search_beam: 320,
             graph_degree: DEFAULT_GRAPH_DEGREE,
         }
     }

@@ -12,7 +12,7 @@
 //! the graph backlog (scanned exactly), and finishes the graph, printing how long it took.
 //! `open` opens the index, printing the open time and the process's resident memory split
 //! into heap (anonymous) and mapped files, then runs the corpus's 200 queries in each mode
-//! and prints p50 / p99; then, for search beams of 160 (the default) to 2 560, recall@10 of
+//! and prints p50 / p99; then, for search beams of 160 to 2 560 (320 is the default), recall@10 of
 //! the raw neighbour search against an exact scan (100 queries) with semantic and hybrid p50
 //! at that beam. The queries and their exact neighbours are computed by a child process (the
 //! whole corpus has to be generated to make them), so the memory printed is the engine's

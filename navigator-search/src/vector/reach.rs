@@ -27,10 +27,11 @@ const _: () = assert!(REACH_COUNT <= EXPANSION_SEARCH);
 const QUICK_BEAM: usize = 16;
 
 /// The beam of the second search: a node missed even with it has (almost surely) no way in.
-/// Not the default beam: on hard data (the bench's synthetic million, recall@10 0.74 at the
-/// default beam) a search at 160 misses a few percent of nodes that are linked, and taking
-/// those out of the graph left holes that cost recall and made every open rebuild them.
-const WIDE_BEAM: usize = 8 * EXPANSION_SEARCH;
+/// Not a default-sized beam: on hard data (the bench's synthetic million, recall@10 0.74 at
+/// beam 160 in a degree-16 graph) a search at 160 missed a few percent of nodes that are
+/// linked, and taking those out of the graph left holes that cost recall and made every open
+/// rebuild them.
+const WIDE_BEAM: usize = 1_280;
 
 /// The keys of `codes` (just added to `graph`) that a search for their own code with a wide
 /// beam does not find, split across the machine's cores. A failed search counts as not
