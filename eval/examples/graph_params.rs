@@ -55,6 +55,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let n: usize = n.parse()?;
     let configs = pairs(configs)?;
     let beams: Vec<usize> = beams.split(',').map(str::parse).collect::<Result<_, _>>()?;
+    if n == 0 || beams.is_empty() || configs.is_empty() {
+        return Err(USAGE.into());
+    }
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     let t = Instant::now();
     let corpus = navigator_eval::synthetic::corpus(n, &TYPES);
@@ -78,17 +81,25 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let chunk = n.div_ceil(threads);
         std::thread::scope(|scope| {
-            for (part, keys) in codes.chunks(chunk).enumerate() {
-                let graph = &graph;
-                scope.spawn(move || {
-                    for (i, code) in keys.iter().enumerate() {
-                        graph
-                            .add((part * chunk + i) as u64, code)
-                            .expect("adding to a reserved graph");
-                    }
-                });
-            }
-        });
+            let workers: Vec<_> = codes
+                .chunks(chunk)
+                .enumerate()
+                .map(|(part, keys)| {
+                    let graph = &graph;
+                    scope.spawn(move || {
+                        keys.iter().enumerate().try_for_each(|(i, code)| {
+                            graph
+                                .add((part * chunk + i) as u64, code)
+                                .map_err(|e| e.to_string())
+                        })
+                    })
+                })
+                .collect();
+            workers.into_iter().try_for_each(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err("a graph-building thread panicked".into()))
+            })
+        })?;
         println!(
             "degree {degree}, build beam {build_beam}: built in {:.1} s, {:.0} MB in memory",
             t.elapsed().as_secs_f64(),
