@@ -7,11 +7,12 @@
 //!
 //! So every key put into the graph is searched for by its own code right after the add —
 //! first with a narrow beam, then the few not found (about 3 % at 100k) again with a wide
-//! one (eight times the default); a key still missed leaves the graph and becomes a *stray*: scanned exactly with the backlog,
-//! never built again while the index is open. A saved graph lacks it, so the next open puts
-//! it back in the backlog and tries the graph once more. Cost, on the bench's synthetic 100k
-//! (384-d, release, 2 cores): building the graph 17.2–20.1 s without the check, 28.9 s with
-//! it (one run; 22.5–24.8 s when the second search used the default beam); 5 strays.
+//! one ([`WIDE_BEAM`]); a key still missed leaves the graph and becomes a *stray*: scanned
+//! exactly with the backlog, never built again while the index is open. A saved graph lacks
+//! it, so the next open puts it back in the backlog and tries the graph once more. Cost, on
+//! the bench's synthetic 100k (384-d, release, 2 cores, degree 16): building the graph
+//! 17.2–20.1 s without the check, 28.9 s with it (one run; 22.5–24.8 s when the second
+//! search used the default beam); 5 strays.
 
 use super::cores::{on_cores, Codes};
 use super::{Inner, EXPANSION_SEARCH};
@@ -36,7 +37,7 @@ const WIDE_BEAM: usize = 1_280;
 /// The keys of `codes` (just added to `graph`) that a search for their own code with a wide
 /// beam does not find, split across the machine's cores. A failed search counts as not
 /// found. The caller holds the index's write lock: no other search sees the beam change.
-pub(super) fn unreachable(graph: &Index, codes: &[(u64, Vec<i8>)]) -> Vec<u64> {
+pub(super) fn unreachable(graph: &Index, codes: &Codes) -> Vec<u64> {
     graph.change_expansion_search(QUICK_BEAM);
     let doubtful = in_parallel(codes, |part| missed(graph, part, QUICK_BEAM));
     let retry: Vec<(u64, Vec<i8>)> = codes

@@ -21,11 +21,11 @@ fn unit(seed: u64, dims: usize) -> Vec<f32> {
 /// An index of `n` random `dims`-d vectors keyed by position, all in the graph (the walk, not
 /// the backlog's exact scan, is what a search over it measures).
 fn graph_of(n: u64, dims: usize) -> (tempfile::TempDir, VectorIndex, Vec<Vec<f32>>) {
-    sparse_graph_of(n, dims, crate::config::DEFAULT_GRAPH_DEGREE)
+    graph_with_degree(n, dims, crate::config::DEFAULT_GRAPH_DEGREE)
 }
 
 /// [`graph_of`] with `degree` neighbours per node.
-fn sparse_graph_of(
+fn graph_with_degree(
     n: u64,
     dims: usize,
     degree: usize,
@@ -122,9 +122,9 @@ fn search_reranks_by_exact_cosine_and_agrees_with_an_exact_scan() {
 
 #[test]
 fn the_search_beam_trades_time_for_recall_up_to_an_exact_search() {
-    // Random directions in 256 dimensions in a sparse graph: the hard case for a graph walk
-    // (at the default degree a beam of one already finds 196 of 200).
-    let (_dir, index, vectors) = sparse_graph_of(4_000, 256, 8);
+    // Random directions in 256 dimensions in a sparse graph (degree 8): the hard case for a
+    // graph walk (at the default degree a beam of one already finds 196 of 200).
+    let (_dir, index, vectors) = graph_with_degree(4_000, 256, 8);
     assert_eq!(index.search_beam(), EXPANSION_SEARCH);
     assert_eq!(
         crate::EngineConfig::default().search_beam,
