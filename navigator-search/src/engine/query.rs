@@ -39,6 +39,11 @@ impl VectorSource for CatalogVectors<'_> {
             exact.truncate(pool);
             return Ok(exact);
         }
+        if filter.is_unrestricted() {
+            // Every item passes: the walk needs no check per node (`Plan::rank` still has the
+            // final word on what is live).
+            return self.vectors.search_all_items(query, pool);
+        }
         if filter.is_category_only() {
             let mask = crate::catalog::category_mask(&filter.categories);
             return self
@@ -162,9 +167,7 @@ impl SearchEngine {
             self.embedder.model_id(),
         )?;
         let catalog = self.catalog.read().map_err(|e| self.lock_err(e))?;
-        let hits = self
-            .vectors
-            .search_items(query, k, |item| catalog.in_categories(item, u8::MAX))?;
+        let hits = self.vectors.search_all_items(query, k)?;
         Ok(hits
             .into_iter()
             .filter_map(|(key, sim)| catalog.get(key).map(|m| (m.id.clone(), sim)))

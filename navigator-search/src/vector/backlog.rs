@@ -129,7 +129,7 @@ pub(super) fn scan(
         if inner.pending.contains(&key) {
             in_memory += 1;
             if keep(key) {
-                hits.push((key, super::exact::dot(query, v) * q_inv * inv_norm));
+                hits.push((key, super::kernels::dot(query, v) * q_inv * inv_norm));
             }
         }
     });
@@ -165,6 +165,29 @@ pub(super) fn scan(
 /// only maps the file), and then saving it again.
 pub(super) fn builds_at_open(pending: usize, graph: usize) -> bool {
     pending > 0 && pending >= (graph / 1_000).max(STEP)
+}
+
+impl Inner {
+    /// Copies the backlog keys still read from the table's file into memory, where the
+    /// exact scan every search makes over the backlog is one sequential pass instead of a
+    /// read per key across the file. Only a backlog left unbuilt at open
+    /// ([`builds_at_open`]) — a few keys, so a few pages of memory.
+    pub(super) fn hold_backlog_in_memory(&mut self) {
+        if builds_at_open(self.pending.len(), self.graph.size()) {
+            return;
+        }
+        let from_file: Vec<u64> = self
+            .pending
+            .iter()
+            .copied()
+            .filter(|&key| !self.exact.in_memory(key))
+            .collect();
+        for key in from_file {
+            if let Some(v) = self.exact.vector(key).map(|v| v.into_owned()) {
+                self.exact.put(key, &v);
+            }
+        }
+    }
 }
 
 impl VectorIndex {

@@ -6,8 +6,8 @@
 //! those distances were a third of a hybrid query's time with f32 vectors (usearch's f32
 //! cosine kernel accumulates in f64, 8 values at a time). An 8-bit code is a quarter of the
 //! bytes and its kernel does 32 values at a time. The walk's whole candidate list (at least
-//! [`EXPANSION_SEARCH`] keys) is then re-scored with the exact vectors, so the results and
-//! their scores are those of exact cosine over that list.
+//! the search beam, [`EXPANSION_SEARCH`] unless set) is then re-scored with the exact
+//! vectors, so the results and their scores are those of exact cosine over that list.
 //!
 //! Quantisation: each vector is scaled by 127 / its largest absolute component and rounded.
 //! Cosine does not depend on a vector's length, so each vector may have its own scale; this
@@ -34,12 +34,14 @@ mod backlog;
 mod cores;
 mod exact;
 mod items;
+mod kernels;
 mod reach;
 
 use crate::opened::Opened;
 use crate::{Error, Result};
 use backlog::Backlog;
-use exact::{inverse_norm, ExactVectors, GraphSum};
+use exact::{ExactVectors, GraphSum};
+use kernels::inverse_norm;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -57,6 +59,10 @@ const EXPANSION_ADD: usize = 200;
 /// measurable in the engine at 100k (hybrid p50 1.79–1.82 against 1.72–1.86 ms) and lifts
 /// recall@10 at a million synthetic items from 0.864 to 0.975 (docs/benchmarks.md).
 pub(crate) const EXPANSION_SEARCH: usize = 320;
+/// The beam usearch itself keeps: the least, because a walk is as wide as the larger of
+/// this and the count a search asks for, and a search asks for at least the configured
+/// beam. A larger floor here made a beam set below it do nothing.
+const GRAPH_BEAM: usize = 1;
 /// How many searches may run at once (usearch keeps one scratch context per thread).
 const SEARCH_THREADS: usize = 64;
 /// Batches with at least this many new vectors leave them to the background graph builder
@@ -77,6 +83,9 @@ struct Inner {
     /// Keys the graph took but no search reached (`reach.rs`): out of the graph, scanned
     /// exactly like the backlog, not built again while open; never in `pending` too.
     stray: HashSet<u64>,
+    /// How many of `exact`'s keys are an item's second or later chunk (`items.rs`): with
+    /// none, every item is one vector.
+    later_chunks: usize,
 }
 
 impl Inner {
@@ -92,7 +101,7 @@ impl Inner {
             .map_err(|e| e.to_string())?;
         let graph = Index::restore_from_buffer(&bytes).map_err(|e| e.to_string())?;
         graph.change_expansion_add(EXPANSION_ADD);
-        graph.change_expansion_search(EXPANSION_SEARCH);
+        graph.change_expansion_search(GRAPH_BEAM);
         graph
             .reserve_capacity_and_threads(graph.size().max(1024), SEARCH_THREADS)
             .map_err(|e| e.to_string())?;
@@ -137,7 +146,7 @@ fn new_graph(path: &Path, dims: usize, degree: usize) -> Result<Index> {
         quantization: ScalarKind::I8,
         connectivity: degree.max(2),
         expansion_add: EXPANSION_ADD,
-        expansion_search: EXPANSION_SEARCH,
+        expansion_search: GRAPH_BEAM,
         multi: false,
     })
     .map_err(|e| vec_err(path, e))
@@ -194,13 +203,17 @@ fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
             name(&exact_file)
         ));
     }
-    Ok(Inner {
+    let later_chunks = items::later_chunks(exact.keys());
+    let mut inner = Inner {
         graph,
         exact,
         viewed,
         pending,
         stray: HashSet::new(),
-    })
+        later_chunks,
+    };
+    inner.hold_backlog_in_memory();
+    Ok(inner)
 }
 
 impl VectorIndex {
@@ -236,10 +249,11 @@ impl VectorIndex {
                 viewed: false,
                 pending: HashSet::new(),
                 stray: HashSet::new(),
+                later_chunks: 0,
             },
         };
         inner.graph.change_expansion_add(EXPANSION_ADD);
-        inner.graph.change_expansion_search(EXPANSION_SEARCH);
+        inner.graph.change_expansion_search(GRAPH_BEAM);
         let capacity = inner.graph.size().max(1024);
         inner
             .graph
@@ -337,6 +351,7 @@ impl VectorIndex {
             exact,
             pending,
             stray,
+            later_chunks,
             ..
         } = &mut *guard;
         // Same effect as applying the changes in order: the last change of a key wins.
@@ -345,6 +360,9 @@ impl VectorIndex {
         for (key, vector) in changes {
             if graph.contains(*key) {
                 graph.remove(*key).map_err(|e| self.err(e))?;
+            }
+            if exact.contains(*key) {
+                *later_chunks -= items::later_chunks([*key]);
             }
             exact.remove(*key);
             pending.remove(key);
@@ -356,6 +374,7 @@ impl VectorIndex {
             .filter_map(|(k, v)| v.map(|v| (k, v)))
             .collect();
         adds.sort_unstable_by_key(|(k, _)| *k);
+        *later_chunks += items::later_chunks(adds.iter().map(|(k, _)| *k));
         if adds.len() >= DEFER_MIN {
             // Searchable now through the exact scan; the graph takes them in the background.
             for (key, v) in &adds {
@@ -387,6 +406,7 @@ impl VectorIndex {
         inner.graph.reset().map_err(|e| self.err(e))?;
         inner.viewed = false;
         inner.exact.clear();
+        inner.later_chunks = 0;
         inner.pending.clear();
         inner.stray.clear();
         inner
@@ -398,6 +418,7 @@ impl VectorIndex {
     /// The approximate `k` nearest keys passing `keep`, as `(key, exact cosine similarity)`,
     /// best first: the graph walk's candidates (at least the search beam) re-ranked by
     /// their exact vectors, with the backlog the graph does not hold yet scanned exactly.
+    #[cfg(test)]
     pub(crate) fn search(
         &self,
         query: &[f32],
@@ -405,6 +426,22 @@ impl VectorIndex {
         keep: impl Fn(u64) -> bool,
     ) -> Result<Vec<(u64, f32)>> {
         let inner = self.read()?;
+        let mut hits = self.walk(&inner, query, k, Some(&keep))?;
+        hits.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        hits.truncate(k);
+        Ok(hits)
+    }
+
+    /// [`search`](Self::search) before sorting and cutting to `k`: every candidate of the
+    /// walk (at least `k` and the beam) and of the backlog passing `keep` (every key with
+    /// `None`: the walk then asks nothing of each node it visits), with its exact similarity.
+    fn walk(
+        &self,
+        inner: &Inner,
+        query: &[f32],
+        k: usize,
+        keep: Option<&dyn Fn(u64) -> bool>,
+    ) -> Result<Vec<(u64, f32)>> {
         if inner.exact.len() == 0 || k == 0 {
             return Ok(Vec::new());
         }
@@ -412,22 +449,18 @@ impl VectorIndex {
         let q_inv = inverse_norm(query);
         let mut hits: Vec<(u64, f32)> = Vec::new();
         if inner.graph.size() > 0 {
-            let found = inner
-                .graph
-                .filtered_search(&quantize(query), want, &keep)
-                .map_err(|e| self.err(e))?;
-            hits.extend(
-                found
-                    .keys
-                    .into_iter()
-                    .filter_map(|key| Some((key, inner.exact.similarity(key, query, q_inv)?))),
-            );
+            let code = quantize(query);
+            let found = match keep {
+                Some(keep) => inner.graph.filtered_search(&code, want, keep),
+                None => inner.graph.search(&code, want),
+            }
+            .map_err(|e| self.err(e))?;
+            hits = inner.exact.similarities(&found.keys, query, q_inv);
         }
         if !inner.pending.is_empty() || !inner.stray.is_empty() {
-            hits.extend(backlog::scan(&inner, query, q_inv, want, &keep));
+            let keep = |key| keep.is_none_or(|keep| keep(key));
+            hits.extend(backlog::scan(inner, query, q_inv, want, &keep));
         }
-        hits.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        hits.truncate(k);
         Ok(hits)
     }
 
@@ -435,11 +468,7 @@ impl VectorIndex {
     #[cfg(test)]
     pub(crate) fn similarities(&self, query: &[f32], keys: &[u64]) -> Result<Vec<(u64, f32)>> {
         let inner = self.inner.read().map_err(|e| self.err(e.to_string()))?;
-        let q_inv = inverse_norm(query);
-        Ok(keys
-            .iter()
-            .filter_map(|&key| Some((key, inner.exact.similarity(key, query, q_inv)?)))
-            .collect())
+        Ok(inner.exact.similarities(keys, query, inverse_norm(query)))
     }
 
     /// Writes the graph and the exact vectors to their files atomically (temporary files,

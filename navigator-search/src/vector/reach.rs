@@ -15,13 +15,13 @@
 //! search used the default beam); 5 strays.
 
 use super::cores::{on_cores, Codes};
-use super::{Inner, EXPANSION_SEARCH};
+use super::{Inner, GRAPH_BEAM};
 use usearch::Index;
 
 /// Results a reachability search asks for: an item stored more than once with the same
 /// vector is found among its copies, as a search's re-ranked candidates find it.
 const REACH_COUNT: usize = 32;
-const _: () = assert!(REACH_COUNT <= EXPANSION_SEARCH);
+const _: () = assert!(REACH_COUNT <= WIDE_BEAM);
 
 /// The beam of the first, cheap search for each key: most keys are found with it, and only
 /// the few that are not are searched for again with [`WIDE_BEAM`].
@@ -47,7 +47,7 @@ pub(super) fn unreachable(graph: &Index, codes: &Codes) -> Vec<u64> {
         .collect();
     graph.change_expansion_search(WIDE_BEAM);
     let lost = in_parallel(&retry, |part| missed(graph, part, REACH_COUNT));
-    graph.change_expansion_search(EXPANSION_SEARCH);
+    graph.change_expansion_search(GRAPH_BEAM);
     lost
 }
 

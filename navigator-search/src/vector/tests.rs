@@ -132,16 +132,19 @@ fn the_search_beam_trades_time_for_recall_up_to_an_exact_search() {
         "the engine's default beam is the index's"
     );
     let recall = |index: &VectorIndex| found_in_top_10(index, &vectors, 90_000);
+    let default = recall(&index);
     index.set_search_beam(0);
     assert_eq!(index.search_beam(), 1, "at least one candidate");
+    // A beam below the default narrows the walk (the graph keeps no wider beam of its own).
     let narrow = recall(&index);
     // A beam as wide as the index re-ranks every vector the walk reaches: exact but for a
     // node the parallel build left without a way in (seen: one in 200 at 3,000 × 64-d).
     index.set_search_beam(vectors.len());
     let wide = recall(&index);
     assert!(wide >= 198, "a beam over every vector: {wide}/200");
-    // Seen 146–161 of 200 over six builds (184–189 at degree 16).
-    assert!(narrow + 5 <= wide, "narrow {narrow}, wide {wide}");
+    // Seen over three builds: 21–30 of 200 at beam 1, 184–189 at the default beam.
+    assert!(default + 5 <= wide, "default {default}, wide {wide}");
+    assert!(narrow + 5 <= default, "narrow {narrow}, default {default}");
 }
 
 /// A saved index of 300 16-d vectors (key 3 deleted) at `path`.
@@ -487,10 +490,16 @@ fn a_few_keys_waiting_at_open_are_scanned_without_copying_the_graph_until_a_writ
     std::thread::sleep(std::time::Duration::from_millis(600));
     let waiting = index.backlog_len().unwrap();
     assert!(waiting >= 1, "the stray waits");
-    assert!(
-        index.read().unwrap().viewed,
-        "the graph was copied for {waiting} keys"
-    );
+    {
+        let inner = index.read().unwrap();
+        assert!(inner.viewed, "the graph was copied for {waiting} keys");
+        let read_from_file = inner.pending.iter().filter(|&&k| !inner.exact.in_memory(k));
+        assert_eq!(
+            read_from_file.count(),
+            0,
+            "the scanned keys are held in memory"
+        );
+    }
     assert_eq!(index.search(&vectors[5], 1, |_| true).unwrap()[0].0, 5);
     // A write copies the graph anyway; the builder then takes the rest.
     index.apply(&keyed(&vectors)[..1]).unwrap();
