@@ -140,6 +140,11 @@ impl SearchEngine {
             .zip(items)
             .map(|(&key, item)| {
                 let Some(item) = item else { return Ok(None) };
+                // The index holds the same chunks as the store: a one-chunk item is known
+                // without reading its stored vectors.
+                if !self.vectors.has_several_chunks(key)? {
+                    return Ok(None);
+                }
                 let Some(stored) = self.store.vector(key)? else {
                     return Ok(None);
                 };

@@ -179,6 +179,11 @@ impl VectorIndex {
         Ok(inner.item_similarities(self.rollup, query, q_inv, items))
     }
 
+    /// Whether `item` has a second chunk here (a one-chunk item's snippet needs no passage).
+    pub(crate) fn has_several_chunks(&self, item: u64) -> Result<bool> {
+        Ok(self.read()?.exact.contains(chunk_key(item, 1)))
+    }
+
     /// The exact similarity of `query` to each chunk of `item`, in chunk order.
     pub(crate) fn chunk_similarities(&self, query: &[f32], item: u64) -> Result<Vec<f32>> {
         let inner = self.read()?;
