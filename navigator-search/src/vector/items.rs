@@ -193,14 +193,11 @@ impl VectorIndex {
             .collect())
     }
 
-    /// How many items have vectors.
+    /// How many items have vectors (every item has a first chunk; the later ones are
+    /// counted as they come and go).
     pub(crate) fn item_count(&self) -> Result<usize> {
         let inner = self.read()?;
-        Ok(inner
-            .exact
-            .keys()
-            .filter(|&k| k & ((1 << CHUNK_BITS) - 1) == 0)
-            .count())
+        Ok(inner.exact.len() - inner.later_chunks)
     }
 }
 
@@ -252,6 +249,7 @@ mod tests {
         assert_eq!(counts(&index), (0, 1), "one chunk each");
         put(&index, 11, 0..3);
         assert_eq!(counts(&index), (2, 2), "13 chunks over 11 items");
+        assert_eq!(index.item_count().unwrap(), 11);
         put(&index, 12, 0..40);
         assert_eq!(counts(&index), (41, CHUNKS_PER_ITEM), "at most the cap");
         remove(&index, 12, 0..40);
@@ -261,6 +259,7 @@ mod tests {
         drop(index);
         let (index, _) = VectorIndex::open(&path, 8).unwrap();
         assert_eq!(counts(&index), (2, 2), "counted again on open");
+        assert_eq!(index.item_count().unwrap(), 11);
         remove(&index, 11, 1..3);
         assert_eq!(counts(&index), (0, 1));
         index.clear().unwrap();
