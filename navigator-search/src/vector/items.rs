@@ -27,11 +27,9 @@ pub(crate) fn item_of(key: u64) -> u64 {
     key >> CHUNK_BITS
 }
 
-/// How many of `keys` are an item's second or later chunk.
-pub(super) fn later_chunks(keys: impl IntoIterator<Item = u64>) -> usize {
-    keys.into_iter()
-        .filter(|k| k & ((1 << CHUNK_BITS) - 1) != 0)
-        .count()
+/// Whether graph key `key` is an item's second or later chunk.
+pub(super) fn is_later_chunk(key: u64) -> bool {
+    key & ((1 << CHUNK_BITS) - 1) != 0
 }
 
 impl Inner {

@@ -203,7 +203,7 @@ fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
             name(&exact_file)
         ));
     }
-    let later_chunks = items::later_chunks(exact.keys());
+    let later_chunks = exact.keys().filter(|&k| items::is_later_chunk(k)).count();
     let mut inner = Inner {
         graph,
         exact,
@@ -361,8 +361,8 @@ impl VectorIndex {
             if graph.contains(*key) {
                 graph.remove(*key).map_err(|e| self.err(e))?;
             }
-            if exact.contains(*key) {
-                *later_chunks -= items::later_chunks([*key]);
+            if items::is_later_chunk(*key) && exact.contains(*key) {
+                *later_chunks -= 1;
             }
             exact.remove(*key);
             pending.remove(key);
@@ -374,7 +374,10 @@ impl VectorIndex {
             .filter_map(|(k, v)| v.map(|v| (k, v)))
             .collect();
         adds.sort_unstable_by_key(|(k, _)| *k);
-        *later_chunks += items::later_chunks(adds.iter().map(|(k, _)| *k));
+        *later_chunks += adds
+            .iter()
+            .filter(|(k, _)| items::is_later_chunk(*k))
+            .count();
         if adds.len() >= DEFER_MIN {
             // Searchable now through the exact scan; the graph takes them in the background.
             for (key, v) in &adds {
