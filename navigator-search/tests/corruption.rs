@@ -11,10 +11,10 @@
 
 mod common;
 
-use common::{config, embedder, now};
+use common::{config, copy_dir, embedder, files, now};
 use navigator_core::{Item, ItemType, SearchMode, SearchRequest};
 use navigator_search::SearchEngine;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -157,32 +157,6 @@ fn damage(path: &Path, how: Damage) {
         )
         .unwrap(),
         Damage::Delete => std::fs::remove_file(path).unwrap(),
-    }
-}
-
-/// Every file under `dir`, relative to it (lock files excluded: they hold no data).
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if !path.to_string_lossy().ends_with(".lock") {
-                out.push(path.strip_prefix(dir).unwrap().to_path_buf());
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for rel in files(from) {
-        let target = to.join(&rel);
-        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::copy(from.join(&rel), target).unwrap();
     }
 }
 

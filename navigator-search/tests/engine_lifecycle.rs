@@ -4,7 +4,9 @@
 mod common;
 
 use common::{config, embedder, now};
-use navigator_core::{Item, ItemStore, ItemType, SearchMode, SearchRequest, SearchService};
+use navigator_core::{
+    Category, Item, ItemStore, ItemType, SearchMode, SearchRequest, SearchService,
+};
 use navigator_search::{Error, RedbStore, SearchEngine};
 use std::sync::Arc;
 
@@ -438,4 +440,99 @@ async fn compacting_merges_the_keyword_index_and_changes_no_answer() {
         .await
         .unwrap();
     assert_eq!(engine.len(), items.len() + 1);
+}
+
+/// What a search answers, as far as the catalog shapes it: ids, titles, categories, scores
+/// (recency and access counts come from the catalog) and metadata.
+async fn answers(engine: &SearchEngine) -> Vec<String> {
+    let mut out = Vec::new();
+    for (q, scope) in [
+        ("sourdough starter", None),
+        ("bicycle workshop", None),
+        ("notes", Some(vec![Category::Project])),
+        ("tax return", None),
+    ] {
+        let mut req = SearchRequest::new(q).unwrap();
+        if let Some(scope) = scope {
+            req = req.categories(scope);
+        }
+        for hit in engine.search(&req).await.unwrap().results {
+            out.push(format!(
+                "{q}: {} {} {:?} {:.6} {:?}",
+                hit.item_id, hit.title, hit.category, hit.relevance_score, hit.metadata
+            ));
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_crash_image_opens_with_the_catalog_of_every_write_since_the_last_save() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+            .await
+            .unwrap();
+        engine.bulk_load(&corpus(), |_| {}).await.unwrap();
+    }
+    let snapshot = dir.path().join("catalog.snap");
+    let saved = std::fs::read(&snapshot).expect("closing writes the catalog snapshot");
+    let image = tempfile::tempdir().unwrap();
+    let live = {
+        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+            .await
+            .unwrap();
+        let mut moved = item("r2", "Bicycle workshop", "Chain and brake notes.");
+        moved.status = Some("done".into());
+        let mut project = Item::new(
+            "p1",
+            ItemType::Project,
+            "Workshop move",
+            now() - chrono::Duration::days(1),
+        )
+        .unwrap()
+        .with_body("Project notes for moving the workshop.");
+        project.parent_id = Some("r4".into());
+        engine.upsert(&[moved, project]).await.unwrap();
+        assert!(engine.delete("r3").await.unwrap());
+        for _ in 0..5 {
+            engine.record_access("r1").await.unwrap();
+        }
+        // The files as a crash now would leave them: nothing saved since the writes.
+        common::copy_dir(dir.path(), image.path());
+        answers(&engine).await
+    };
+    assert_eq!(
+        std::fs::read(image.path().join("catalog.snap")).unwrap(),
+        saved,
+        "the image holds the snapshot from before the writes"
+    );
+    let engine = SearchEngine::open_with(image.path(), embedder(), config())
+        .await
+        .unwrap();
+    assert_eq!(engine.len(), 4);
+    let reopened = answers(&engine).await;
+    assert!(
+        live.iter().any(|a| a.contains("p1 Workshop move")),
+        "{live:?}"
+    );
+    assert!(live.iter().all(|a| !a.contains("r3")), "{live:?}");
+    assert_eq!(reopened, live);
+    drop(engine);
+    assert_ne!(
+        std::fs::read(image.path().join("catalog.snap")).unwrap(),
+        saved,
+        "closing wrote a snapshot of the state it opened at"
+    );
+
+    // A damaged snapshot costs only speed: the catalog comes from the store.
+    let mut bytes = std::fs::read(image.path().join("catalog.snap")).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x10;
+    std::fs::write(image.path().join("catalog.snap"), &bytes).unwrap();
+    let engine = SearchEngine::open_with(image.path(), embedder(), config())
+        .await
+        .unwrap();
+    assert_eq!(answers(&engine).await, live);
+    assert!(engine.repairs().is_empty(), "{:?}", engine.repairs());
 }

@@ -10,6 +10,8 @@
 //! `build` writes the items in batches of 5 000 and compacts, printing the throughput (items
 //! durable and searchable); then times 20 semantic searches while the vectors still wait in
 //! the graph backlog (scanned exactly), and finishes the graph, printing how long it took.
+//! `open-only` opens and closes the index, printing both times (the open time with a cold page
+//! cache is measured this way after `echo 3 > /proc/sys/vm/drop_caches`).
 //! `open` opens the index, printing the open time and the process's resident memory split
 //! into heap (anonymous) and mapped files, then runs the corpus's 200 queries in each mode
 //! and prints p50 / p99; then, for search beams of 160 to 2 560 (320 is the default), recall@10 of
@@ -25,7 +27,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 const TYPES: [ItemType; 3] = [ItemType::Task, ItemType::Resource, ItemType::Project];
-const USAGE: &str = "usage: scale_bench build|open|queries <items> <dir>";
+const USAGE: &str = "usage: scale_bench build|open|open-only|queries <items> <dir>";
 
 type Queries = Vec<(String, Vec<f32>)>;
 /// Queries whose exact neighbours are computed for recall.
@@ -50,6 +52,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     match command.as_str() {
         "build" => build(n, &dir),
         "open" => open_and_query(n, &dir),
+        "open-only" => open_only(&dir),
         "queries" => write_queries(&navigator_eval::synthetic::corpus(n, &TYPES), &dir),
         _ => Err(USAGE.into()),
     }
@@ -75,8 +78,12 @@ fn write_queries(
 }
 
 fn open(dir: &Path, rt: &tokio::runtime::Runtime) -> navigator_search::Result<SearchEngine> {
-    let embedder: Arc<dyn Embedder> = Arc::new(FastEmbedder::default_model()?);
-    rt.block_on(navigator_eval::synthetic::bench_engine(dir, embedder))
+    rt.block_on(navigator_eval::synthetic::bench_engine(dir, model()?))
+}
+
+/// The embedding model (its vectors are not used: the bench's are precomputed).
+fn model() -> navigator_search::Result<Arc<dyn Embedder>> {
+    Ok(Arc::new(FastEmbedder::default_model()?))
 }
 
 fn build(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
@@ -133,6 +140,46 @@ fn build(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     write_queries(&corpus, dir)
 }
 
+/// Opens the index, prints how long that took and the resident memory, and closes it.
+fn open_only(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let rt = tokio::runtime::Runtime::new()?;
+    let engine = opened(dir, &rt)?;
+    let t = Instant::now();
+    drop(engine);
+    println!("closed in {:.2} s", t.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// The engine in `dir`, opened with its open time and resident memory printed.
+fn opened(
+    dir: &Path,
+    rt: &tokio::runtime::Runtime,
+) -> Result<SearchEngine, Box<dyn std::error::Error>> {
+    let (before, _, _) = navigator_eval::synthetic::resident_mib();
+    let t = Instant::now();
+    let embedder = model()?;
+    let model = t.elapsed();
+    let t = Instant::now();
+    let engine = rt.block_on(navigator_eval::synthetic::bench_engine(dir, embedder))?;
+    let opened = t.elapsed();
+    let (rss, anon, files) = navigator_eval::synthetic::resident_mib();
+    println!(
+        "{} items: open {:.2} s (the embedding model loaded before it: {:.2} s); resident {:.0} MiB ({:.0} heap, {:.0} mapped files; {:.0} before opening); graph backlog {}",
+        engine.len(),
+        opened.as_secs_f64(),
+        model.as_secs_f64(),
+        rss,
+        anon,
+        files,
+        before,
+        engine.graph_backlog()?
+    );
+    if !engine.repairs().is_empty() {
+        println!("repairs: {:?}", engine.repairs());
+    }
+    Ok(engine)
+}
+
 fn open_and_query(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     if !truth_file(dir).exists() {
         let status = std::process::Command::new(std::env::current_exe()?)
@@ -145,24 +192,7 @@ fn open_and_query(n: usize, dir: &Path) -> Result<(), Box<dyn std::error::Error>
     let queries: Queries = serde_json::from_slice(&std::fs::read(queries_file(dir))?)?;
     let truth: Vec<Vec<String>> = serde_json::from_slice(&std::fs::read(truth_file(dir))?)?;
     let rt = tokio::runtime::Runtime::new()?;
-    let (before, _, _) = navigator_eval::synthetic::resident_mib();
-    let t = Instant::now();
-    let engine = open(dir, &rt)?;
-    let opened = t.elapsed();
-    let (rss, anon, files) = navigator_eval::synthetic::resident_mib();
-    println!(
-        "{} items: open {:.2} s; resident {:.0} MiB ({:.0} heap, {:.0} mapped files; {:.0} before opening); graph backlog {}",
-        engine.len(),
-        opened.as_secs_f64(),
-        rss,
-        anon,
-        files,
-        before,
-        engine.graph_backlog()?
-    );
-    if !engine.repairs().is_empty() {
-        println!("repairs: {:?}", engine.repairs());
-    }
+    let engine = opened(dir, &rt)?;
     for mode in [
         SearchMode::Keyword,
         SearchMode::Semantic,

@@ -5,7 +5,8 @@
 //! ([`SearchEngine::with_store`]), `index.redb` — holding the engine's bookkeeping (each item's
 //! key and vector, a copy of the items, the change log the indexes replay), `keyword/`
 //! (tantivy), `chunks.usearch` (HNSW graph over 8-bit codes of every chunk's vector),
-//! `chunks.f32` (the exact vectors the graph's candidates are re-ranked with).
+//! `chunks.f32` (the exact vectors the graph's candidates are re-ranked with), `catalog.snap`
+//! (the in-memory catalog as last saved, `catalog/snapshot.rs`).
 //!
 //! Damage: the store is opened in memory first (`store/probe.rs`) and a store file redb
 //! cannot open is refused with [`Error::Storage`] naming it, left as it was; so is a missing
@@ -19,6 +20,7 @@
 //! bookkeeping item by item and logs every difference as a change, so whatever a crash
 //! interrupted, or the store's other writers did, is replayed into the indexes.
 
+mod catalog;
 mod embed;
 mod helper;
 mod query;
@@ -26,7 +28,7 @@ mod repair;
 mod write;
 
 use crate::blocking::run_blocking;
-use crate::catalog::{Catalog, ItemMeta};
+use crate::catalog::Catalog;
 use crate::config::EngineConfig;
 use crate::keyword::KeywordIndex;
 use crate::opened::{Opened, Repair};
@@ -48,8 +50,13 @@ const STORE_FILE: &str = "store.redb";
 /// The vector files (graph, exact vectors) in an engine directory.
 const VECTOR_FILES: [&str; 2] = ["chunks.usearch", "chunks.f32"];
 /// Everything in an engine directory that is derived from the store: the keyword index's
-/// directory and the vector files.
-const DERIVED: [&str; 3] = ["keyword", VECTOR_FILES[0], VECTOR_FILES[1]];
+/// directory, the vector files and the catalog snapshot.
+const DERIVED: [&str; 4] = [
+    "keyword",
+    VECTOR_FILES[0],
+    VECTOR_FILES[1],
+    crate::catalog::snapshot::FILE,
+];
 
 /// The embedded hybrid search engine over a PARA knowledge base.
 ///
@@ -94,6 +101,8 @@ pub struct Shared {
     config: EngineConfig,
     /// Serialises writers; holds how many vector changes are not yet saved to disk.
     writer: Mutex<usize>,
+    /// What the catalog snapshot on disk holds.
+    snapshot_at: Mutex<catalog::SnapshotAt>,
     /// The indexes rebuilt from the store when the engine opened.
     repairs: Mutex<Vec<Repair>>,
     dir: PathBuf,
@@ -237,7 +246,7 @@ impl SearchEngine {
         for old in ["vectors.usearch", "vectors.f32"] {
             let _ = std::fs::remove_file(dir.join(old));
         }
-        // The three reads are independent (each verifies or decodes its own files): side by
+        // The three loads are independent (each verifies or decodes its own files): side by
         // side, opening a large index takes as long as the slowest of them.
         let (keyword, vectors, catalog) = std::thread::scope(|scope| {
             let keyword = scope.spawn(|| KeywordIndex::open(&dir.join("keyword")));
@@ -248,25 +257,14 @@ impl SearchEngine {
                     config.graph_degree,
                 )
             });
-            // The item count only sizes the maps: a failure to read it shows in the load below.
-            let mut catalog = Catalog::with_capacity(store.len().unwrap_or(0) as usize);
-            let catalog = store
-                .item_facts(
-                    |key, item| Box::new(ItemMeta::from_item(key, item)),
-                    |metas| {
-                        for meta in metas {
-                            catalog.insert_boxed(meta);
-                        }
-                    },
-                )
-                .map(|()| catalog);
+            let catalog = catalog::load(&dir, &store);
             (joined(keyword), joined(vectors), catalog)
         });
         let (keyword, keyword_opened) = keyword?;
         let (mut vectors, vectors_opened) = vectors?;
         vectors.set_rollup(config.chunk_rollup);
         vectors.set_search_beam(config.search_beam);
-        let catalog = catalog?;
+        let (catalog, snapshot_at) = catalog?;
         let helper = config
             .parallel_retrieval
             .then(helper::Helper::start)
@@ -282,6 +280,7 @@ impl SearchEngine {
             embedder,
             config,
             writer: Mutex::new(0),
+            snapshot_at: Mutex::new(snapshot_at),
             repairs: Mutex::new(Vec::new()),
             dir,
         };
@@ -387,7 +386,7 @@ impl SearchEngine {
             tracing::info!(upgraded, "item facts rewritten in the compact form");
         }
         self.keyword.compact()?;
-        self.save_vectors(&mut unsaved)
+        self.save(&mut unsaved)
     }
 
     /// How many keyword index segments a search visits (a diagnostic: see
@@ -516,17 +515,24 @@ impl Shared {
 
     fn flush(&self) -> Result<()> {
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
-        self.save_vectors(&mut unsaved)
+        self.save(&mut unsaved)
     }
 
-    fn save_vectors(&self, unsaved: &mut usize) -> Result<()> {
-        if *unsaved == 0 && !self.vectors.graph_unsaved() {
+    /// Saves what is not saved of the vector index and the catalog snapshot (the caller
+    /// holds the writer lock: `unsaved` is its guard's count), then prunes the change log of
+    /// what every index and the snapshot hold.
+    fn save(&self, unsaved: &mut usize) -> Result<()> {
+        let vectors_due = *unsaved > 0 || self.vectors.graph_unsaved();
+        let seq = self.store.last_seq()?;
+        if vectors_due {
+            self.vectors.save()?;
+            self.store.write_counter(VECTOR_SEQ, seq)?;
+            *unsaved = 0;
+        }
+        self.save_catalog()?;
+        if !vectors_due {
             return Ok(());
         }
-        let seq = self.store.last_seq()?;
-        self.vectors.save()?;
-        self.store.write_counter(VECTOR_SEQ, seq)?;
-        *unsaved = 0;
         let applied = seq.min(self.keyword.applied_seq()?);
         self.store.prune_changes(applied)
     }

@@ -124,7 +124,7 @@ impl SearchEngine {
         }
         *unsaved += changes.len();
         if *unsaved >= (self.len() / 2).max(SAVE_AFTER) {
-            self.save_vectors(&mut unsaved)?;
+            self.save(&mut unsaved)?;
         }
         Ok(())
     }
@@ -223,6 +223,9 @@ impl SearchEngine {
         if let Some(source) = &self.source {
             source.record_access(id).await?;
         }
+        // Under the writer lock: a catalog snapshot written meanwhile must not see the
+        // count in the store but not in the catalog.
+        let _writer = self.writer.lock().map_err(|e| self.lock_err(e))?;
         let item = self.store.bump_access(id)?.ok_or_else(|| {
             Error::Core(navigator_core::Error::NotFound {
                 kind: "item",

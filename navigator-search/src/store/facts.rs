@@ -17,6 +17,7 @@
 //! same); the tag count (`u32`) and each tag. Decoding checks what deserialising an [`Item`]
 //! checks: non-empty id and title, dates in the supported years, known names.
 
+use crate::catalog::ItemMeta;
 use chrono::{DateTime, Datelike, Utc};
 use navigator_core::{Category, Item, ItemType};
 use redb::{ReadableTable, TableDefinition};
@@ -32,38 +33,95 @@ const BINARY: u8 = 2;
 
 /// The stored facts of `item`.
 pub(super) fn encode(item: &Item) -> Vec<u8> {
-    let strings = item.id.len()
-        + item.title.len()
-        + item.parent_id.as_ref().map_or(0, String::len)
-        + item.status.as_ref().map_or(0, String::len)
-        + item.tags.iter().map(String::len).sum::<usize>();
-    let mut out = Vec::with_capacity(80 + strings + 4 * item.tags.len());
+    let mut out = Vec::new();
+    write(
+        &mut out,
+        &Fields {
+            item_type: item.item_type,
+            category: item.category,
+            created_at: &item.created_at,
+            updated_at: &item.updated_at,
+            archived_at: item.archived_at.as_ref(),
+            access_count: item.access_count,
+            id: &item.id,
+            title: &item.title,
+            parent_id: item.parent_id.as_deref(),
+            status: item.status.as_deref(),
+            tags: &item.tags,
+        },
+    );
+    out
+}
+
+/// A catalog record's facts, appended to `out` in the form [`encode`] writes (without an
+/// archive date: the catalog keeps none); what the catalog snapshot holds per item.
+pub(crate) fn encode_meta(meta: &ItemMeta, out: &mut Vec<u8>) {
+    write(
+        out,
+        &Fields {
+            item_type: meta.item_type,
+            category: meta.category,
+            created_at: &meta.created_at,
+            updated_at: &meta.updated_at,
+            archived_at: None,
+            access_count: meta.access_count,
+            id: &meta.id,
+            title: &meta.title,
+            parent_id: meta.parent_id.as_deref(),
+            status: meta.status.as_deref(),
+            tags: &meta.tags,
+        },
+    )
+}
+
+/// The fields the binary form holds, borrowed from an item or a catalog record.
+struct Fields<'a> {
+    item_type: ItemType,
+    category: Category,
+    created_at: &'a DateTime<Utc>,
+    updated_at: &'a DateTime<Utc>,
+    archived_at: Option<&'a DateTime<Utc>>,
+    access_count: u64,
+    id: &'a str,
+    title: &'a str,
+    parent_id: Option<&'a str>,
+    status: Option<&'a str>,
+    tags: &'a [String],
+}
+
+/// Appends the binary form of `f` to `out`.
+fn write(out: &mut Vec<u8>, f: &Fields<'_>) {
+    let strings = f.id.len()
+        + f.title.len()
+        + f.parent_id.map_or(0, str::len)
+        + f.status.map_or(0, str::len)
+        + f.tags.iter().map(String::len).sum::<usize>();
+    out.reserve(80 + strings + 4 * f.tags.len());
     out.push(BINARY);
-    for name in [item.item_type.as_str(), item.category.as_str()] {
+    for name in [f.item_type.as_str(), f.category.as_str()] {
         // Names are short ASCII words.
         out.push(name.len() as u8);
         out.extend_from_slice(name.as_bytes());
     }
-    put_date(&mut out, &item.created_at);
-    put_date(&mut out, &item.updated_at);
-    out.push(u8::from(item.archived_at.is_some()));
-    if let Some(at) = &item.archived_at {
-        put_date(&mut out, at);
+    put_date(out, f.created_at);
+    put_date(out, f.updated_at);
+    out.push(u8::from(f.archived_at.is_some()));
+    if let Some(at) = f.archived_at {
+        put_date(out, at);
     }
-    out.extend_from_slice(&item.access_count.to_le_bytes());
-    put_str(&mut out, &item.id);
-    put_str(&mut out, &item.title);
-    for s in [&item.parent_id, &item.status] {
+    out.extend_from_slice(&f.access_count.to_le_bytes());
+    put_str(out, f.id);
+    put_str(out, f.title);
+    for s in [f.parent_id, f.status] {
         out.push(u8::from(s.is_some()));
         if let Some(s) = s {
-            put_str(&mut out, s);
+            put_str(out, s);
         }
     }
-    out.extend_from_slice(&(item.tags.len() as u32).to_le_bytes());
-    for tag in &item.tags {
-        put_str(&mut out, tag);
+    out.extend_from_slice(&(f.tags.len() as u32).to_le_bytes());
+    for tag in f.tags {
+        put_str(out, tag);
     }
-    out
 }
 
 fn put_date(out: &mut Vec<u8>, at: &DateTime<Utc>) {
@@ -78,13 +136,63 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 /// The item the stored facts describe, with an empty body and no metadata; why not when the
 /// bytes are not facts this or an earlier version wrote.
-pub(super) fn decode(bytes: &[u8]) -> Result<Item, String> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<Item, String> {
     match bytes.first() {
         Some(&BINARY) => Reader { bytes, at: 1 }.item(),
         Some(b'{') => serde_json::from_slice(bytes).map_err(|e| e.to_string()),
         Some(b) => Err(format!("unknown facts format {b}")),
         None => Err("empty facts".into()),
     }
+}
+
+/// Rows of facts decoded on every core: `bytes` holds the rows end to end, `ends` each row's
+/// key and end offset in `bytes`, the first row starting at `start`; each decoded row goes
+/// through `map`. `meanwhile` runs on
+/// the calling thread while the others decode (the caller hands on the batch before). The
+/// first row that does not decode is the error, with its key.
+pub(crate) fn decode_batch<T: Send>(
+    bytes: &[u8],
+    ends: &[(u64, usize)],
+    start: usize,
+    map: &(impl Fn(u64, Item) -> T + Sync),
+    meanwhile: impl FnOnce(),
+) -> Result<Vec<T>, (u64, String)> {
+    let decode = |part: &[(u64, usize)], start: usize| -> Result<Vec<T>, (u64, String)> {
+        let mut from = start;
+        part.iter()
+            .map(|&(key, end)| {
+                let row = bytes
+                    .get(from..end)
+                    .ok_or((key, "row out of bounds".to_string()))?;
+                let item = decode(row).map_err(|e| (key, e))?;
+                from = end;
+                Ok(map(key, item))
+            })
+            .collect()
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per = ends.len().div_ceil(threads).max(1);
+    let parts: Vec<Result<Vec<T>, (u64, String)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ends
+            .chunks(per)
+            .enumerate()
+            .map(|(i, part)| {
+                let start = if i == 0 { start } else { ends[i * per - 1].1 };
+                let decode = &decode;
+                scope.spawn(move || decode(part, start))
+            })
+            .collect();
+        meanwhile();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(ends.len());
+    for part in parts {
+        out.extend(part?);
+    }
+    Ok(out)
 }
 
 /// A bounds-checked cursor over binary facts.

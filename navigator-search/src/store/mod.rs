@@ -7,11 +7,14 @@
 //! the last sequence number it has applied; on open the engine replays the log past that number,
 //! which repairs any divergence left by a crash between the store commit and the index writes.
 
+mod catalog_log;
 mod conversations;
 mod facts;
 mod probe;
 mod service;
 
+pub(crate) use catalog_log::Stamp;
+pub(crate) use facts::{decode_batch as decode_facts_batch, encode_meta as encode_facts_of};
 pub(crate) use probe::Damage;
 mod vectors;
 
@@ -38,7 +41,7 @@ const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 const NEXT_KEY: &str = "next_key";
 const NEXT_SEQ: &str = "next_seq";
 /// Facts decoded per batch when the catalog loads.
-const FACTS_BATCH: usize = 65_536;
+pub(crate) const FACTS_BATCH: usize = 65_536;
 
 /// The positions in `items` that survive "the last write of an id wins" within one batch, in
 /// order (indexing a duplicate twice would leave two documents for one item).
@@ -411,7 +414,6 @@ impl RedbStore {
         if !whole {
             self.rebuild_facts()?;
         }
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let txn = self.db.begin_read().map_err(|e| self.err(e))?;
         let t = txn.open_table(facts::FACTS).map_err(|e| self.err(e))?;
         let mut rows = t.iter().map_err(|e| self.err(e))?;
@@ -430,38 +432,10 @@ impl RedbStore {
                 sink(decoded);
                 return Ok(());
             }
-            let decode = |part: &[(u64, usize)], start: usize| -> Result<Vec<T>> {
-                let mut from = start;
-                part.iter()
-                    .map(|&(key, end)| {
-                        let item = facts::decode(&bytes[from..end])
-                            .map_err(|e| self.corrupt("facts", &key.to_string(), e))?;
-                        from = end;
-                        Ok(map(key, item))
-                    })
-                    .collect()
-            };
-            let per = ends.len().div_ceil(threads.max(1));
-            let parts: Vec<Result<Vec<T>>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = ends
-                    .chunks(per)
-                    .enumerate()
-                    .map(|(i, part)| {
-                        let start = if i == 0 { 0 } else { ends[i * per - 1].1 };
-                        let decode = &decode;
-                        scope.spawn(move || decode(part, start))
-                    })
-                    .collect();
-                // The batch before goes to the sink while this one is decoded.
-                sink(std::mem::take(&mut decoded));
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                    .collect()
-            });
-            for part in parts {
-                decoded.extend(part?);
-            }
+            // The batch before goes to the sink while this one is decoded.
+            let before = std::mem::take(&mut decoded);
+            decoded = facts::decode_batch(&bytes, &ends, 0, &map, || sink(before))
+                .map_err(|(key, e)| self.corrupt("facts", &key.to_string(), e))?;
         }
     }
 
@@ -530,9 +504,15 @@ impl RedbStore {
         Ok(out)
     }
 
-    /// Drops change-log entries every index has applied (`seq` and before).
+    /// Drops change-log entries every index has applied (`seq` and before), keeping those
+    /// after the catalog snapshot's stamp (the next open applies them to it).
     pub(crate) fn prune_changes(&self, seq: u64) -> Result<()> {
         let txn = self.db.begin_write().map_err(|e| self.err(e))?;
+        let floor = {
+            let counters = txn.open_table(COUNTERS).map_err(|e| self.err(e))?;
+            Self::snapshot_floor(&counters).map_err(|e| self.err(e))?
+        };
+        let seq = floor.map_or(seq, |f| f.min(seq));
         let all = {
             let mut t = txn.open_table(CHANGES).map_err(|e| self.err(e))?;
             let last = t.last().map_err(|e| self.err(e))?.map(|(k, _)| k.value());
@@ -612,7 +592,8 @@ impl RedbStore {
     }
 
     /// Adds one to an item's access count; the updated item, `None` for an unknown id.
-    /// Not logged as a change: access counts feed ranking, not the indexes.
+    /// Not logged as a change (access counts feed ranking, not the indexes) but in the access
+    /// log, which the catalog snapshot is brought up to date from.
     pub(crate) fn bump_access(&self, id: &str) -> Result<Option<Item>> {
         let txn = self.db.begin_write().map_err(|e| self.err(e))?;
         let item = {
@@ -635,6 +616,7 @@ impl RedbStore {
                 .map_err(|e| self.err(e))?
                 .map(|g| g.value());
             if let Some(key) = key {
+                catalog_log::log_access(&txn, key).map_err(|e| self.err(e))?;
                 let item_facts = facts::encode(&item);
                 txn.open_table(facts::FACTS)
                     .map_err(|e| self.err(e))?
@@ -685,6 +667,7 @@ fn create_tables(db: &Database) -> std::result::Result<(), Box<redb::Error>> {
         txn.open_table(CONVERSATIONS).map(drop),
         txn.open_table(META).map(drop),
         txn.open_table(facts::FACTS).map(drop),
+        txn.open_table(catalog_log::ACCESS_LOG).map(drop),
     ] {
         result.map_err(|e| Box::new(e.into()))?;
     }

@@ -162,10 +162,18 @@ fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
         )
     };
     let exact_file = exact_path(path);
-    let (exact, sum) = ExactVectors::load(&exact_file, dims)
-        .map_err(|why| format!("{}: {why}", name(&exact_file)))?;
-    let read_sum =
-        file_sum(path, false).map_err(|e| format!("{}: cannot be read: {e}", name(path)))?;
+    // Both files are read whole to verify them: side by side, a cold open waits for the
+    // disk once rather than for one file after the other.
+    let (exact, read_sum) = std::thread::scope(|scope| {
+        let graph_sum = scope.spawn(|| file_sum(path, false));
+        let exact = ExactVectors::load(&exact_file, dims);
+        let graph_sum = graph_sum
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (exact, graph_sum)
+    });
+    let (exact, sum) = exact.map_err(|why| format!("{}: {why}", name(&exact_file)))?;
+    let read_sum = read_sum.map_err(|e| format!("{}: cannot be read: {e}", name(path)))?;
     if read_sum != sum {
         return Err(format!(
             "{}: {} bytes that do not match the length ({}) and checksum {} records",

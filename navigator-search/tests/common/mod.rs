@@ -180,3 +180,30 @@ pub fn last_ack(lines: &[String], run: u64) -> usize {
         .max()
         .unwrap_or(0)
 }
+
+/// Every file under `dir`, relative to it (lock files excluded: they hold no data).
+pub fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if !path.to_string_lossy().ends_with(".lock") {
+                out.push(path.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Copies every file under `from` (lock files excluded) to the same place under `to`.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    for rel in files(from) {
+        let target = to.join(&rel);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(from.join(&rel), target).unwrap();
+    }
+}

@@ -7,6 +7,8 @@
 //! held once: one boxed record per key, and the id and title lookups are tables of keys
 //! hashed by the record's own strings rather than second copies of them.
 
+pub(crate) mod snapshot;
+
 use crate::filter::Filter;
 use chrono::{DateTime, Utc};
 use navigator_core::{Category, Item, ItemType};
@@ -46,6 +48,24 @@ impl ItemMeta {
             item_type: item.item_type,
             status: item.status,
             parent_id: item.parent_id,
+            created_at: item.created_at,
+            updated_at: item.updated_at,
+            access_count: item.access_count,
+        }
+    }
+
+    /// The record of facts whose tags are normalised already (read back from a catalog
+    /// snapshot): normalising is not idempotent for every tag (`"# #x"`).
+    pub(crate) fn from_normalized(key: u64, item: Item) -> Self {
+        Self {
+            key,
+            id: item.id,
+            title: item.title,
+            category: item.category,
+            item_type: item.item_type,
+            status: item.status,
+            parent_id: item.parent_id,
+            tags: item.tags,
             created_at: item.created_at,
             updated_at: item.updated_at,
             access_count: item.access_count,
@@ -322,6 +342,11 @@ impl Catalog {
         if let Some(m) = self.by_key.get_mut(&key) {
             m.access_count = count;
         }
+    }
+
+    /// Every record, in no particular order.
+    pub(crate) fn records(&self) -> impl Iterator<Item = &ItemMeta> {
+        self.by_key.values().map(|m| &**m)
     }
 
     /// Every title.
