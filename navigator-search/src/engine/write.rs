@@ -223,8 +223,14 @@ impl SearchEngine {
         if let Some(source) = &self.source {
             source.record_access(id).await?;
         }
-        // Under the writer lock: a catalog snapshot written meanwhile must not see the
-        // count in the store but not in the catalog.
+        let id = id.to_string();
+        self.blocking(move |engine| engine.count_access(&id)).await
+    }
+
+    /// Adds one to the item's access count in the store and the catalog (blocking); the new
+    /// count. Under the writer lock: a catalog snapshot written meanwhile must not see the
+    /// count in the store but not in the catalog.
+    fn count_access(&self, id: &str) -> Result<u64> {
         let _writer = self.writer.lock().map_err(|e| self.lock_err(e))?;
         let item = self.store.bump_access(id)?.ok_or_else(|| {
             Error::Core(navigator_core::Error::NotFound {
