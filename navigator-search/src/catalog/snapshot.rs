@@ -18,7 +18,7 @@
 //! each); the CRC-32 of everything before it.
 
 use super::{Catalog, ItemMeta};
-use crate::store::{RedbStore, Stamp, FACTS_BATCH};
+use crate::store::{FactFields, RedbStore, Stamp, FACTS_BATCH};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -55,7 +55,7 @@ pub(crate) fn write(dir: &Path, catalog: &Catalog, stamp: Stamp) -> std::io::Res
     let mut row = Vec::with_capacity(256);
     for meta in catalog.records() {
         row.clear();
-        crate::store::encode_facts_of(meta, &mut row);
+        crate::store::encode_facts(&mut row, &fields(meta));
         out.put(&row)?;
         facts_len += row.len() as u64;
         index.extend_from_slice(&meta.key.to_le_bytes());
@@ -70,8 +70,28 @@ pub(crate) fn write(dir: &Path, catalog: &Catalog, stamp: Stamp) -> std::io::Res
     file.sync_all()?;
     drop(file);
     std::fs::rename(&tmp, dir.join(FILE))?;
-    // The rename itself must reach the disk before the store names the new token.
-    File::open(dir)?.sync_all()
+    // The rename itself must reach the disk before the store names the new token (a
+    // directory is synced through a handle on Unix; Windows has no such handle).
+    #[cfg(unix)]
+    File::open(dir)?.sync_all()?;
+    Ok(())
+}
+
+/// A record's facts in the store's binary form (the catalog keeps no archive date).
+fn fields(meta: &ItemMeta) -> FactFields<'_> {
+    FactFields {
+        item_type: meta.item_type,
+        category: meta.category,
+        created_at: &meta.created_at,
+        updated_at: &meta.updated_at,
+        archived_at: None,
+        access_count: meta.access_count,
+        id: &meta.id,
+        title: &meta.title,
+        parent_id: meta.parent_id.as_deref(),
+        status: meta.status.as_deref(),
+        tags: &meta.tags,
+    }
 }
 
 /// A writer that checksums what goes through it.

@@ -17,7 +17,6 @@
 //! same); the tag count (`u32`) and each tag. Decoding checks what deserialising an [`Item`]
 //! checks: non-empty id and title, dates in the supported years, known names.
 
-use crate::catalog::ItemMeta;
 use chrono::{DateTime, Datelike, Utc};
 use navigator_core::{Category, Item, ItemType};
 use redb::{ReadableTable, TableDefinition};
@@ -53,44 +52,24 @@ pub(super) fn encode(item: &Item) -> Vec<u8> {
     out
 }
 
-/// A catalog record's facts, appended to `out` in the form [`encode`] writes (without an
-/// archive date: the catalog keeps none); what the catalog snapshot holds per item.
-pub(crate) fn encode_meta(meta: &ItemMeta, out: &mut Vec<u8>) {
-    write(
-        out,
-        &Fields {
-            item_type: meta.item_type,
-            category: meta.category,
-            created_at: &meta.created_at,
-            updated_at: &meta.updated_at,
-            archived_at: None,
-            access_count: meta.access_count,
-            id: &meta.id,
-            title: &meta.title,
-            parent_id: meta.parent_id.as_deref(),
-            status: meta.status.as_deref(),
-            tags: &meta.tags,
-        },
-    )
+/// The fields the binary form holds, borrowed from an item or from a record of the engine's
+/// catalog (whose snapshot stores its records in this form).
+pub(crate) struct Fields<'a> {
+    pub(crate) item_type: ItemType,
+    pub(crate) category: Category,
+    pub(crate) created_at: &'a DateTime<Utc>,
+    pub(crate) updated_at: &'a DateTime<Utc>,
+    pub(crate) archived_at: Option<&'a DateTime<Utc>>,
+    pub(crate) access_count: u64,
+    pub(crate) id: &'a str,
+    pub(crate) title: &'a str,
+    pub(crate) parent_id: Option<&'a str>,
+    pub(crate) status: Option<&'a str>,
+    pub(crate) tags: &'a [String],
 }
 
-/// The fields the binary form holds, borrowed from an item or a catalog record.
-struct Fields<'a> {
-    item_type: ItemType,
-    category: Category,
-    created_at: &'a DateTime<Utc>,
-    updated_at: &'a DateTime<Utc>,
-    archived_at: Option<&'a DateTime<Utc>>,
-    access_count: u64,
-    id: &'a str,
-    title: &'a str,
-    parent_id: Option<&'a str>,
-    status: Option<&'a str>,
-    tags: &'a [String],
-}
-
-/// Appends the binary form of `f` to `out`.
-fn write(out: &mut Vec<u8>, f: &Fields<'_>) {
+/// Appends the binary form of `f` to `out`: what [`decode`] reads back.
+pub(crate) fn write(out: &mut Vec<u8>, f: &Fields<'_>) {
     let strings = f.id.len()
         + f.title.len()
         + f.parent_id.map_or(0, str::len)

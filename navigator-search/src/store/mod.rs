@@ -14,7 +14,9 @@ mod probe;
 mod service;
 
 pub(crate) use catalog_log::Stamp;
-pub(crate) use facts::{decode_batch as decode_facts_batch, encode_meta as encode_facts_of};
+pub(crate) use facts::{
+    decode_batch as decode_facts_batch, write as encode_facts, Fields as FactFields,
+};
 pub(crate) use probe::Damage;
 mod vectors;
 
