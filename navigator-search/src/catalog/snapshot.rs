@@ -4,7 +4,8 @@
 //! was 5.4 s of a cold open, against a sequential read of about 100 MB here.
 //!
 //! The engine writes the snapshot when it saves its vector index (periodically while writing,
-//! on [`flush`](crate::SearchEngine::flush), on close) and records its stamp in the store
+//! on [`flush`](crate::SearchEngine::flush), on close; and on an open of a large index that
+//! could not use it) and records its stamp in the store
 //! ([`Stamp`]). Opening trusts the file only when its checksum holds and the store names its
 //! token, then applies the changes the store logged after it (writes, removals, access counts):
 //! a process killed after writing still opens from the snapshot. Anything else — no file, a

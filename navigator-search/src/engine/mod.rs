@@ -229,6 +229,9 @@ impl SearchEngine {
             engine.record(repair);
         }
         engine.repair(keyword, vectors).await?;
+        engine
+            .blocking(|engine| engine.snapshot_if_missing(catalog::SNAPSHOT_AT_OPEN))
+            .await?;
         Ok(engine)
     }
 
