@@ -102,6 +102,8 @@ mod retrieval;
 mod snippet;
 #[cfg(feature = "engine")]
 mod store;
+#[cfg(all(test, feature = "engine"))]
+mod test_embedder;
 pub mod toc;
 #[cfg(feature = "engine")]
 mod vector;

@@ -35,23 +35,11 @@ pub(crate) struct ItemMeta {
 impl ItemMeta {
     /// The facts of `item` (taken, not copied).
     pub(crate) fn from_item(key: u64, item: Item) -> Self {
-        Self {
-            key,
-            tags: item
-                .tags
-                .iter()
-                .map(|t| navigator_core::TagFilter::normalize(t))
-                .collect(),
-            id: item.id,
-            title: item.title,
-            category: item.category,
-            item_type: item.item_type,
-            status: item.status,
-            parent_id: item.parent_id,
-            created_at: item.created_at,
-            updated_at: item.updated_at,
-            access_count: item.access_count,
+        let mut meta = Self::from_normalized(key, item);
+        for tag in &mut meta.tags {
+            *tag = navigator_core::TagFilter::normalize(tag);
         }
+        meta
     }
 
     /// The record of facts whose tags are normalised already (read back from a catalog

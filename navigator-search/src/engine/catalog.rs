@@ -133,25 +133,10 @@ impl Shared {
 #[cfg(test)]
 mod tests {
     use crate::catalog::snapshot;
+    use crate::test_embedder::Fixed;
     use crate::{EngineConfig, SearchEngine};
     use navigator_core::{Item, ItemType};
     use std::sync::Arc;
-
-    /// Three-dimensional vectors, the same for every text: the catalog is what is tested.
-    struct Fixed;
-
-    #[async_trait::async_trait]
-    impl navigator_core::Embedder for Fixed {
-        fn model_id(&self) -> &str {
-            "fixed"
-        }
-        fn dimensions(&self) -> usize {
-            3
-        }
-        async fn embed(&self, texts: &[&str]) -> navigator_core::Result<Vec<Vec<f32>>> {
-            Ok(vec![vec![0.0, 0.0, 1.0]; texts.len()])
-        }
-    }
 
     async fn open(dir: &std::path::Path) -> SearchEngine {
         SearchEngine::open_with(dir, Arc::new(Fixed), EngineConfig::default())

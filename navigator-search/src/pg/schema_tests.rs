@@ -7,23 +7,8 @@ use crate::{EngineConfig, FixedClock};
 use navigator_core::{Item, ItemType, SearchMode, SearchRequest};
 use pgvector::Vector;
 use std::sync::Arc;
-
-/// Three-dimensional vectors: what the migrated items were written with, and `[0, 0, 1]`
-/// for anything embedded later.
-struct Fixed;
-
-#[async_trait::async_trait]
-impl navigator_core::Embedder for Fixed {
-    fn model_id(&self) -> &str {
-        "fixed"
-    }
-    fn dimensions(&self) -> usize {
-        3
-    }
-    async fn embed(&self, texts: &[&str]) -> navigator_core::Result<Vec<Vec<f32>>> {
-        Ok(vec![vec![0.0, 0.0, 1.0]; texts.len()])
-    }
-}
+// Anything embedded during these tests gets `[0, 0, 1]`.
+use crate::test_embedder::Fixed;
 
 /// The server's URL; `None` (the test skips, saying so) when none is set outside CI.
 fn url() -> Option<String> {
