@@ -525,19 +525,23 @@ impl Shared {
     /// holds the writer lock: `unsaved` is its guard's count), then prunes the change log of
     /// what every index and the snapshot hold.
     fn save(&self, unsaved: &mut usize) -> Result<()> {
-        let vectors_due = *unsaved > 0 || self.vectors.graph_unsaved();
-        let seq = self.store.last_seq()?;
-        if vectors_due {
+        let vectors_saved_at = if *unsaved > 0 || self.vectors.graph_unsaved() {
+            let seq = self.store.last_seq()?;
             self.vectors.save()?;
             self.store.write_counter(VECTOR_SEQ, seq)?;
             *unsaved = 0;
-        }
+            Some(seq)
+        } else {
+            None
+        };
         self.save_catalog()?;
-        if !vectors_due {
-            return Ok(());
+        match vectors_saved_at {
+            Some(seq) => {
+                let applied = seq.min(self.keyword.applied_seq()?);
+                self.store.prune_changes(applied)
+            }
+            None => Ok(()),
         }
-        let applied = seq.min(self.keyword.applied_seq()?);
-        self.store.prune_changes(applied)
     }
 }
 
