@@ -5,7 +5,7 @@
 //! same data on every run.
 
 use navigator_core::{Embedder, Item, ItemType};
-use navigator_search::{EngineConfig, FixedClock, SearchEngine};
+use navigator_search::{EngineConfig, FixedClock, SearchEngine, VectorReads};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -189,8 +189,10 @@ pub fn recall(got: &[(String, f32)], truth: &[String]) -> f64 {
 
 /// Opens (or creates) an engine in `dir` as the benchmarks over this corpus do: with
 /// `embedder` (the corpus's vectors are precomputed, so it embeds nothing), a clock fixed
-/// after the corpus's dates, so recency scores the same on every run, and the graph degree `NAV_GRAPH_DEGREE` names when set (the default otherwise; it
-/// matters only when the index is created).
+/// after the corpus's dates, so recency scores the same on every run, the graph degree
+/// `NAV_GRAPH_DEGREE` names when set (the default otherwise; it matters only when the index is
+/// created), and positioned reads of the exact vectors when `NAV_VECTOR_READS=positioned`
+/// (mapped otherwise).
 pub async fn bench_engine(
     dir: &Path,
     embedder: Arc<dyn Embedder>,
@@ -203,12 +205,17 @@ pub async fn bench_engine(
         .ok()
         .and_then(|d| d.parse().ok())
         .unwrap_or(defaults.graph_degree);
+    let vector_reads = match std::env::var("NAV_VECTOR_READS").as_deref() {
+        Ok("positioned") => VectorReads::Positioned,
+        _ => VectorReads::Mapped,
+    };
     SearchEngine::open_with(
         dir,
         embedder,
         EngineConfig {
             clock,
             graph_degree,
+            vector_reads,
             ..defaults
         },
     )

@@ -59,6 +59,29 @@ pub struct EngineConfig {
     /// index is created or rebuilt from nothing; a saved graph keeps the degree it was built
     /// with.
     pub graph_degree: usize,
+    /// How searches read the saved exact vectors that re-rank the graph's candidates:
+    /// mapped (the default, fastest) or one positioned read each, which keeps them out of the
+    /// process's resident memory. Read when the engine opens.
+    pub vector_reads: VectorReads,
+}
+
+/// How searches read the exact vectors of an index's saved table (`chunks.f32`, 1.5 GB at a
+/// million 384-d vectors), which re-rank every walk's candidates. Vectors written since the
+/// last open are in memory either way. Measured at a million items in docs/benchmarks.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VectorReads {
+    /// The table is memory-mapped (on Unix; elsewhere it is read into memory when the
+    /// engine opens) and a search uses the vectors where they are. Fastest. The pages a
+    /// search touches stay mapped and count in the process's resident size: after a few
+    /// thousand searches of a million-item index, most of the table. They are clean file
+    /// pages, which the kernel takes back under memory pressure.
+    #[default]
+    Mapped,
+    /// Each vector a search re-ranks is copied out of the file by a positioned read
+    /// (`pread`): the process's resident size stays at its heap and the graph, whatever
+    /// the number of searches, for a system call per candidate (the operating system's page
+    /// cache still serves the reads).
+    Positioned,
 }
 
 /// How a chunked item's similarity to a query comes from its chunks' similarities (an item
@@ -106,6 +129,7 @@ impl Default for EngineConfig {
             chunk_rollup: ChunkRollup::Max,
             search_beam: 320,
             graph_degree: DEFAULT_GRAPH_DEGREE,
+            vector_reads: VectorReads::Mapped,
         }
     }
 }

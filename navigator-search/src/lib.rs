@@ -114,7 +114,7 @@ pub use agent::{NavigatorAgent, QueryUnderstanding, UnderstoodQuery, NAVIGATOR_T
 pub use chunk::{text_hash, ChunkVector, ItemVectors};
 pub use clock::{Clock, FixedClock, SystemClock};
 #[cfg(feature = "engine")]
-pub use config::{ChunkRollup, EngineConfig};
+pub use config::{ChunkRollup, EngineConfig, VectorReads};
 #[cfg(feature = "engine")]
 pub use engine::{Progress, SearchEngine};
 pub use error::{Error, Result};

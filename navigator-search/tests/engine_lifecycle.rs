@@ -536,3 +536,86 @@ async fn a_crash_image_opens_with_the_catalog_of_every_write_since_the_last_save
     assert_eq!(answers(&engine).await, live);
     assert!(engine.repairs().is_empty(), "{:?}", engine.repairs());
 }
+
+/// Every hit of a few semantic and hybrid searches over the sample knowledge base, with its
+/// score to six places.
+async fn vector_answers(engine: &SearchEngine) -> Vec<String> {
+    let mut out = Vec::new();
+    for q in [
+        "how do I keep my bread starter alive",
+        "database migration plan",
+        "weekly review habits",
+        "travel packing list",
+    ] {
+        for mode in [SearchMode::Semantic, SearchMode::Hybrid] {
+            let req = SearchRequest::new(q).unwrap().mode(mode);
+            for hit in engine.search(&req).await.unwrap().results {
+                out.push(format!(
+                    "{q} {mode:?}: {} {:.6}",
+                    hit.item_id, hit.relevance_score
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn positioned_vector_reads_answer_exactly_as_mapped_ones_and_keep_later_writes() {
+    use navigator_search::{EngineConfig, VectorReads};
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+            .await
+            .unwrap();
+        engine.bulk_load(&common::kb_items(), |_| {}).await.unwrap();
+    }
+    let with = |reads| EngineConfig {
+        vector_reads: reads,
+        ..config()
+    };
+    let mapped = {
+        let engine = SearchEngine::open_with(dir.path(), embedder(), with(VectorReads::Mapped))
+            .await
+            .unwrap();
+        vector_answers(&engine).await
+    };
+    assert!(mapped.len() > 20, "{mapped:?}");
+    let engine = SearchEngine::open_with(dir.path(), embedder(), with(VectorReads::Positioned))
+        .await
+        .unwrap();
+    assert_eq!(vector_answers(&engine).await, mapped);
+    // A write after opening, saved over the file being read; reopened, both are there.
+    engine
+        .upsert(&[item(
+            "new1",
+            "Sourdough rescue",
+            "Revive a neglected bread starter with fresh flour and warm water.",
+        )])
+        .await
+        .unwrap();
+    engine.flush().unwrap();
+    assert_eq!(
+        top(
+            &engine,
+            "revive a neglected bread starter",
+            SearchMode::Semantic
+        )
+        .await[0],
+        "new1"
+    );
+    drop(engine);
+    let engine = SearchEngine::open_with(dir.path(), embedder(), with(VectorReads::Positioned))
+        .await
+        .unwrap();
+    assert_eq!(engine.len(), common::kb_items().len() + 1);
+    assert_eq!(
+        top(
+            &engine,
+            "revive a neglected bread starter",
+            SearchMode::Semantic
+        )
+        .await[0],
+        "new1"
+    );
+}

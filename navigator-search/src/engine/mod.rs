@@ -254,10 +254,11 @@ impl SearchEngine {
         let (keyword, vectors, catalog) = std::thread::scope(|scope| {
             let keyword = scope.spawn(|| KeywordIndex::open(&dir.join("keyword")));
             let vectors = scope.spawn(|| {
-                VectorIndex::open_with_degree(
+                VectorIndex::open_with(
                     &dir.join(VECTOR_FILES[0]),
                     embedder.dimensions(),
                     config.graph_degree,
+                    config.vector_reads,
                 )
             });
             let catalog = catalog::load(&dir, &store);

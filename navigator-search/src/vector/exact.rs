@@ -15,6 +15,7 @@
 //! graph's bytes against them before handing them to usearch.
 
 use super::kernels::{dot, dot_and_square, inverse_norm, inverse_of_root, prefetch};
+use crate::config::VectorReads;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -52,24 +53,86 @@ enum Slot {
     File(usize),
 }
 
-/// The bytes of a table file the table was read from: mapped on Unix, read elsewhere (a
-/// mapped file cannot be replaced by a rename on Windows).
+/// The table file the table was read from: mapped on Unix, or an open file read one vector at
+/// a time ([`VectorReads::Positioned`]), or read whole where neither is available (a mapped
+/// file cannot be replaced by a rename on Windows).
 enum FileBytes {
     #[cfg(unix)]
     Mapped(memmap2::Mmap),
+    #[cfg(any(unix, windows))]
+    Positioned { file: std::fs::File, len: usize },
     #[cfg_attr(unix, allow(dead_code))]
     Read(Vec<u8>),
 }
 
-impl std::ops::Deref for FileBytes {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
+impl FileBytes {
+    fn len(&self) -> usize {
         match self {
             #[cfg(unix)]
-            FileBytes::Mapped(map) => map,
-            FileBytes::Read(bytes) => bytes,
+            FileBytes::Mapped(map) => map.len(),
+            #[cfg(any(unix, windows))]
+            FileBytes::Positioned { len, .. } => *len,
+            FileBytes::Read(bytes) => bytes.len(),
         }
+    }
+
+    /// The bytes at `at..at + len`: borrowed where the file is in memory, read otherwise;
+    /// `None` outside the file or when the read fails.
+    fn get(&self, at: usize, len: usize) -> Option<Cow<'_, [u8]>> {
+        match self {
+            #[cfg(unix)]
+            FileBytes::Mapped(map) => map.get(at..at.checked_add(len)?).map(Cow::Borrowed),
+            #[cfg(any(unix, windows))]
+            FileBytes::Positioned {
+                file,
+                len: file_len,
+            } => {
+                if at.checked_add(len)? > *file_len {
+                    return None;
+                }
+                let mut buf = vec![0u8; len];
+                match read_exact_at(file, &mut buf, at as u64) {
+                    Ok(()) => Some(Cow::Owned(buf)),
+                    Err(e) => {
+                        tracing::warn!("reading the exact vector table: {e}");
+                        None
+                    }
+                }
+            }
+            FileBytes::Read(bytes) => bytes.get(at..at.checked_add(len)?).map(Cow::Borrowed),
+        }
+    }
+
+    /// Whether reading a range copies it (a positioned read) rather than borrowing it.
+    fn reads_by_copy(&self) -> bool {
+        #[cfg(any(unix, windows))]
+        if let FileBytes::Positioned { .. } = self {
+            return true;
+        }
+        false
+    }
+}
+
+/// Fills `buf` from `file` at `offset` without moving the file's cursor.
+#[cfg(any(unix, windows))]
+fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let (mut done, mut offset) = (0, offset);
+        while done < buf.len() {
+            match std::os::windows::fs::FileExt::seek_read(file, &mut buf[done..], offset)? {
+                0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                n => {
+                    done += n;
+                    offset += n as u64;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -205,9 +268,12 @@ impl ExactVectors {
             Slot::Memory(slot) => {
                 prefetch(self.data[slot * self.dims..].as_ptr().cast(), 4 * self.dims)
             }
+            // A positioned read is a copy made when the vector is scored: nothing to hint.
             Slot::File(entry) => {
-                if let Some(bytes) = self.file_entry(entry) {
-                    prefetch(bytes.as_ptr(), bytes.len());
+                if self.file.as_ref().is_some_and(|f| !f.reads_by_copy()) {
+                    if let Some(bytes) = self.file_entry(entry) {
+                        prefetch(bytes.as_ptr(), bytes.len());
+                    }
                 }
             }
         }
@@ -240,31 +306,78 @@ impl ExactVectors {
     }
 
     /// The bytes of entry `entry` of the file (key, then the vector).
-    fn file_entry(&self, entry: usize) -> Option<&[u8]> {
+    fn file_entry(&self, entry: usize) -> Option<Cow<'_, [u8]>> {
         let len = 8 + 4 * self.dims;
-        let at = HEADER + entry * len;
-        self.file.as_deref()?.get(at..at + len)
+        self.file.as_ref()?.get(HEADER + entry * len, len)
     }
 
-    /// The vector of entry `entry` of the file: borrowed where the bytes are aligned
-    /// little-endian f32 (a mapped file: the header and each key are multiples of 4 bytes),
-    /// decoded otherwise.
+    /// The vector of entry `entry` of the file: borrowed where the bytes are in memory as
+    /// aligned little-endian f32 (a mapped file: the header and each key are multiples of 4
+    /// bytes), decoded otherwise.
     fn file_vector(&self, entry: usize) -> Option<Cow<'_, [f32]>> {
-        let bytes = &self.file_entry(entry)?[8..];
-        if cfg!(target_endian = "little") {
-            // SAFETY: every bit pattern is a valid f32; `align_to` only yields the aligned
-            // middle, used only when it covers the whole vector.
-            let (head, floats, tail) = unsafe { bytes.align_to::<f32>() };
-            if head.is_empty() && tail.is_empty() {
-                return Some(Cow::Borrowed(floats));
-            }
-        }
-        Some(Cow::Owned(
+        let len = 4 * self.dims;
+        let bytes = self
+            .file
+            .as_ref()?
+            .get(HEADER + entry * (8 + len) + 8, len)?;
+        let decode = |bytes: &[u8]| -> Vec<f32> {
             bytes
                 .chunks_exact(4)
                 .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
-        ))
+                .collect()
+        };
+        match bytes {
+            Cow::Borrowed(bytes) => {
+                if cfg!(target_endian = "little") {
+                    // SAFETY: every bit pattern is a valid f32; `align_to` only yields the
+                    // aligned middle, used only when it covers the whole vector.
+                    let (head, floats, tail) = unsafe { bytes.align_to::<f32>() };
+                    if head.is_empty() && tail.is_empty() {
+                        return Some(Cow::Borrowed(floats));
+                    }
+                }
+                Some(Cow::Owned(decode(bytes)))
+            }
+            Cow::Owned(bytes) => Some(Cow::Owned(decode(&bytes))),
+        }
+    }
+
+    /// Calls `f` with the bytes of each of `entries` (ascending) of the file, in order; a
+    /// file read by position is read a block of neighbouring entries at a time.
+    fn for_each_file_entry(
+        &self,
+        entries: &[usize],
+        mut f: impl FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let Some(file) = self.file.as_ref() else {
+            return match entries.first() {
+                Some(entry) => Err(outside(*entry)),
+                None => Ok(()),
+            };
+        };
+        let len = 8 + 4 * self.dims;
+        let per_block = ((1 << 20) / len).max(1);
+        let mut rest = entries;
+        while let Some(&first) = rest.first() {
+            // A run of entries within one block of the file, read (or borrowed) at once.
+            let run = if file.reads_by_copy() {
+                rest.partition_point(|&e| e < first.saturating_add(per_block))
+            } else {
+                rest.len()
+            };
+            let (now, later) = rest.split_at(run);
+            let last = *now.last().unwrap_or(&first);
+            let span = (last - first + 1) * len;
+            let block = file
+                .get(HEADER + first * len, span)
+                .ok_or_else(|| outside(last))?;
+            for &entry in now {
+                let at = (entry - first) * len;
+                f(&block[at..at + len])?;
+            }
+            rest = later;
+        }
+        Ok(())
     }
 
     /// Writes the table, with the sum of the graph it belongs to, to `path` and flushes it
@@ -292,13 +405,10 @@ impl ExactVectors {
             })
             .collect();
         from_file.sort_unstable();
-        for entry in from_file {
-            let bytes = self.file_entry(entry).ok_or_else(|| {
-                std::io::Error::other(format!("entry {entry} is outside the table's file"))
-            })?;
+        self.for_each_file_entry(&from_file, |bytes| {
             crc.update(bytes);
-            out.write_all(bytes)?;
-        }
+            out.write_all(bytes)
+        })?;
         for (slot, key) in self.keys.iter().enumerate() {
             let Some(key) = key else { continue };
             buf.clear();
@@ -316,9 +426,13 @@ impl ExactVectors {
 
     /// Reads a table written by [`Self::save`] and the sum of its graph; why not when the
     /// file is missing, torn, damaged (its checksum), of another format or of another width.
-    /// The file is read once to verify it and collect its keys, then mapped (on Unix): its
-    /// vectors are not copied.
-    pub(super) fn load(path: &Path, dims: usize) -> Result<(Self, GraphSum), String> {
+    /// The file is read once to verify it and collect its keys, then kept open as `reads`
+    /// says: its vectors are not copied.
+    pub(super) fn load(
+        path: &Path,
+        dims: usize,
+        reads: VectorReads,
+    ) -> Result<(Self, GraphSum), String> {
         let mut file = std::fs::File::open(path).map_err(|e| format!("cannot be read: {e}"))?;
         let io = |e: std::io::Error| format!("cannot be read: {e}");
         let file_len = file.metadata().map_err(io)?.len();
@@ -383,8 +497,8 @@ impl ExactVectors {
         };
         let mut table = Self::new(dims);
         if count > 0 {
-            table.file = Some(file_bytes(&mut file).map_err(io)?);
-            if table.file.as_deref().map(<[u8]>::len) != Some(expected) {
+            table.file = Some(file_bytes(file, reads).map_err(io)?);
+            if table.file.as_ref().map(FileBytes::len) != Some(expected) {
                 return Err("changed while it was read".into());
             }
         }
@@ -405,15 +519,21 @@ fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize
     Ok(got)
 }
 
-/// The whole of `file`: mapped on Unix (the engine replaces the file only by renaming a new
-/// one over it, which leaves a mapping of the old one intact), read elsewhere.
-fn file_bytes(file: &mut std::fs::File) -> std::io::Result<FileBytes> {
+/// `file` kept for reading its vectors: mapped on Unix (the engine replaces the file only by
+/// renaming a new one over it, which leaves a mapping or an open file of the old one intact)
+/// or kept open for positioned reads, as `reads` says; read whole where neither is available.
+fn file_bytes(file: std::fs::File, reads: VectorReads) -> std::io::Result<FileBytes> {
+    #[cfg(any(unix, windows))]
+    if reads == VectorReads::Positioned {
+        let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+        return Ok(FileBytes::Positioned { file, len });
+    }
     #[cfg(unix)]
     {
         // SAFETY: the engine never writes to or truncates a table file in place: a new table
         // is written to a temporary file and renamed over the old one, so the mapped bytes
         // stay as they were verified for as long as the mapping lives.
-        let map = unsafe { memmap2::Mmap::map(&*file)? };
+        let map = unsafe { memmap2::Mmap::map(&file)? };
         // Vectors are read one at a time at random places (the candidates of a query): no
         // read-ahead, which would make resident the neighbours of every vector touched.
         map.advise(memmap2::Advice::Random)?;
@@ -421,11 +541,17 @@ fn file_bytes(file: &mut std::fs::File) -> std::io::Result<FileBytes> {
     }
     #[cfg(not(unix))]
     {
+        let (_, mut file) = (reads, file);
         let mut bytes = Vec::new();
         file.seek(SeekFrom::Start(0))?;
         file.read_to_end(&mut bytes)?;
         Ok(FileBytes::Read(bytes))
     }
+}
+
+/// A table entry past the end of its file.
+fn outside(entry: usize) -> std::io::Error {
+    std::io::Error::other(format!("entry {entry} is outside the table's file"))
 }
 
 #[cfg(test)]
@@ -473,7 +599,7 @@ mod tests {
         t.remove(10);
         let sum = GraphSum::of(b"graph bytes");
         t.save(&path, sum).unwrap();
-        let (back, back_sum) = ExactVectors::load(&path, 3).unwrap();
+        let (back, back_sum) = ExactVectors::load(&path, 3, VectorReads::Mapped).unwrap();
         assert_eq!(back_sum, sum);
         assert_eq!(back.len(), 49);
         let q = [3.0, 1.0, -3.0];
@@ -484,30 +610,39 @@ mod tests {
         assert!(back.similarity(10, &q, 1.0).is_none());
         let err = |r: Result<(ExactVectors, GraphSum), String>| r.err().unwrap();
         assert!(
-            err(ExactVectors::load(&path, 4)).contains("3-d"),
+            err(ExactVectors::load(&path, 4, VectorReads::Mapped)).contains("3-d"),
             "other width"
         );
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
         assert!(
-            err(ExactVectors::load(&path, 3)).contains("bytes"),
+            err(ExactVectors::load(&path, 3, VectorReads::Mapped)).contains("bytes"),
             "torn file"
         );
         let mut flipped = bytes.clone();
         flipped[HEADER + 20] ^= 0x10;
         std::fs::write(&path, &flipped).unwrap();
-        assert!(err(ExactVectors::load(&path, 3)).contains("checksum"));
+        assert!(err(ExactVectors::load(&path, 3, VectorReads::Mapped)).contains("checksum"));
         std::fs::write(&path, b"not a table").unwrap();
-        assert!(err(ExactVectors::load(&path, 3)).contains("header"));
+        assert!(err(ExactVectors::load(&path, 3, VectorReads::Mapped)).contains("header"));
         let mut v1 = bytes;
         v1[8] = 1;
         std::fs::write(&path, &v1).unwrap();
-        assert!(err(ExactVectors::load(&path, 3)).contains("format 1"));
-        assert!(ExactVectors::load(&dir.path().join("missing"), 3).is_err());
+        assert!(err(ExactVectors::load(&path, 3, VectorReads::Mapped)).contains("format 1"));
+        assert!(ExactVectors::load(&dir.path().join("missing"), 3, VectorReads::Mapped).is_err());
     }
 
     #[test]
     fn a_loaded_table_reads_its_file_in_place_and_takes_changes_beside_it() {
+        loaded_table_reads_in_place(VectorReads::Mapped);
+    }
+
+    #[test]
+    fn a_table_read_by_position_reads_its_file_in_place_and_takes_changes_beside_it() {
+        loaded_table_reads_in_place(VectorReads::Positioned);
+    }
+
+    fn loaded_table_reads_in_place(reads: VectorReads) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v.f32");
         let dims = 5;
@@ -519,10 +654,14 @@ mod tests {
         }
         let sum = GraphSum::of(b"g");
         t.save(&path, sum).unwrap();
-        let (mut loaded, _) = ExactVectors::load(&path, dims).unwrap();
+        let (mut loaded, _) = ExactVectors::load(&path, dims, reads).unwrap();
         assert!(
             loaded.file.is_some() && loaded.keys.is_empty(),
             "nothing copied"
+        );
+        assert_eq!(
+            loaded.file.as_ref().unwrap().reads_by_copy(),
+            cfg!(any(unix, windows)) && reads == VectorReads::Positioned
         );
         let q = vector(1000);
         let qi = inverse_norm(&q);
@@ -550,7 +689,7 @@ mod tests {
             .collect();
         assert_eq!(one_by_one.len(), 7);
         assert_eq!(loaded.similarities(&keys, &q, qi), one_by_one);
-        let (back, _) = ExactVectors::load(&path, dims).unwrap();
+        let (back, _) = ExactVectors::load(&path, dims, reads).unwrap();
         assert_eq!(back.len(), 40);
         assert!(back.similarity(3, &q, qi).is_none());
         let replaced = navigator_core::cosine(&q, &vector(500));
@@ -561,5 +700,39 @@ mod tests {
         keys.sort_unstable();
         assert_eq!(keys.len(), 40);
         assert!(!keys.contains(&3) && keys.contains(&99));
+    }
+
+    #[test]
+    fn a_table_read_by_position_saves_its_file_entries_a_block_at_a_time() {
+        // 1,208-byte entries: 868 to a block, so the 2,000 entries span three blocks.
+        let dims = 300;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.f32");
+        let vector =
+            |k: u64| -> Vec<f32> { (0..dims).map(|i| ((k + i as u64) % 13) as f32).collect() };
+        let mut t = ExactVectors::new(dims);
+        for k in 0..2_000u64 {
+            t.put(k, &vector(k));
+        }
+        let sum = GraphSum::of(b"g");
+        t.save(&path, sum).unwrap();
+        let (mut loaded, _) = ExactVectors::load(&path, dims, VectorReads::Positioned).unwrap();
+        // Gaps inside and across blocks.
+        for k in (0..2_000u64).filter(|k| k % 7 == 3 || (860..880).contains(k)) {
+            loaded.remove(k);
+        }
+        loaded.put(5_000, &vector(5_000));
+        let other = dir.path().join("w.f32");
+        loaded.save(&other, sum).unwrap();
+        let (back, back_sum) = ExactVectors::load(&other, dims, VectorReads::Mapped).unwrap();
+        assert_eq!(back_sum, sum);
+        assert_eq!(back.len(), loaded.len());
+        for k in (0..2_000u64).chain([5_000]) {
+            match loaded.vector(k) {
+                Some(v) => assert_eq!(back.vector(k).as_deref(), Some(&v[..]), "key {k}"),
+                None => assert!(back.vector(k).is_none(), "key {k}"),
+            }
+        }
+        assert_eq!(back.vector(1_999).as_deref(), Some(&vector(1_999)[..]));
     }
 }

@@ -37,6 +37,7 @@ mod items;
 mod kernels;
 mod reach;
 
+use crate::config::VectorReads;
 use crate::opened::Opened;
 use crate::{Error, Result};
 use backlog::Backlog;
@@ -154,7 +155,7 @@ fn new_graph(path: &Path, dims: usize, degree: usize) -> Result<Index> {
 
 /// Reads the graph at `path` and the exact vectors beside it, verifying the graph's bytes
 /// against the length and checksum the table records before usearch sees them; why not.
-fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
+fn load(path: &Path, dims: usize, reads: VectorReads) -> std::result::Result<Inner, String> {
     let name = |p: &Path| {
         p.file_name().map_or_else(
             || p.display().to_string(),
@@ -166,7 +167,7 @@ fn load(path: &Path, dims: usize) -> std::result::Result<Inner, String> {
     // disk once rather than for one file after the other.
     let (exact, read_sum) = std::thread::scope(|scope| {
         let graph_sum = scope.spawn(|| file_sum(path, false));
-        let exact = ExactVectors::load(&exact_file, dims);
+        let exact = ExactVectors::load(&exact_file, dims, reads);
         let graph_sum = graph_sum
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -236,15 +237,27 @@ impl VectorIndex {
 
     /// [`open`](Self::open), a new graph linking each node to `degree` neighbours (at least
     /// 2; twice as many on its base layer). A loaded graph keeps the degree it was built with.
+    #[cfg(test)]
     pub(crate) fn open_with_degree(
         path: &Path,
         dims: usize,
         degree: usize,
     ) -> Result<(Self, Opened)> {
+        Self::open_with(path, dims, degree, VectorReads::Mapped)
+    }
+
+    /// [`open_with_degree`](Self::open_with_degree), reading the saved exact vectors as
+    /// `reads` says.
+    pub(crate) fn open_with(
+        path: &Path,
+        dims: usize,
+        degree: usize,
+        reads: VectorReads,
+    ) -> Result<(Self, Opened)> {
         let (inner, opened) = if !path.exists() && !exact_path(path).exists() {
             (None, Opened::New)
         } else {
-            match load(path, dims) {
+            match load(path, dims, reads) {
                 Ok(inner) => (Some(inner), Opened::Loaded),
                 Err(why) => (None, Opened::damaged(why)),
             }
