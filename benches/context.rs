@@ -1,8 +1,9 @@
 //! Repository map speed: satellite view and full render of a generated 10k-file repository
 //! (cold and warm outline cache), all outlines cold and warm, Flight Plan regeneration, and
-//! the same over the real crate sources of the local cargo registry
-//! (`NAVIGATOR_BENCH_REGISTRY` overrides the directory; set it to an empty directory name that
-//! does not exist to skip it).
+//! the same over two real trees: the installed Python standard library (about 2,000 Python
+//! files; `NAVIGATOR_BENCH_PYTHON` overrides the directory) and the crate sources of the local
+//! cargo registry (`NAVIGATOR_BENCH_REGISTRY` overrides the directory). Set either variable to
+//! a directory that does not exist to skip that tree.
 //!
 //! ```text
 //! cargo bench -p navigator-eval --bench context -- --warm-up-time 1 --measurement-time 5
@@ -88,6 +89,16 @@ fn bench_repo(c: &mut Criterion, name: &str, root: &Path, heavy: bool) {
             )
         });
     }
+    // The parse alone, without the disk cache's reads and writes.
+    g.bench_function("outlines_uncached", |b| {
+        b.iter(|| {
+            let options = ScanOptions {
+                cache_dir: None,
+                ..ScanOptions::for_root(root)
+            };
+            RepoMap::open_with(root, &options).unwrap().outline_all()
+        })
+    });
     g.bench_function("outlines_warm", |b| {
         b.iter(|| {
             RepoMap::open_with(root, &options(root, warm.path()))
@@ -154,10 +165,43 @@ fn registry() -> Option<PathBuf> {
         .find(|p| p.is_dir())
 }
 
+/// The standard library of the newest installed Python 3 (`os.py` marks it), or the directory
+/// `NAVIGATOR_BENCH_PYTHON` names.
+fn python_stdlib() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("NAVIGATOR_BENCH_PYTHON") {
+        return Some(PathBuf::from(p)).filter(|p| p.is_dir());
+    }
+    let mut found: Vec<(u32, PathBuf)> = ["/usr/lib", "/usr/local/lib"]
+        .iter()
+        .filter_map(|base| std::fs::read_dir(base).ok())
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let minor = name.strip_prefix("python3.")?.parse().ok()?;
+            Some((minor, e.path()))
+        })
+        .filter(|(_, p)| p.join("os.py").is_file())
+        .collect();
+    found.sort();
+    found.pop().map(|(_, p)| p)
+}
+
 fn benches(c: &mut Criterion) {
     let generated = tempfile::tempdir().unwrap();
     generate(generated.path());
     bench_repo(c, "generated_10k", generated.path(), false);
+    if let Some(stdlib) = python_stdlib() {
+        let map = RepoMap::open(&stdlib).unwrap();
+        let bytes: u64 = map.files().iter().map(|f| f.size).sum();
+        eprintln!(
+            "python: {} ({} files, {:.1} MB)",
+            stdlib.display(),
+            map.files().len(),
+            bytes as f64 / 1e6
+        );
+        bench_repo(c, "python", &stdlib, false);
+    }
     if let Some(reg) = registry() {
         bench_repo(c, "cargo_registry", &reg, true);
     }

@@ -195,6 +195,9 @@ pub struct RepoMap {
     files: Vec<FileEntry>,
     skipped: Vec<(String, String)>,
     history: Option<Arc<ChangeHistory>>,
+    /// The outline cache the files share (written after [`outline_all`](Self::outline_all)
+    /// and when the last of them is dropped).
+    outlines: Arc<OutlineCache>,
 }
 
 enum Walked {
@@ -267,6 +270,7 @@ impl RepoMap {
             files,
             skipped,
             history,
+            outlines: cache,
         })
     }
 
@@ -297,12 +301,14 @@ impl RepoMap {
         &self.skipped
     }
 
-    /// Parses (or reads from the cache) the outline of every file that has one, in parallel;
-    /// later [`FileEntry::outline`] calls are then free.
+    /// Parses (or reads from the cache) the outline of every file that has one, in parallel,
+    /// and writes what it parsed to the outline cache; later [`FileEntry::outline`] calls are
+    /// then free.
     pub fn outline_all(&self) {
         self.files.par_iter().for_each(|f| {
             f.outline();
         });
+        self.outlines.save();
     }
 
     /// The file at a repository-relative path.
