@@ -45,10 +45,11 @@ pub struct EngineConfig {
     /// How a chunked item's similarity comes from its chunks'.
     pub chunk_rollup: ChunkRollup,
     /// How many candidates the vector graph's walk collects per search (usearch's
-    /// expansion), all re-ranked by their exact vectors. 320 finds all of the exact top 10
-    /// at 100k items and 0.975 of it at a million (synthetic vectors, graph degree 32; 0.864
-    /// at 160); larger indexes need a wider beam for the same recall, at a cost in time per
-    /// search that grows with it (docs/benchmarks.md measures both at 1M). Also settable on an open engine
+    /// expansion), all re-ranked by their exact vectors. 400 finds all of the exact top 10
+    /// at 100k items and 0.977–0.99 of it at a million (synthetic vectors, graph degree 32,
+    /// two builds; 0.959–0.975 at 320, 0.888 at 160); larger indexes need a wider beam for the
+    /// same recall, at a cost in time per search that grows with it (docs/benchmarks.md
+    /// measures both at 1M). Also settable on an open engine
     /// ([`SearchEngine::set_search_beam`](crate::SearchEngine::set_search_beam)).
     pub search_beam: usize,
     /// Neighbours each node of a new vector graph links to (HNSW's `M`; its base layer keeps
@@ -127,7 +128,7 @@ impl Default for EngineConfig {
             chunk_tokens: 512,
             chunk_overlap: 32,
             chunk_rollup: ChunkRollup::Max,
-            search_beam: 320,
+            search_beam: 400,
             graph_degree: DEFAULT_GRAPH_DEGREE,
             vector_reads: VectorReads::Mapped,
         }

@@ -14,7 +14,7 @@
 //! cache is measured this way after `echo 3 > /proc/sys/vm/drop_caches`).
 //! `open` opens the index, printing the open time and the process's resident memory split
 //! into heap (anonymous) and mapped files, then runs the corpus's 200 queries in each mode
-//! and prints p50 / p99; then, for search beams of 160 to 2 560 (320 is the default), recall@10 of
+//! and prints p50 / p99; then, for search beams of 160 to 2 560 (400 is the default), recall@10 of
 //! the raw neighbour search against an exact scan (100 queries) with semantic and hybrid p50
 //! at that beam. The queries and their exact neighbours are computed by a child process (the
 //! whole corpus has to be generated to make them), so the memory printed is the engine's
@@ -33,7 +33,7 @@ type Queries = Vec<(String, Vec<f32>)>;
 /// Queries whose exact neighbours are computed for recall.
 const PROBES: usize = 100;
 /// Search beams `open` measures recall and latency at.
-const BEAMS: [usize; 6] = [160, 320, 480, 640, 1280, 2560];
+const BEAMS: [usize; 7] = [160, 320, 400, 480, 640, 1280, 2560];
 
 fn main() {
     if let Err(e) = run() {
