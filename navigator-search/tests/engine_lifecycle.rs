@@ -57,6 +57,14 @@ async fn top(engine: &SearchEngine, q: &str, mode: SearchMode) -> Vec<String> {
         .collect()
 }
 
+/// Opens an engine in `dir`, loads `items` and closes it.
+async fn load_and_close(dir: &std::path::Path, items: &[Item]) {
+    let engine = SearchEngine::open_with(dir, embedder(), config())
+        .await
+        .unwrap();
+    engine.bulk_load(items, |_| {}).await.unwrap();
+}
+
 #[tokio::test]
 async fn empty_index_answers_every_mode_with_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -144,12 +152,7 @@ async fn access_frequency_raises_hybrid_relevance() {
 #[tokio::test]
 async fn reopening_keeps_everything_and_rebuilds_lost_indexes() {
     let dir = tempfile::tempdir().unwrap();
-    {
-        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
-            .await
-            .unwrap();
-        engine.bulk_load(&corpus(), |_| {}).await.unwrap();
-    }
+    load_and_close(dir.path(), &corpus()).await;
     {
         let engine = SearchEngine::open_with(dir.path(), embedder(), config())
             .await
@@ -199,12 +202,7 @@ async fn the_configured_search_beam_is_used_and_can_change_on_an_open_engine() {
 #[tokio::test]
 async fn a_corrupt_vector_file_is_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
-    {
-        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
-            .await
-            .unwrap();
-        engine.bulk_load(&corpus(), |_| {}).await.unwrap();
-    }
+    load_and_close(dir.path(), &corpus()).await;
     std::fs::write(dir.path().join("chunks.usearch"), b"garbage").unwrap();
     let engine = SearchEngine::open_with(dir.path(), embedder(), config())
         .await
@@ -442,10 +440,24 @@ async fn compacting_merges_the_keyword_index_and_changes_no_answer() {
     assert_eq!(engine.len(), items.len() + 1);
 }
 
-/// What a search answers, as far as the catalog shapes it: ids, titles, categories, scores
-/// (recency and access counts come from the catalog) and metadata.
-async fn answers(engine: &SearchEngine) -> Vec<String> {
+/// Every hit of each of `requests`, labelled: id, title, category, score to six places (recency
+/// and access counts come from the catalog) and metadata.
+async fn hits(engine: &SearchEngine, requests: Vec<(String, SearchRequest)>) -> Vec<String> {
     let mut out = Vec::new();
+    for (label, req) in requests {
+        for hit in engine.search(&req).await.unwrap().results {
+            out.push(format!(
+                "{label}: {} {} {:?} {:.6} {:?}",
+                hit.item_id, hit.title, hit.category, hit.relevance_score, hit.metadata
+            ));
+        }
+    }
+    out
+}
+
+/// What a search answers, as far as the catalog shapes it.
+async fn answers(engine: &SearchEngine) -> Vec<String> {
+    let mut requests = Vec::new();
     for (q, scope) in [
         ("sourdough starter", None),
         ("bicycle workshop", None),
@@ -456,25 +468,15 @@ async fn answers(engine: &SearchEngine) -> Vec<String> {
         if let Some(scope) = scope {
             req = req.categories(scope);
         }
-        for hit in engine.search(&req).await.unwrap().results {
-            out.push(format!(
-                "{q}: {} {} {:?} {:.6} {:?}",
-                hit.item_id, hit.title, hit.category, hit.relevance_score, hit.metadata
-            ));
-        }
+        requests.push((q.to_string(), req));
     }
-    out
+    hits(engine, requests).await
 }
 
 #[tokio::test]
 async fn a_crash_image_opens_with_the_catalog_of_every_write_since_the_last_save() {
     let dir = tempfile::tempdir().unwrap();
-    {
-        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
-            .await
-            .unwrap();
-        engine.bulk_load(&corpus(), |_| {}).await.unwrap();
-    }
+    load_and_close(dir.path(), &corpus()).await;
     let snapshot = dir.path().join("catalog.snap");
     let saved = std::fs::read(&snapshot).expect("closing writes the catalog snapshot");
     let image = tempfile::tempdir().unwrap();
@@ -537,10 +539,9 @@ async fn a_crash_image_opens_with_the_catalog_of_every_write_since_the_last_save
     assert!(engine.repairs().is_empty(), "{:?}", engine.repairs());
 }
 
-/// Every hit of a few semantic and hybrid searches over the sample knowledge base, with its
-/// score to six places.
+/// Every hit of a few semantic and hybrid searches over the sample knowledge base.
 async fn vector_answers(engine: &SearchEngine) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut requests = Vec::new();
     for q in [
         "how do I keep my bread starter alive",
         "database migration plan",
@@ -549,27 +550,17 @@ async fn vector_answers(engine: &SearchEngine) -> Vec<String> {
     ] {
         for mode in [SearchMode::Semantic, SearchMode::Hybrid] {
             let req = SearchRequest::new(q).unwrap().mode(mode);
-            for hit in engine.search(&req).await.unwrap().results {
-                out.push(format!(
-                    "{q} {mode:?}: {} {:.6}",
-                    hit.item_id, hit.relevance_score
-                ));
-            }
+            requests.push((format!("{q} {mode:?}"), req));
         }
     }
-    out
+    hits(engine, requests).await
 }
 
 #[tokio::test]
 async fn positioned_vector_reads_answer_exactly_as_mapped_ones_and_keep_later_writes() {
     use navigator_search::{EngineConfig, VectorReads};
     let dir = tempfile::tempdir().unwrap();
-    {
-        let engine = SearchEngine::open_with(dir.path(), embedder(), config())
-            .await
-            .unwrap();
-        engine.bulk_load(&common::kb_items(), |_| {}).await.unwrap();
-    }
+    load_and_close(dir.path(), &common::kb_items()).await;
     let with = |reads| EngineConfig {
         vector_reads: reads,
         ..config()
@@ -595,27 +586,12 @@ async fn positioned_vector_reads_answer_exactly_as_mapped_ones_and_keep_later_wr
         .await
         .unwrap();
     engine.flush().unwrap();
-    assert_eq!(
-        top(
-            &engine,
-            "revive a neglected bread starter",
-            SearchMode::Semantic
-        )
-        .await[0],
-        "new1"
-    );
+    let rescue = "revive a neglected bread starter";
+    assert_eq!(top(&engine, rescue, SearchMode::Semantic).await[0], "new1");
     drop(engine);
     let engine = SearchEngine::open_with(dir.path(), embedder(), with(VectorReads::Positioned))
         .await
         .unwrap();
     assert_eq!(engine.len(), common::kb_items().len() + 1);
-    assert_eq!(
-        top(
-            &engine,
-            "revive a neglected bread starter",
-            SearchMode::Semantic
-        )
-        .await[0],
-        "new1"
-    );
+    assert_eq!(top(&engine, rescue, SearchMode::Semantic).await[0], "new1");
 }
