@@ -83,23 +83,69 @@ impl FileBytes {
             #[cfg(unix)]
             FileBytes::Mapped(map) => map.get(at..at.checked_add(len)?).map(Cow::Borrowed),
             #[cfg(any(unix, windows))]
-            FileBytes::Positioned {
-                file,
-                len: file_len,
-            } => {
-                if at.checked_add(len)? > *file_len {
-                    return None;
-                }
+            FileBytes::Positioned { .. } => {
                 let mut buf = vec![0u8; len];
-                match read_exact_at(file, &mut buf, at as u64) {
-                    Ok(()) => Some(Cow::Owned(buf)),
-                    Err(e) => {
-                        tracing::warn!("reading the exact vector table: {e}");
-                        None
-                    }
-                }
+                self.read_into(&mut buf, at)?;
+                Some(Cow::Owned(buf))
             }
             FileBytes::Read(bytes) => bytes.get(at..at.checked_add(len)?).map(Cow::Borrowed),
+        }
+    }
+
+    /// The `count` little-endian f32 at `at`: borrowed where the file is in memory and they
+    /// are aligned (a mapped file: the header and each key are multiples of 4 bytes), read
+    /// straight into the vector returned by a positioned read, decoded otherwise.
+    fn floats(&self, at: usize, count: usize) -> Option<Cow<'_, [f32]>> {
+        let decode = |bytes: &[u8]| -> Vec<f32> {
+            bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect()
+        };
+        #[cfg(any(unix, windows))]
+        if let FileBytes::Positioned { .. } = self {
+            let mut floats = vec![0f32; count];
+            // SAFETY: a slice of f32 viewed as its bytes: u8 has no alignment and every byte
+            // pattern written into it is a valid f32.
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(floats.as_mut_ptr().cast::<u8>(), 4 * count)
+            };
+            self.read_into(bytes, at)?;
+            if cfg!(target_endian = "big") {
+                for x in &mut floats {
+                    *x = f32::from_bits(u32::from_le(x.to_bits()));
+                }
+            }
+            return Some(Cow::Owned(floats));
+        }
+        let Cow::Borrowed(bytes) = self.get(at, 4 * count)? else {
+            return None;
+        };
+        if cfg!(target_endian = "little") {
+            // SAFETY: every bit pattern is a valid f32; `align_to` only yields the aligned
+            // middle, used only when it covers the whole vector.
+            let (head, floats, tail) = unsafe { bytes.align_to::<f32>() };
+            if head.is_empty() && tail.is_empty() {
+                return Some(Cow::Borrowed(floats));
+            }
+        }
+        Some(Cow::Owned(decode(bytes)))
+    }
+
+    /// Fills `buf` from the file at `at` by a positioned read; `None` outside the file, when
+    /// the read fails (logged) or when the file is not read by position.
+    fn read_into(&self, buf: &mut [u8], at: usize) -> Option<()> {
+        match self {
+            #[cfg(any(unix, windows))]
+            FileBytes::Positioned { file, len } => {
+                if at.checked_add(buf.len())? > *len {
+                    return None;
+                }
+                read_exact_at(file, buf, at as u64)
+                    .inspect_err(|e| tracing::warn!("reading the exact vector table: {e}"))
+                    .ok()
+            }
+            _ => None,
         }
     }
 
@@ -311,35 +357,10 @@ impl ExactVectors {
         self.file.as_ref()?.get(HEADER + entry * len, len)
     }
 
-    /// The vector of entry `entry` of the file: borrowed where the bytes are in memory as
-    /// aligned little-endian f32 (a mapped file: the header and each key are multiples of 4
-    /// bytes), decoded otherwise.
+    /// The vector of entry `entry` of the file (see [`FileBytes::floats`]).
     fn file_vector(&self, entry: usize) -> Option<Cow<'_, [f32]>> {
-        let len = 4 * self.dims;
-        let bytes = self
-            .file
-            .as_ref()?
-            .get(HEADER + entry * (8 + len) + 8, len)?;
-        let decode = |bytes: &[u8]| -> Vec<f32> {
-            bytes
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect()
-        };
-        match bytes {
-            Cow::Borrowed(bytes) => {
-                if cfg!(target_endian = "little") {
-                    // SAFETY: every bit pattern is a valid f32; `align_to` only yields the
-                    // aligned middle, used only when it covers the whole vector.
-                    let (head, floats, tail) = unsafe { bytes.align_to::<f32>() };
-                    if head.is_empty() && tail.is_empty() {
-                        return Some(Cow::Borrowed(floats));
-                    }
-                }
-                Some(Cow::Owned(decode(bytes)))
-            }
-            Cow::Owned(bytes) => Some(Cow::Owned(decode(&bytes))),
-        }
+        let at = HEADER + entry * (8 + 4 * self.dims) + 8;
+        self.file.as_ref()?.floats(at, self.dims)
     }
 
     /// Calls `f` with the bytes of each of `entries` (ascending) of the file, in order; a
