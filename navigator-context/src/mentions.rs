@@ -8,7 +8,7 @@
 
 use crate::goal::{FrameKind, Goal};
 use crate::scan::FileEntry;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// A clue that a file name alone matches in more files than this says nothing.
 const MAX_NAME_TWINS: usize = 3;
@@ -124,7 +124,10 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal) -> Mentions {
             break;
         }
     }
-    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+    // In name order, so a file's score sums its definitions in the same order every run
+    // (a hash map's order changed the last bits of scores, and the reasons' order, between
+    // runs).
+    let mut definers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let wanted: std::collections::HashSet<&str> =
         goal.identifiers.iter().map(String::as_str).collect();
     for (i, f) in files.iter().enumerate() {
