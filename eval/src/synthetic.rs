@@ -191,8 +191,8 @@ pub fn recall(got: &[(String, f32)], truth: &[String]) -> f64 {
 /// `embedder` (the corpus's vectors are precomputed, so it embeds nothing), a clock fixed
 /// after the corpus's dates, so recency scores the same on every run, the graph degree
 /// `NAV_GRAPH_DEGREE` names when set (the default otherwise; it matters only when the index is
-/// created), and positioned reads of the exact vectors when `NAV_VECTOR_READS=positioned`
-/// (mapped otherwise).
+/// created), and the exact vectors read as `NAV_VECTOR_READS` says (`mapped` or `positioned`;
+/// the default, mapped up to 512 MiB, otherwise).
 pub async fn bench_engine(
     dir: &Path,
     embedder: Arc<dyn Embedder>,
@@ -207,7 +207,8 @@ pub async fn bench_engine(
         .unwrap_or(defaults.graph_degree);
     let vector_reads = match std::env::var("NAV_VECTOR_READS").as_deref() {
         Ok("positioned") => VectorReads::Positioned,
-        _ => VectorReads::Mapped,
+        Ok("mapped") => VectorReads::Mapped,
+        _ => defaults.vector_reads,
     };
     SearchEngine::open_with(
         dir,

@@ -60,29 +60,63 @@ pub struct EngineConfig {
     /// index is created or rebuilt from nothing; a saved graph keeps the degree it was built
     /// with.
     pub graph_degree: usize,
-    /// How searches read the saved exact vectors that re-rank the graph's candidates:
-    /// mapped (the default, fastest) or one positioned read each, which keeps them out of the
-    /// process's resident memory. Read when the engine opens.
+    /// How searches read the saved exact vectors that re-rank the graph's candidates: by
+    /// default mapped while the table is small and one positioned read each once it is large
+    /// ([`VectorReads::Auto`]), which keeps a large table out of the process's resident
+    /// memory. Read when the engine opens.
     pub vector_reads: VectorReads,
 }
 
 /// How searches read the exact vectors of an index's saved table (`chunks.f32`, 1.5 GB at a
 /// million 384-d vectors), which re-rank every walk's candidates. Vectors written since the
 /// last open are in memory either way. Measured at a million items in docs/benchmarks.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VectorReads {
+    /// Mapped while the table's file is at most `map_up_to` bytes, positioned reads above:
+    /// the fastest reads while the whole table fits in a modest share of memory, and a
+    /// resident size that does not grow with the table past it. The default, with
+    /// [`VectorReads::DEFAULT_MAP_UP_TO`] (512 MiB: about 340k 384-d vectors or 130k 1024-d
+    /// ones).
+    Auto {
+        /// The largest table file, in bytes, that is mapped.
+        map_up_to: u64,
+    },
     /// The table is memory-mapped (on Unix; elsewhere it is read into memory when the
     /// engine opens) and a search uses the vectors where they are. Fastest. The pages a
     /// search touches stay mapped and count in the process's resident size: after a few
-    /// thousand searches of a million-item index, most of the table. They are clean file
-    /// pages, which the kernel takes back under memory pressure.
-    #[default]
+    /// thousand searches of a million-item index, most of the table (2.75 GB resident
+    /// against 1.3 GB read by position, docs/benchmarks.md). They are clean file pages,
+    /// which the kernel takes back under memory pressure.
     Mapped,
     /// Each vector a search re-ranks is copied out of the file by a positioned read
     /// (`pread`): the process's resident size stays at its heap and the graph, whatever
     /// the number of searches, for a system call per candidate (the operating system's page
-    /// cache still serves the reads).
+    /// cache still serves the reads): 0.4 ms more a hybrid query at 100k items, up to 0.8 ms
+    /// at a million.
     Positioned,
+}
+
+impl VectorReads {
+    /// The largest table [`VectorReads::Auto`] maps by default: 512 MiB.
+    pub const DEFAULT_MAP_UP_TO: u64 = 512 << 20;
+
+    /// How a table file of `file_len` bytes is read: [`Mapped`](Self::Mapped) or
+    /// [`Positioned`](Self::Positioned), never `Auto`.
+    pub fn for_table_of(self, file_len: u64) -> Self {
+        match self {
+            Self::Auto { map_up_to } if file_len <= map_up_to => Self::Mapped,
+            Self::Auto { .. } => Self::Positioned,
+            fixed => fixed,
+        }
+    }
+}
+
+impl Default for VectorReads {
+    fn default() -> Self {
+        Self::Auto {
+            map_up_to: Self::DEFAULT_MAP_UP_TO,
+        }
+    }
 }
 
 /// How a chunked item's similarity to a query comes from its chunks' similarities (an item
@@ -130,7 +164,7 @@ impl Default for EngineConfig {
             chunk_rollup: ChunkRollup::Max,
             search_beam: 400,
             graph_degree: DEFAULT_GRAPH_DEGREE,
-            vector_reads: VectorReads::Mapped,
+            vector_reads: VectorReads::default(),
         }
     }
 }

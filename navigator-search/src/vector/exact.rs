@@ -544,9 +544,10 @@ fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize
 /// renaming a new one over it, which leaves a mapping or an open file of the old one intact)
 /// or kept open for positioned reads, as `reads` says; read whole where neither is available.
 fn file_bytes(file: std::fs::File, reads: VectorReads) -> std::io::Result<FileBytes> {
+    let file_len = file.metadata()?.len();
     #[cfg(any(unix, windows))]
-    if reads == VectorReads::Positioned {
-        let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+    if reads.for_table_of(file_len) == VectorReads::Positioned {
+        let len = usize::try_from(file_len).map_err(std::io::Error::other)?;
         return Ok(FileBytes::Positioned { file, len });
     }
     #[cfg(unix)]
@@ -562,7 +563,7 @@ fn file_bytes(file: std::fs::File, reads: VectorReads) -> std::io::Result<FileBy
     }
     #[cfg(not(unix))]
     {
-        let (_, mut file) = (reads, file);
+        let (_, _, mut file) = (reads, file_len, file);
         let mut bytes = Vec::new();
         file.seek(SeekFrom::Start(0))?;
         file.read_to_end(&mut bytes)?;
@@ -663,7 +664,22 @@ mod tests {
         loaded_table_reads_in_place(VectorReads::Positioned);
     }
 
-    fn loaded_table_reads_in_place(reads: VectorReads) {
+    #[test]
+    fn by_default_a_table_is_mapped_up_to_its_size_limit_and_read_by_position_past_it() {
+        // The table below (40 entries of a key and five floats) is 1,160 bytes.
+        let (at_limit, past_limit) = (
+            VectorReads::Auto { map_up_to: 1_160 },
+            VectorReads::Auto { map_up_to: 1_159 },
+        );
+        assert_eq!(at_limit.for_table_of(1_160), VectorReads::Mapped);
+        assert_eq!(past_limit.for_table_of(1_160), VectorReads::Positioned);
+        for reads in [at_limit, past_limit, VectorReads::default()] {
+            assert_eq!(loaded_table_reads_in_place(reads), 1_160);
+        }
+    }
+
+    /// Checks a table loaded as `reads` says; the size of its file.
+    fn loaded_table_reads_in_place(reads: VectorReads) -> u64 {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v.f32");
         let dims = 5;
@@ -680,9 +696,10 @@ mod tests {
             loaded.file.is_some() && loaded.keys.is_empty(),
             "nothing copied"
         );
+        let file_len = std::fs::metadata(&path).unwrap().len();
         assert_eq!(
             loaded.file.as_ref().unwrap().reads_by_copy(),
-            cfg!(any(unix, windows)) && reads == VectorReads::Positioned
+            cfg!(any(unix, windows)) && reads.for_table_of(file_len) == VectorReads::Positioned
         );
         let q = vector(1000);
         let qi = inverse_norm(&q);
@@ -721,6 +738,7 @@ mod tests {
         keys.sort_unstable();
         assert_eq!(keys.len(), 40);
         assert!(!keys.contains(&3) && keys.contains(&99));
+        file_len
     }
 
     #[test]
