@@ -1,7 +1,8 @@
 //! [`KeywordIndex`]: the BM25 side of the engine, a [tantivy](https://docs.rs/tantivy) index
 //! derived from the store.
 //!
-//! Title, body and tags are analysed with tantivy's English stemmer (`en_stem`). Ranking is
+//! Title, body and tags are analysed with tantivy's English stemmer (`en_stem`, its stems
+//! remembered per thread: `stems.rs`). Ranking is
 //! BM25 over one combined `text` field that holds the title and the tags twice and the body
 //! once: a field-weighted BM25 (BM25F-style) in which a title term counts as two occurrences
 //! against one length normalisation and one IDF. Summing separate per-field BM25 scores
@@ -66,7 +67,7 @@ fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let text = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
-            .set_tokenizer("en_stem")
+            .set_tokenizer(crate::stems::ANALYZER)
             .set_index_option(IndexRecordOption::WithFreqs),
     );
     let date = DateOptions::default().set_indexed().set_fast();
@@ -111,6 +112,7 @@ fn reader(index: &Index) -> tantivy::Result<IndexReader> {
 /// segments passes its checksum and every segment opens; why not.
 fn verified(dir: &Path, schema: &Schema) -> std::result::Result<(Index, IndexReader), String> {
     let index = Index::open_in_dir(dir).map_err(|e| e.to_string())?;
+    crate::stems::register(&index);
     if index.schema() != *schema {
         return Err("another schema".into());
     }
@@ -173,6 +175,7 @@ impl KeywordIndex {
                 }
                 std::fs::create_dir_all(dir).map_err(|e| index_err(dir, e))?;
                 let index = Index::create_in_dir(dir, schema).map_err(|e| index_err(dir, e))?;
+                crate::stems::register(&index);
                 let reader = reader(&index).map_err(|e| index_err(dir, e))?;
                 (index, reader)
             }

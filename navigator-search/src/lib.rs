@@ -101,6 +101,8 @@ mod retrieval;
 #[cfg(feature = "engine")]
 mod snippet;
 #[cfg(feature = "engine")]
+mod stems;
+#[cfg(feature = "engine")]
 mod store;
 #[cfg(all(test, feature = "engine"))]
 mod test_embedder;
