@@ -6,6 +6,8 @@
 #   bash scripts/llm-server.sh status [DIR]
 #
 # DIR defaults to $NAVIGATOR_HOME or <repo>/.navigator. PORT: $NAVIGATOR_LLM_PORT or 8765.
+# Context window: $NAVIGATOR_LLM_CTX tokens or 4096 (the model takes up to 32768; a context
+# navigator's explorer builds at a 10k-token budget needs about 16384).
 # `start` waits until the server answers /v1/models (up to 120 s), writes DIR/llm/server.env
 # (`export NAVIGATOR_LLM_SERVER_URL=...`) and the pid to DIR/llm/server.pid. One thread: two
 # threads collapse on a shared 2-core machine.
@@ -16,6 +18,8 @@ cmd="${1:-}"
 dir="${2:-${NAVIGATOR_HOME:-$root/.navigator}}"
 llm="$dir/llm"
 port="${NAVIGATOR_LLM_PORT:-8765}"
+ctx="${NAVIGATOR_LLM_CTX:-4096}"
+case "$ctx" in ''|*[!0-9]*) echo "llm-server: NAVIGATOR_LLM_CTX must be a number of tokens, not '$ctx'" >&2; exit 2;; esac
 pidfile="$llm/server.pid" envfile="$llm/server.env" log="$llm/server.log"
 url="http://127.0.0.1:$port"
 
@@ -29,14 +33,14 @@ start)
     if running && answers; then
         echo "export NAVIGATOR_LLM_SERVER_URL=$url"; exit 0
     fi
-    nohup "$llm/venv/bin/python" - "$llm/gemma-3-270m-q4_k_m.gguf" "$port" >"$log" 2>&1 <<'PY' &
+    nohup "$llm/venv/bin/python" - "$llm/gemma-3-270m-q4_k_m.gguf" "$port" "$ctx" >"$log" 2>&1 <<'PY' &
 import signal, sys
 import xllamacpp as xlc
 p = xlc.CommonParams()
 p.model.path = sys.argv[1]
 p.port = int(sys.argv[2])
 p.hostnames = ["127.0.0.1"]
-p.n_ctx = 4096
+p.n_ctx = int(sys.argv[3])
 p.cpuparams.n_threads = 1
 p.cpuparams_batch.n_threads = 1
 p.n_parallel = 1

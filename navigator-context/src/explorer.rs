@@ -2,6 +2,7 @@
 //! a context window that fits the token budget, without ever spending past the USD budget.
 
 use crate::error::{Error, Result};
+use crate::fill::fill_unspent;
 use crate::flight_plan::{FlightPlan, Level, Rule};
 use crate::pack::fit;
 use crate::policy::{apply, Action, Policy, TurnInput};
@@ -131,6 +132,7 @@ pub struct Explorer<'a> {
     budgets: Budgets,
     tokenizer: Tokenizer,
     approver: Option<Box<dyn Approver + 'a>>,
+    fill: bool,
 }
 
 impl<'a> Explorer<'a> {
@@ -141,7 +143,19 @@ impl<'a> Explorer<'a> {
             budgets,
             tokenizer: Tokenizer::default(),
             approver: None,
+            fill: true,
         }
+    }
+
+    /// Whether a context the policy leaves under three quarters of the token budget is filled
+    /// from the offline ranking (on by default): the ranking's packed plan is added for the
+    /// files no rule of the policy matches, so a model that finalises early (a small local
+    /// one often does on the satellite view) still hands over a context that spends the
+    /// budget, while every file a policy rule matches keeps the policy's choice. Not done
+    /// when an approver declined.
+    pub fn fill_unspent(mut self, on: bool) -> Self {
+        self.fill = on;
+        self
     }
 
     /// Counts tokens with `tokenizer`.
@@ -181,6 +195,7 @@ impl<'a> Explorer<'a> {
         let mut values: HashMap<String, f64> =
             ranking.iter().map(|s| (s.path.clone(), s.score)).collect();
         let mut plan = coarse_satellite(self.map, goal, b.tokens, self.tokenizer)?;
+        let initial_rules = plan.rules.clone();
         let mut log = DecisionLog::default();
         let mut turns = Vec::new();
         let mut feedback: Option<String> = None;
@@ -269,12 +284,19 @@ impl<'a> Explorer<'a> {
             }
             turns.push(report);
         }
+        let mut filled = None;
+        if self.fill && stop != StopReason::Declined {
+            if let Some((more, what)) = fill_unspent(self.map, &plan, &initial_rules, &ranking)? {
+                plan = more;
+                filled = Some(what);
+            }
+        }
         let mut fitted = fit(self.map, plan, &values)?;
         fitted.plan = rank_order(self.map, fitted.plan, &values);
         fitted.rendered = render(self.map, &fitted.plan)?;
         fitted.plan = crate::replay::pin(self.map, fitted.plan)?;
         let best_effort = best_effort_note(&fitted, &ranking);
-        let reasoning = summary(
+        let mut reasoning = summary(
             goal,
             &fitted.rendered,
             &ranking,
@@ -283,6 +305,14 @@ impl<'a> Explorer<'a> {
             &log,
             best_effort.as_deref(),
         );
+        if let Some(f) = filled {
+            let _ = write!(
+                reasoning,
+                "\nThe policy's context took {} of {} tokens: {} rules of the offline ranking's \
+                 packed plan filled the rest, for files no rule of the policy matched.\n",
+                f.before, b.tokens, f.rules
+            );
+        }
         Ok(Exploration {
             context: fitted.rendered.text,
             tokens: fitted.rendered.tokens,

@@ -9,6 +9,7 @@ mod bm25;
 mod cache;
 mod error;
 mod explorer;
+mod fill;
 mod flight_plan;
 mod goal;
 mod graph;

@@ -157,3 +157,54 @@ fn invalid_answers_are_re_asked_with_the_error_and_charged() {
     let valid = (2_000.0 * 3.0 + 100.0 * 15.0) / 1e6;
     assert!(out.usd > 2.0 * valid, "{}", out.usd);
 }
+
+#[test]
+fn a_model_that_finalises_at_once_still_gets_the_budget_spent_unless_asked_not_to() {
+    let (_dir, map) = repo();
+    let explore = |fill: bool| {
+        let mut policy = LlmPolicy::new(scripted(&[FINALIZE]), prices());
+        block_on(
+            Explorer::new(&map, Budgets::tokens(3_000))
+                .fill_unspent(fill)
+                .explore("Refactor the auth middleware", &mut policy),
+        )
+        .unwrap()
+    };
+    let (filled, bare) = (explore(true), explore(false));
+    let level = |out: &navigator_context::Exploration, path: &str| {
+        navigator_context::render(&map, &out.plan)
+            .unwrap()
+            .level_of(path)
+    };
+    assert_eq!(bare.stop, StopReason::Finalized);
+    assert!(level(&bare, "src/auth/middleware.rs") < Level::Full);
+    assert!(!bare.reasoning.contains("filled the rest"));
+    assert_eq!(filled.stop, StopReason::Finalized);
+    assert_eq!(level(&filled, "src/auth/middleware.rs"), Level::Full);
+    assert!(filled.tokens > bare.tokens && filled.tokens <= 3_000);
+    assert!(
+        filled.reasoning.contains("filled the rest"),
+        "{}",
+        filled.reasoning
+    );
+}
+
+#[test]
+fn filling_the_budget_keeps_every_file_a_rule_of_the_model_matches() {
+    let (_dir, map) = repo();
+    let lower = r#"{"action":"update_flight_plan","changes":[{"path":"src/auth/middleware.rs","level":1}],"reasoning":"the path is enough"}"#;
+    let mut policy = LlmPolicy::new(scripted(&[lower, FINALIZE]), prices());
+    let out = block_on(
+        Explorer::new(&map, Budgets::tokens(3_000))
+            .explore("Refactor the auth middleware", &mut policy),
+    )
+    .unwrap();
+    let r = navigator_context::render(&map, &out.plan).unwrap();
+    assert_eq!(r.level_of("src/auth/middleware.rs"), Level::Path);
+    assert!(
+        r.level_of("src/auth/session.rs") >= Level::TopLevel,
+        "{}",
+        out.context
+    );
+    assert!(out.reasoning.contains("filled the rest"));
+}

@@ -18,6 +18,8 @@
 //! `--protocol commit-digit` holds out the tasks whose commit hash ends in 0, 1 or 2,
 //! `--goal report` uses subject + body as the goal (tasks with 25+ words of body), `--limit N`
 //! stops after N tasks, `--cold` disables the outline cache; the summary ends with the peak RSS.
+//! `--llm-base-url URL [--llm-model NAME]` lets a model behind an OpenAI-compatible server
+//! (`scripts/llm-server.sh` starts a local one) decide the explorer's turns.
 //! Gold files that do not exist at the base commit (the commit created them) are dropped from
 //! a task's gold list, and a task left with none is skipped and counted, as `--from-git`
 //! mines; `--all-gold` keeps them (they then count as misses for every method).
@@ -41,8 +43,10 @@
 use anyhow::{bail, Context};
 use navigator_context::{
     render, terms, Budgets, ChangeHistory, Exploration, Explorer, FlightPlan, HeuristicPolicy,
-    Lang, Level, RepoMap, Rule, ScanOptions, Tokenizer,
+    Lang, Level, LlmPolicy, RepoMap, Rule, ScanOptions, Tokenizer,
 };
+use navigator_core::{Llm, OpenAiClient, OpenAiConfig, Pricing, PricingTable};
+use std::sync::Arc;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -502,7 +506,23 @@ async fn main() -> anyhow::Result<()> {
     // skipped and counted), the rule `--from-git` mines by; `--all-gold` keeps them.
     let all_gold = args.iter().any(|a| a == "--all-gold");
     let use_history = !args.iter().any(|a| a == "--no-history");
+    // `--llm-base-url URL [--llm-model NAME]`: the explorer's turns are decided by a model
+    // behind an OpenAI-compatible server (a local llama.cpp server:
+    // `scripts/llm-server.sh`) instead of the heuristic policy; the BM25 baseline is the same.
+    let llm: Option<(Arc<dyn Llm>, String)> = match flag("--llm-base-url")? {
+        Some(url) => {
+            let model = flag("--llm-model")?.cloned().unwrap_or_else(|| "local".into());
+            let client = OpenAiClient::new(OpenAiConfig::compatible(url, &model))?;
+            Some((Arc::new(client), model))
+        }
+        None => None,
+    };
+    let policy_name = llm.as_ref().map_or_else(
+        || "explorer (heuristic)".to_string(),
+        |(_, model)| format!("explorer (LLM {model})"),
+    );
     let mut unfindable = 0usize;
+    let mut llm_failed = 0usize;
     let text =
         std::fs::read_to_string(tasks_path).with_context(|| format!("reading {tasks_path}"))?;
     let scratch = tempfile::tempdir()?;
@@ -567,9 +587,24 @@ async fn main() -> anyhow::Result<()> {
                 .with_context(|| format!("{at}: history"))?;
             map = map.with_history(Some(history));
         }
-        let out = Explorer::new(&map, Budgets::tokens(tokens))
-            .explore(&task.goal, &mut HeuristicPolicy::new())
-            .await?;
+        let mut explorer = Explorer::new(&map, Budgets::tokens(tokens));
+        let out = match &llm {
+            None => explorer.explore(&task.goal, &mut HeuristicPolicy::new()).await?,
+            Some((client, model)) => {
+                // A local server costs nothing.
+                let mut prices = PricingTable::default();
+                prices.set(model.clone(), Pricing::new(0.0, 0.0, 0.0, 0.0));
+                let mut policy = LlmPolicy::new(client.clone(), prices);
+                match explorer.explore(&task.goal, &mut policy).await {
+                    Ok(out) => out,
+                    Err(e) => {
+                        println!("  [{}] {}: the LLM run failed: {e}", task.split, task.goal);
+                        llm_failed += 1;
+                        continue;
+                    }
+                }
+            }
+        };
         seconds.push(t0.elapsed().as_secs_f64());
         let rendered = render(&map, &out.plan)?;
         let levels: Vec<Level> = task
@@ -652,11 +687,17 @@ async fn main() -> anyhow::Result<()> {
             top1.unwrap_or("-"),
         );
     }
-    if n == 0 {
+    if n == 0 && llm_failed == 0 {
         bail!("{tasks_path} holds no tasks");
     }
     seconds.sort_by(f64::total_cmp);
-    println!("\n{n} tasks at a {tokens}-token budget, no LLM:");
+    match &llm {
+        None => println!("\n{n} tasks at a {tokens}-token budget, no LLM:"),
+        Some((_, model)) => println!("\n{n} tasks at a {tokens}-token budget, LLM {model}:"),
+    }
+    if llm_failed > 0 {
+        println!("({llm_failed} more ended in an LLM error, printed above, and are not counted)");
+    }
     if unfindable > 0 {
         println!(
             "({unfindable} more skipped: every gold file is new in the commit, so absent from \
@@ -665,7 +706,7 @@ async fn main() -> anyhow::Result<()> {
     }
     for (name, s) in &splits {
         println!("{name} ({} tasks):", s.explorer.n);
-        println!("{}", s.explorer.line("explorer (heuristic)"));
+        println!("{}", s.explorer.line(&policy_name));
         println!(
             "  a gold file fits whole (its source within {:.0}% of the budget): {:.1}% of tasks",
             100.0 * WHOLE_SHARE,
