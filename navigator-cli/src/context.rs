@@ -95,6 +95,11 @@ pub struct Args {
     /// often each matched file changed).
     #[arg(long)]
     pub no_history: bool,
+    /// Keep the context the policy chose even when it leaves more than a quarter of the
+    /// token budget unspent (by default the offline ranking fills it, for the files no rule
+    /// of the policy matches).
+    #[arg(long)]
+    pub no_fill: bool,
 }
 
 /// The policy `args` ask for.
@@ -283,7 +288,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let mut policy = policy(&args)?;
     let mut budgets = Budgets::tokens(args.tokens);
     budgets.usd = args.usd;
-    let mut explorer = Explorer::new(&map, budgets);
+    let mut explorer = Explorer::new(&map, budgets).fill_unspent(!args.no_fill);
     if args.mode == Mode::Interactive {
         explorer = explorer.interactive(TerminalApprover);
     }

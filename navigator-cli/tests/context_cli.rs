@@ -199,4 +199,6 @@ fn git_history_reorders_equal_matches_unless_turned_off() {
         .to_string()
         .contains("changed often"));
     assert_eq!(first(&["--no-history"])["path"], "src/a_cache.rs");
+    // The offline policy spends the budget itself: nothing is left to fill.
+    assert_eq!(first(&["--no-fill"]), with_history);
 }

@@ -46,10 +46,10 @@ use navigator_context::{
     Lang, Level, LlmPolicy, RepoMap, Rule, ScanOptions, Tokenizer,
 };
 use navigator_core::{Llm, OpenAiClient, OpenAiConfig, Pricing, PricingTable};
-use std::sync::Arc;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Commits touching more gold files than this are sweeping changes, not localisable tasks.
@@ -511,7 +511,9 @@ async fn main() -> anyhow::Result<()> {
     // `scripts/llm-server.sh`) instead of the heuristic policy; the BM25 baseline is the same.
     let llm: Option<(Arc<dyn Llm>, String)> = match flag("--llm-base-url")? {
         Some(url) => {
-            let model = flag("--llm-model")?.cloned().unwrap_or_else(|| "local".into());
+            let model = flag("--llm-model")?
+                .cloned()
+                .unwrap_or_else(|| "local".into());
             let client = OpenAiClient::new(OpenAiConfig::compatible(url, &model))?;
             Some((Arc::new(client), model))
         }
@@ -589,7 +591,11 @@ async fn main() -> anyhow::Result<()> {
         }
         let mut explorer = Explorer::new(&map, Budgets::tokens(tokens));
         let out = match &llm {
-            None => explorer.explore(&task.goal, &mut HeuristicPolicy::new()).await?,
+            None => {
+                explorer
+                    .explore(&task.goal, &mut HeuristicPolicy::new())
+                    .await?
+            }
             Some((client, model)) => {
                 // A local server costs nothing.
                 let mut prices = PricingTable::default();

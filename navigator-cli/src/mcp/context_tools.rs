@@ -213,6 +213,7 @@ impl McpServer {
             refit: false,
             json: false,
             no_history: false,
+            no_fill: false,
         };
         let total = budgets_turns(tokens) + 2;
         progress.report(0, Some(total), format!("mapping {}", repo.display()));
