@@ -5,7 +5,8 @@
 //! ([`SearchEngine::with_store`]), `index.redb` — holding the engine's bookkeeping (each item's
 //! key and vector, a copy of the items, the change log the indexes replay), `keyword/`
 //! (tantivy), `chunks.usearch` (HNSW graph over 8-bit codes of every chunk's vector),
-//! `chunks.f32` (the exact vectors the graph's candidates are re-ranked with), `catalog.snap`
+//! `chunks.f32` (the exact vectors the graph's candidates are re-ranked with), `chunks.seal`
+//! (the identities of those two files as an open last verified them), `catalog.snap`
 //! (the in-memory catalog as last saved, `catalog/snapshot.rs`).
 //!
 //! Damage: the store is opened in memory first (`store/probe.rs`) and a store file redb
@@ -47,14 +48,15 @@ const VECTOR_SEQ: &str = "vector_seq";
 const MODEL_META: &str = "model";
 /// The store file of an engine that is its own source of truth.
 const STORE_FILE: &str = "store.redb";
-/// The vector files (graph, exact vectors) in an engine directory.
-const VECTOR_FILES: [&str; 2] = ["chunks.usearch", "chunks.f32"];
+/// The vector files (graph, exact vectors, and the seal of the two) in an engine directory.
+const VECTOR_FILES: [&str; 3] = ["chunks.usearch", "chunks.f32", "chunks.seal"];
 /// Everything in an engine directory that is derived from the store: the keyword index's
 /// directory, the vector files and the catalog snapshot.
-const DERIVED: [&str; 4] = [
+const DERIVED: [&str; 5] = [
     "keyword",
     VECTOR_FILES[0],
     VECTOR_FILES[1],
+    VECTOR_FILES[2],
     crate::catalog::snapshot::FILE,
 ];
 

@@ -5,7 +5,8 @@
 //! entries are used where they are, so opening a large index neither copies the vectors nor
 //! makes them resident — a query touches only the pages of the vectors it re-ranks. Vectors
 //! written since live in memory beside it until the next save. Opening reads the file once
-//! (not through the mapping) to check its checksum and collect its keys.
+//! (not through the mapping) to check its checksum and collect its keys, or, when the file
+//! is as a seal recorded it (`seal.rs`), only its header, the keys coming from the seal.
 //!
 //! File layout (little-endian), format 2: the magic `NAVEXACT`, the format version (`u32`),
 //! the width (`u32`), the entry count (`u64`), the graph file's length (`u64`) and CRC-32
@@ -208,6 +209,11 @@ impl ExactVectors {
             free: Vec::new(),
             file: None,
         }
+    }
+
+    /// The width of its vectors.
+    pub(super) fn dims(&self) -> usize {
+        self.dims
     }
 
     /// How many keys have a vector.
@@ -525,6 +531,62 @@ impl ExactVectors {
         }
         table.slot_of = slot_of;
         Ok((table, graph))
+    }
+}
+
+impl ExactVectors {
+    /// The keys of the entries of the file the table was read from, in file order (those
+    /// still there: not replaced or removed since).
+    pub(super) fn file_keys(&self) -> Vec<u64> {
+        let mut entries: Vec<(usize, u64)> = self
+            .slot_of
+            .iter()
+            .filter_map(|(&key, slot)| match slot {
+                Slot::File(entry) => Some((*entry, key)),
+                Slot::Memory(_) => None,
+            })
+            .collect();
+        entries.sort_unstable();
+        entries.into_iter().map(|(_, key)| key).collect()
+    }
+
+    /// [`load`](Self::load) for a file whose entries' keys are known (`keys`, in file order:
+    /// a seal's, `seal.rs`): reads and checks the header only, not the entries.
+    pub(super) fn load_sealed(
+        path: &Path,
+        dims: usize,
+        reads: VectorReads,
+        keys: Vec<u64>,
+    ) -> Result<Self, String> {
+        let mut file = std::fs::File::open(path).map_err(|e| format!("cannot be read: {e}"))?;
+        let io = |e: std::io::Error| format!("cannot be read: {e}");
+        let file_len = file.metadata().map_err(io)?.len();
+        let mut header = [0u8; HEADER];
+        if read_up_to(&mut file, &mut header).map_err(io)? < HEADER {
+            return Err("shorter than its header".into());
+        }
+        let u32_at = |i: usize| u32::from_le_bytes(std::array::from_fn(|j| header[i + j]));
+        let u64_at = |i: usize| u64::from_le_bytes(std::array::from_fn(|j| header[i + j]));
+        let expected = (HEADER + keys.len() * (8 + 4 * dims)) as u64;
+        if &header[..8] != MAGIC
+            || u32_at(8) != VERSION
+            || u32_at(12) as usize != dims
+            || u64_at(16) != keys.len() as u64
+            || file_len != expected
+        {
+            return Err("not the table its seal describes".into());
+        }
+        let mut table = Self::new(dims);
+        table.slot_of = HashMap::with_capacity(keys.len());
+        for (entry, &key) in keys.iter().enumerate() {
+            if table.slot_of.insert(key, Slot::File(entry)).is_some() {
+                return Err(format!("key {key} twice"));
+            }
+        }
+        if !keys.is_empty() {
+            table.file = Some(file_bytes(file, reads).map_err(io)?);
+        }
+        Ok(table)
     }
 }
 

@@ -18,7 +18,9 @@
 //! a temporary file and renamed, so a crash never leaves a torn file. The table records the
 //! graph file's length and CRC-32 and its own entries' CRC-32: usearch reads a graph file
 //! without verifying it (flipped bytes once crashed the process), so on open the graph's
-//! bytes are checked against the table before usearch sees them. Missing, torn or damaged
+//! bytes are checked against the table before usearch sees them — unless both files still
+//! have the identity a seal recorded when an earlier open verified them (`seal.rs`: nothing
+//! has written to them since), which makes a cold open read neither. Missing, torn or damaged
 //! files, a graph of another form (f32 graphs of earlier versions), or a table that does not
 //! hold exactly the graph's keys start both empty ([`Opened::Damaged`], with the reason), and
 //! the engine rebuilds them from the store, which keeps every vector; whatever a crash loses
@@ -36,6 +38,7 @@ mod exact;
 mod items;
 mod kernels;
 mod reach;
+mod seal;
 
 use crate::config::VectorReads;
 use crate::opened::Opened;
@@ -43,6 +46,7 @@ use crate::{Error, Result};
 use backlog::Backlog;
 use exact::{ExactVectors, GraphSum};
 use kernels::inverse_norm;
+use seal::Stamp;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -89,6 +93,9 @@ struct Inner {
     /// How many of `exact`'s keys are an item's second or later chunk (`items.rs`): with
     /// none, every item is one vector.
     later_chunks: usize,
+    /// Whether the files were opened on their seal (`seal.rs`) rather than read whole.
+    #[cfg_attr(not(test), allow(dead_code))]
+    sealed: bool,
 }
 
 impl Inner {
@@ -165,6 +172,15 @@ fn load(path: &Path, dims: usize, reads: VectorReads) -> std::result::Result<Inn
         )
     };
     let exact_file = exact_path(path);
+    // Identities first: a file changed while it is verified then no longer matches them.
+    let stamps = Stamp::of(path).and_then(|g| Ok((g, Stamp::of(&exact_file)?)));
+    if let Ok((graph_stamp, table_stamp)) = stamps {
+        if let Some(keys) = seal::keys_if_unchanged(path, graph_stamp, table_stamp) {
+            let exact = ExactVectors::load_sealed(&exact_file, dims, reads, keys)
+                .map_err(|why| format!("{}: {why}", name(&exact_file)))?;
+            return restore(path, exact, true);
+        }
+    }
     // Both files are read whole to verify them: side by side, a cold open waits for the
     // disk once rather than for one file after the other.
     let (exact, read_sum) = std::thread::scope(|scope| {
@@ -186,6 +202,27 @@ fn load(path: &Path, dims: usize, reads: VectorReads) -> std::result::Result<Inn
             name(&exact_file)
         ));
     }
+    let inner = restore(path, exact, false)?;
+    // Both verified: the next open of the same files need not read them.
+    if let Ok((graph_stamp, table_stamp)) = stamps {
+        let keys = inner.exact.file_keys();
+        if let Err(e) = seal::write(path, graph_stamp, table_stamp, &keys) {
+            tracing::warn!("writing the seal of {}: {e}", name(path));
+        }
+    }
+    Ok(inner)
+}
+
+/// The index of the verified (or sealed: `sealed`) graph file at `path` and its table.
+fn restore(path: &Path, exact: ExactVectors, sealed: bool) -> std::result::Result<Inner, String> {
+    let name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let exact_file = exact_path(path);
+    let dims = exact.dims();
     // Verified: now usearch may read it. On Unix the graph is a view of the file (mapped,
     // not copied; the engine replaces the file only by renaming a new one over it).
     let (graph, viewed) = if cfg!(unix) {
@@ -222,6 +259,7 @@ fn load(path: &Path, dims: usize, reads: VectorReads) -> std::result::Result<Inn
         pending,
         stray: HashSet::new(),
         later_chunks,
+        sealed,
     };
     inner.hold_backlog_in_memory();
     Ok(inner)
@@ -273,6 +311,7 @@ impl VectorIndex {
                 pending: HashSet::new(),
                 stray: HashSet::new(),
                 later_chunks: 0,
+                sealed: false,
             },
         };
         inner.graph.change_expansion_add(EXPANSION_ADD);

@@ -534,3 +534,58 @@ fn a_new_graph_takes_the_configured_degree_and_a_saved_one_keeps_its_own() {
     );
     assert_eq!(degree(&VectorIndex::open(&other, 16).unwrap().0), 32);
 }
+
+#[test]
+fn verified_files_reopen_on_their_seal_until_either_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.usearch");
+    let dims = 16;
+    let vectors = saved(&path, dims);
+    let open = |expect_sealed: bool| {
+        let (index, opened) = VectorIndex::open(&path, dims).unwrap();
+        assert_eq!(opened, Opened::Loaded);
+        assert_eq!(index.read().unwrap().sealed, expect_sealed);
+        assert_eq!(index.len().unwrap(), 299);
+        for i in [0usize, 9, 299] {
+            assert_eq!(
+                index.search(&vectors[i], 1, |_| true).unwrap()[0].0,
+                i as u64
+            );
+        }
+        assert!(index.similarities(&vectors[3], &[3]).unwrap().is_empty());
+        index
+    };
+    // Just written: too new to seal, so every open verifies.
+    open(false);
+    assert!(!seal::path_for(&path).exists());
+    std::thread::sleep(seal::MARGIN + std::time::Duration::from_millis(30));
+    // The first open verifies and seals, the next ones read neither file.
+    open(false);
+    assert!(seal::path_for(&path).exists());
+    let sealed = open(true);
+    let hits = sealed.search(&vectors[42], 5, |_| true).unwrap();
+    drop(sealed);
+    // A save (new files) or any write to a file: verified again.
+    let table = exact_path(&path);
+    let mut bytes = std::fs::read(&table).unwrap();
+    let n = bytes.len();
+    bytes[n - 3] ^= 0x10;
+    std::fs::write(&table, &bytes).unwrap();
+    assert_damaged(&path, dims, "checksum");
+    // Rebuilt and settled, then the same answers from the seal again.
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&table);
+    saved(&path, dims);
+    std::thread::sleep(seal::MARGIN + std::time::Duration::from_millis(30));
+    open(false);
+    let again = open(true);
+    assert_eq!(again.search(&vectors[42], 5, |_| true).unwrap(), hits);
+    // A seal whose keys are not the table's is refused as a damaged table, not trusted.
+    drop(again);
+    let stamp = |p: &Path| seal::Stamp::of(p).unwrap();
+    let (g, t) = (stamp(&path), stamp(&table));
+    std::fs::remove_file(seal::path_for(&path)).unwrap();
+    assert!(seal::write(&path, g, t, &[1, 2, 3]).unwrap());
+    std::thread::sleep(seal::MARGIN + std::time::Duration::from_millis(30));
+    assert_damaged(&path, dims, "seal");
+}
