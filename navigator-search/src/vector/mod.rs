@@ -176,9 +176,16 @@ fn load(path: &Path, dims: usize, reads: VectorReads) -> std::result::Result<Inn
     let stamps = Stamp::of(path).and_then(|g| Ok((g, Stamp::of(&exact_file)?)));
     if let Ok((graph_stamp, table_stamp)) = stamps {
         if let Some(keys) = seal::keys_if_unchanged(path, graph_stamp, table_stamp) {
-            let exact = ExactVectors::load_sealed(&exact_file, dims, reads, keys)
-                .map_err(|why| format!("{}: {why}", name(&exact_file)))?;
-            return restore(path, exact, true);
+            // A seal only spares the reads: whatever it does not account for is verified.
+            match ExactVectors::load_sealed(&exact_file, dims, reads, keys)
+                .and_then(|exact| restore(path, exact, true))
+            {
+                Ok(inner) => return Ok(inner),
+                Err(why) => tracing::warn!(
+                    "the seal of {} does not fit the files ({why}); verifying them",
+                    name(path)
+                ),
+            }
         }
     }
     // Both files are read whole to verify them: side by side, a cold open waits for the
@@ -202,10 +209,11 @@ fn load(path: &Path, dims: usize, reads: VectorReads) -> std::result::Result<Inn
             name(&exact_file)
         ));
     }
+    // The keys in file order, before opening moves any into memory.
+    let keys = exact.file_keys();
     let inner = restore(path, exact, false)?;
     // Both verified: the next open of the same files need not read them.
     if let Ok((graph_stamp, table_stamp)) = stamps {
-        let keys = inner.exact.file_keys();
         if let Err(e) = seal::write(path, graph_stamp, table_stamp, &keys) {
             tracing::warn!("writing the seal of {}: {e}", name(path));
         }
