@@ -168,6 +168,8 @@ impl SearchEngine {
     ) -> Result<()> {
         self.blocking(move |engine| engine.sync_keyword(keyword_from, last))
             .await?;
+        // The graph is built once the replay is over, not step by step between its writes.
+        let _replaying = self.vectors.replaying();
         let vector_keys = self
             .blocking(move |engine| engine.keys_after(vector_from, last))
             .await?;

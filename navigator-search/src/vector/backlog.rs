@@ -50,6 +50,9 @@ struct State {
     size: usize,
     /// Engine writes in progress ([`VectorIndex::writing`]).
     writing: usize,
+    /// Replays of the store in progress ([`VectorIndex::replaying`]): the builder waits for
+    /// them however large the backlog grows.
+    replaying: usize,
     /// When the last write ended.
     last_write: Option<Instant>,
 }
@@ -62,6 +65,12 @@ impl Signal {
 }
 
 impl State {
+    /// Whether the builder should leave the cores to writes now: any write while a replay
+    /// is in progress, otherwise while the backlog is below [`URGENT`].
+    fn yields(&self) -> bool {
+        self.replaying > 0 || self.size < URGENT
+    }
+
     /// Whether writes are going on: one is in progress or one ended less than [`QUIET`]
     /// ago; how long to wait before looking again.
     fn busy(&self) -> Option<Duration> {
@@ -84,6 +93,20 @@ impl Drop for Writing {
         let mut state = self.signal.state();
         state.writing = state.writing.saturating_sub(1);
         state.last_write = Some(Instant::now());
+    }
+}
+
+/// A replay of the store into the index in progress (an open repairing its vector files):
+/// the builder does not start while it lasts, even past [`URGENT`] (no search runs before
+/// the open returns, and each step would hold the replay's writes back).
+pub(crate) struct Replaying {
+    writing: Writing,
+}
+
+impl Drop for Replaying {
+    fn drop(&mut self) {
+        let mut state = self.writing.signal.state();
+        state.replaying = state.replaying.saturating_sub(1);
     }
 }
 
@@ -218,6 +241,14 @@ impl VectorIndex {
         Writing { signal }
     }
 
+    /// Marks a replay of the store (many writes) as in progress until the returned guard
+    /// is dropped: the builder waits for its end even past [`URGENT`].
+    pub(crate) fn replaying(&self) -> Replaying {
+        let writing = self.writing();
+        writing.signal.state().replaying += 1;
+        Replaying { writing }
+    }
+
     /// How many vectors wait for the graph (searches scan them exactly meanwhile).
     pub(crate) fn backlog_len(&self) -> Result<usize> {
         Ok(self.read()?.pending.len())
@@ -295,7 +326,7 @@ fn build_in_background(index: &Weak<VectorIndex>, signal: &Signal) {
                     return;
                 }
                 if state.work {
-                    let Some(wait) = state.busy().filter(|_| state.size < URGENT) else {
+                    let Some(wait) = state.busy().filter(|_| state.yields()) else {
                         break;
                     };
                     state = signal
@@ -323,7 +354,7 @@ fn build_in_background(index: &Weak<VectorIndex>, signal: &Signal) {
                 Ok(left) => {
                     let mut state = signal.state();
                     state.size = left;
-                    if state.closed || (state.busy().is_some() && left < URGENT) {
+                    if state.closed || (state.busy().is_some() && state.yields()) {
                         break;
                     }
                 }
@@ -334,5 +365,35 @@ fn build_in_background(index: &Weak<VectorIndex>, signal: &Signal) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builder_yields_to_writes_below_urgent_and_to_a_replay_at_any_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, _) = VectorIndex::open(&dir.path().join("v.usearch"), 4).unwrap();
+        let state = |size: usize| {
+            let mut s = index.backlog.signal.state();
+            s.size = size;
+            (s.busy().is_some(), s.yields())
+        };
+        assert_eq!(state(URGENT - 1), (false, true));
+        assert!(
+            !state(URGENT).1,
+            "a large backlog is built even while writes go on"
+        );
+        let writing = index.writing();
+        assert_eq!(state(URGENT), (true, false));
+        let replay = index.replaying();
+        assert_eq!(state(URGENT * 4), (true, true));
+        drop(replay);
+        assert_eq!(state(URGENT * 4), (true, false));
+        drop(writing);
+        // Within the quiet time after the last write, still busy.
+        assert!(state(1).0);
     }
 }
