@@ -162,15 +162,17 @@ fn new_graph(path: &Path, dims: usize, degree: usize) -> Result<Index> {
     .map_err(|e| vec_err(path, e))
 }
 
+/// The file name of `p` (its whole path when it has none), for messages.
+fn name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
 /// Reads the graph at `path` and the exact vectors beside it, verifying the graph's bytes
 /// against the length and checksum the table records before usearch sees them; why not.
 fn load(path: &Path, dims: usize, reads: VectorReads) -> std::result::Result<Inner, String> {
-    let name = |p: &Path| {
-        p.file_name().map_or_else(
-            || p.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
-    };
     let exact_file = exact_path(path);
     // Identities first: a file changed while it is verified then no longer matches them.
     let stamps = Stamp::of(path).and_then(|g| Ok((g, Stamp::of(&exact_file)?)));
@@ -223,12 +225,6 @@ fn load(path: &Path, dims: usize, reads: VectorReads) -> std::result::Result<Inn
 
 /// The index of the verified (or sealed: `sealed`) graph file at `path` and its table.
 fn restore(path: &Path, exact: ExactVectors, sealed: bool) -> std::result::Result<Inner, String> {
-    let name = |p: &Path| {
-        p.file_name().map_or_else(
-            || p.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
-    };
     let exact_file = exact_path(path);
     let dims = exact.dims();
     // Verified: now usearch may read it. On Unix the graph is a view of the file (mapped,
