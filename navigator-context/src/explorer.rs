@@ -62,6 +62,15 @@ pub enum StopReason {
     Declined,
     /// Nothing in the repository matched the goal (found by the first scan).
     NothingRelevant,
+    /// The policy failed after at least one turn had been decided (an LLM call that errs on
+    /// every retry: a window too small for the map, a timeout, a server gone): the context is
+    /// the one the earlier turns built. A failure on the first turn is returned as the error.
+    PolicyFailed {
+        /// The turn that failed.
+        step: usize,
+        /// Why.
+        message: String,
+    },
 }
 
 impl StopReason {
@@ -77,6 +86,9 @@ impl StopReason {
             StopReason::NothingRelevant => {
                 "nothing in the repository matches the goal's terms (after the first scan); the context is the satellite view".into()
             }
+            StopReason::PolicyFailed { step, message } => format!(
+                "the policy failed at turn {step} ({message}); the context is the one the turns before it built"
+            ),
         }
     }
 }
@@ -236,7 +248,19 @@ impl<'a> Explorer<'a> {
                     break;
                 }
             }
-            let decision = policy.decide(&input).await?;
+            let decision = match policy.decide(&input).await {
+                Ok(decision) => decision,
+                // The first turn's failure is most likely the setup (a key, an address): an
+                // error. A later one keeps what the turns before it built.
+                Err(e) if step > 1 => {
+                    stop = StopReason::PolicyFailed {
+                        step,
+                        message: e.to_string(),
+                    };
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
             // The history a chat transcript would carry: every earlier prompt and answer again.
             let answer_tokens = self
                 .tokenizer

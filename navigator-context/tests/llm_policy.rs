@@ -208,3 +208,34 @@ fn filling_the_budget_keeps_every_file_a_rule_of_the_model_matches() {
     );
     assert!(out.reasoning.contains("filled the rest"));
 }
+
+#[test]
+fn a_model_failing_after_a_turn_keeps_that_turn_and_one_failing_at_once_is_an_error() {
+    let (_dir, map) = repo();
+    // One answer recorded: the second call fails (nothing left to replay).
+    let mut policy = LlmPolicy::new(scripted(&[UPDATE]), prices());
+    let out = block_on(
+        Explorer::new(&map, Budgets::tokens(3_000))
+            .fill_unspent(false)
+            .explore("Refactor the auth middleware", &mut policy),
+    )
+    .unwrap();
+    assert!(
+        matches!(&out.stop, StopReason::PolicyFailed { step: 2, .. }),
+        "{:?}",
+        out.stop
+    );
+    assert_eq!(out.turns.len(), 1);
+    let r = navigator_context::render(&map, &out.plan).unwrap();
+    assert_eq!(r.level_of("src/auth/middleware.rs"), Level::Full);
+    assert!(
+        out.reasoning.contains("the policy failed at turn 2"),
+        "{}",
+        out.reasoning
+    );
+    let mut failing = LlmPolicy::new(scripted(&[]), prices());
+    let err = block_on(
+        Explorer::new(&map, Budgets::tokens(3_000)).explore("auth middleware", &mut failing),
+    );
+    assert!(err.is_err());
+}
