@@ -460,39 +460,15 @@ impl ExactVectors {
         dims: usize,
         reads: VectorReads,
     ) -> Result<(Self, GraphSum), String> {
-        let mut file = std::fs::File::open(path).map_err(|e| format!("cannot be read: {e}"))?;
+        let (mut file, header) = open_table(path, dims)?;
         let io = |e: std::io::Error| format!("cannot be read: {e}");
-        let file_len = file.metadata().map_err(io)?.len();
-        let mut header = [0u8; HEADER];
-        let got = read_up_to(&mut file, &mut header).map_err(io)?;
-        if got < HEADER {
-            return Err(format!("{got} bytes, shorter than its header"));
-        }
-        let u32_at = |i: usize| u32::from_le_bytes(std::array::from_fn(|j| header[i + j]));
-        let u64_at = |i: usize| u64::from_le_bytes(std::array::from_fn(|j| header[i + j]));
-        if &header[..8] != MAGIC {
-            return Err("not a vector table (its magic number)".into());
-        }
-        if u32_at(8) != VERSION {
-            return Err(format!("format {}, not {VERSION}", u32_at(8)));
-        }
-        if u32_at(12) as usize != dims {
-            return Err(format!("{}-d vectors, not {dims}-d", u32_at(12)));
-        }
+        let Header {
+            count,
+            file_len: expected,
+            graph,
+            body_crc,
+        } = header;
         let entry = 8 + 4 * dims;
-        let count = usize::try_from(u64_at(16)).ok();
-        let expected = count
-            .and_then(|count| count.checked_mul(entry))
-            .and_then(|body| body.checked_add(HEADER));
-        let (Some(count), Some(expected)) = (count, expected) else {
-            return Err(format!("{} entries, more than fit in memory", u64_at(16)));
-        };
-        if expected as u64 != file_len {
-            return Err(format!(
-                "{file_len} bytes, not what {} entries take",
-                u64_at(16)
-            ));
-        }
         // One pass over the entries, in blocks: their checksum and their keys.
         let mut crc = crc32fast::Hasher::new();
         let mut slot_of: HashMap<u64, Slot> = HashMap::with_capacity(count);
@@ -512,16 +488,12 @@ impl ExactVectors {
             }
             done += n;
         }
-        if crc.finalize() != u32_at(BODY_CRC_AT as usize) {
+        if crc.finalize() != body_crc {
             return Err("its entries fail their checksum".into());
         }
         if let Some(key) = twice {
             return Err(format!("key {key} twice"));
         }
-        let graph = GraphSum {
-            len: u64_at(24),
-            crc: u32_at(32),
-        };
         let mut table = Self::new(dims);
         if count > 0 {
             table.file = Some(file_bytes(file, reads).map_err(io)?);
@@ -532,9 +504,7 @@ impl ExactVectors {
         table.slot_of = slot_of;
         Ok((table, graph))
     }
-}
 
-impl ExactVectors {
     /// The keys of the entries of the file the table was read from, in file order (those
     /// still there: not replaced or removed since).
     pub(super) fn file_keys(&self) -> Vec<u64> {
@@ -558,24 +528,15 @@ impl ExactVectors {
         reads: VectorReads,
         keys: Vec<u64>,
     ) -> Result<Self, String> {
-        let mut file = std::fs::File::open(path).map_err(|e| format!("cannot be read: {e}"))?;
+        let (file, header) = open_table(path, dims)?;
+        if header.count != keys.len() {
+            return Err(format!(
+                "{} entries, its seal {} keys",
+                header.count,
+                keys.len()
+            ));
+        }
         let io = |e: std::io::Error| format!("cannot be read: {e}");
-        let file_len = file.metadata().map_err(io)?.len();
-        let mut header = [0u8; HEADER];
-        if read_up_to(&mut file, &mut header).map_err(io)? < HEADER {
-            return Err("shorter than its header".into());
-        }
-        let u32_at = |i: usize| u32::from_le_bytes(std::array::from_fn(|j| header[i + j]));
-        let u64_at = |i: usize| u64::from_le_bytes(std::array::from_fn(|j| header[i + j]));
-        let expected = (HEADER + keys.len() * (8 + 4 * dims)) as u64;
-        if &header[..8] != MAGIC
-            || u32_at(8) != VERSION
-            || u32_at(12) as usize != dims
-            || u64_at(16) != keys.len() as u64
-            || file_len != expected
-        {
-            return Err("not the table its seal describes".into());
-        }
         let mut table = Self::new(dims);
         table.slot_of = HashMap::with_capacity(keys.len());
         for (entry, &key) in keys.iter().enumerate() {
@@ -588,6 +549,62 @@ impl ExactVectors {
         }
         Ok(table)
     }
+}
+
+/// What a table file's header says, checked against the file's length.
+struct Header {
+    count: usize,
+    file_len: usize,
+    graph: GraphSum,
+    body_crc: u32,
+}
+
+/// Opens the table file at `path` and reads its header (the file is left just after it); why
+/// not when it is missing, shorter than its header, of another format or width, or not as
+/// long as its entry count says.
+fn open_table(path: &Path, dims: usize) -> Result<(std::fs::File, Header), String> {
+    let io = |e: std::io::Error| format!("cannot be read: {e}");
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let file_len = file.metadata().map_err(io)?.len();
+    let mut header = [0u8; HEADER];
+    let got = read_up_to(&mut file, &mut header).map_err(io)?;
+    if got < HEADER {
+        return Err(format!("{got} bytes, shorter than its header"));
+    }
+    let u32_at = |i: usize| u32::from_le_bytes(std::array::from_fn(|j| header[i + j]));
+    let u64_at = |i: usize| u64::from_le_bytes(std::array::from_fn(|j| header[i + j]));
+    if &header[..8] != MAGIC {
+        return Err("not a vector table (its magic number)".into());
+    }
+    if u32_at(8) != VERSION {
+        return Err(format!("format {}, not {VERSION}", u32_at(8)));
+    }
+    if u32_at(12) as usize != dims {
+        return Err(format!("{}-d vectors, not {dims}-d", u32_at(12)));
+    }
+    let count = usize::try_from(u64_at(16)).ok();
+    let expected = count
+        .and_then(|count| count.checked_mul(8 + 4 * dims))
+        .and_then(|body| body.checked_add(HEADER));
+    let (Some(count), Some(expected)) = (count, expected) else {
+        return Err(format!("{} entries, more than fit in memory", u64_at(16)));
+    };
+    if expected as u64 != file_len {
+        return Err(format!(
+            "{file_len} bytes, not what {} entries take",
+            u64_at(16)
+        ));
+    }
+    let header = Header {
+        count,
+        file_len: expected,
+        graph: GraphSum {
+            len: u64_at(24),
+            crc: u32_at(32),
+        },
+        body_crc: u32_at(BODY_CRC_AT as usize),
+    };
+    Ok((file, header))
 }
 
 /// Reads until `buf` is full or the file ends; how many bytes were read.

@@ -72,9 +72,7 @@ impl Stamp {
             ]))
         }
     }
-}
 
-impl Stamp {
     /// The later of the file's modification and change times, since the epoch.
     fn newest(&self) -> Duration {
         let [.., m_s, m_ns, c_s, c_ns] = self.0;
