@@ -109,7 +109,7 @@ pub(crate) fn policy(args: &Args) -> anyhow::Result<Box<dyn Policy>> {
         if local || prices.get(model).is_err() {
             // A local server costs nothing; an unknown hosted model would be priced wrongly,
             // so it is refused below unless it runs at a base URL the user gave.
-            prices.set(model.to_string(), Pricing::new(0.0, 0.0, 0.0, 0.0));
+            prices.set(model.to_string(), Pricing::free());
         }
         prices
     };

@@ -9,6 +9,7 @@ use crate::pack::pack;
 use crate::relevance::Scored;
 use crate::render::render;
 use crate::scan::RepoMap;
+use globset::GlobSetBuilder;
 
 /// A context under this share of the token budget is filled.
 const FILL_BELOW: f64 = 0.75;
@@ -36,23 +37,27 @@ pub(crate) fn fill_unspent(
     if ranking.is_empty() || before as f64 >= FILL_BELOW * plan.token_budget as f64 {
         return Ok(None);
     }
-    let matcher = |rule: &Rule| {
-        compile_glob(&rule.path)
-            .map(|g| g.compile_matcher())
-            .map_err(|m| Error::plan(None, "rules", m))
-    };
     let own: Vec<&Rule> = plan.rules.iter().filter(|r| !initial.contains(r)).collect();
-    let own_matchers = own.iter().map(|r| matcher(r)).collect::<Result<Vec<_>>>()?;
-    let decided = |path: &str| own_matchers.iter().any(|m| m.is_match(path));
+    let glob = |rule: &Rule| compile_glob(&rule.path).map_err(|m| Error::plan(None, "rules", m));
+    let mut own_set = GlobSetBuilder::new();
+    for rule in &own {
+        own_set.add(glob(rule)?);
+    }
+    let own_set = own_set
+        .build()
+        .map_err(|e| Error::plan(None, "rules", e.to_string()))?;
+    // The files a rule of the policy matches, found once.
+    let decided: Vec<&str> = map
+        .files()
+        .iter()
+        .map(|f| f.path.as_str())
+        .filter(|p| own_set.is_match(p))
+        .collect();
     let packed = pack(map, ranking, plan);
     let mut rules = Vec::new();
     for rule in packed.rules {
-        let m = matcher(&rule)?;
-        if !map
-            .files()
-            .iter()
-            .any(|f| m.is_match(&f.path) && decided(&f.path))
-        {
+        let m = glob(&rule)?.compile_matcher();
+        if !decided.iter().any(|p| m.is_match(p)) {
             rules.push(rule);
         }
     }

@@ -509,19 +509,22 @@ async fn main() -> anyhow::Result<()> {
     // `--llm-base-url URL [--llm-model NAME]`: the explorer's turns are decided by a model
     // behind an OpenAI-compatible server (a local llama.cpp server:
     // `scripts/llm-server.sh`) instead of the heuristic policy; the BM25 baseline is the same.
-    let llm: Option<(Arc<dyn Llm>, String)> = match flag("--llm-base-url")? {
+    // A local server costs nothing.
+    let llm: Option<(Arc<dyn Llm>, String, PricingTable)> = match flag("--llm-base-url")? {
         Some(url) => {
             let model = flag("--llm-model")?
                 .cloned()
                 .unwrap_or_else(|| "local".into());
             let client = OpenAiClient::new(OpenAiConfig::compatible(url, &model))?;
-            Some((Arc::new(client), model))
+            let mut prices = PricingTable::default();
+            prices.set(model.clone(), Pricing::free());
+            Some((Arc::new(client), model, prices))
         }
         None => None,
     };
     let policy_name = llm.as_ref().map_or_else(
         || "explorer (heuristic)".to_string(),
-        |(_, model)| format!("explorer (LLM {model})"),
+        |(_, model, _)| format!("explorer (LLM {model})"),
     );
     let mut unfindable = 0usize;
     let mut llm_failed = 0usize;
@@ -596,11 +599,8 @@ async fn main() -> anyhow::Result<()> {
                     .explore(&task.goal, &mut HeuristicPolicy::new())
                     .await?
             }
-            Some((client, model)) => {
-                // A local server costs nothing.
-                let mut prices = PricingTable::default();
-                prices.set(model.clone(), Pricing::new(0.0, 0.0, 0.0, 0.0));
-                let mut policy = LlmPolicy::new(client.clone(), prices);
+            Some((client, _, prices)) => {
+                let mut policy = LlmPolicy::new(client.clone(), prices.clone());
                 match explorer.explore(&task.goal, &mut policy).await {
                     Ok(out) => out,
                     Err(e) => {
@@ -699,7 +699,7 @@ async fn main() -> anyhow::Result<()> {
     seconds.sort_by(f64::total_cmp);
     match &llm {
         None => println!("\n{n} tasks at a {tokens}-token budget, no LLM:"),
-        Some((_, model)) => println!("\n{n} tasks at a {tokens}-token budget, LLM {model}:"),
+        Some((_, model, _)) => println!("\n{n} tasks at a {tokens}-token budget, LLM {model}:"),
     }
     if llm_failed > 0 {
         println!("({llm_failed} more ended in an LLM error, printed above, and are not counted)");
