@@ -85,6 +85,16 @@ fn schema() -> (Schema, Fields) {
     (b.build(), fields)
 }
 
+/// What [`KeywordIndex::commit_beside`] does with the staged documents once the store
+/// write beside their commit has returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Staged {
+    /// Commit them as the store's write `seq`.
+    Commit(u64),
+    /// Drop them: the store write failed, or gave other keys than they were staged under.
+    Drop,
+}
+
 /// The tantivy keyword index.
 pub(crate) struct KeywordIndex {
     index: Index,
@@ -289,6 +299,49 @@ impl KeywordIndex {
         commit.set_payload(&seq.to_string());
         commit.commit().map_err(|e| self.err(e))?;
         self.reader.reload().map_err(|e| self.err(e))
+    }
+
+    /// Runs `write` (the store's commit of what was staged) on a thread of its own while
+    /// tantivy prepares the staged documents' commit here (ends their segment, writes and
+    /// syncs its files), then commits them as the store's write `seq` when `decide` says so,
+    /// or drops them. Nothing staged becomes visible, or is recorded as applied, before
+    /// `write` has returned.
+    ///
+    /// `Err` when the writer is not there: `write` did not run. Otherwise `write`'s result,
+    /// and what became of the staged documents (an error there leaves the store written and
+    /// the index behind it; the next open replays the difference).
+    pub(crate) fn commit_beside<T: Send>(
+        &self,
+        write: impl FnOnce() -> T + Send,
+        decide: impl FnOnce(&T) -> Staged,
+    ) -> Result<(T, Result<()>)> {
+        let mut guard = self.writer.lock().map_err(|e| self.err(e.to_string()))?;
+        let writer = guard.as_mut().ok_or_else(|| self.no_writer())?;
+        let (prepared, written) = std::thread::scope(|scope| {
+            let store = scope.spawn(write);
+            let prepared = writer.prepare_commit();
+            match store.join() {
+                Ok(written) => (prepared, written),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        });
+        let staged = match (prepared, decide(&written)) {
+            (Ok(mut commit), Staged::Commit(seq)) => {
+                commit.set_payload(&seq.to_string());
+                match commit.commit() {
+                    Ok(_) => self.reader.reload().map_err(|e| self.err(e)),
+                    Err(e) => Err(self.err(e)),
+                }
+            }
+            (Ok(commit), Staged::Drop) => commit.abort().map(drop).map_err(|e| self.err(e)),
+            (Err(e), _) => {
+                if let Err(rollback) = writer.rollback() {
+                    tracing::warn!("dropping staged keyword documents failed: {rollback}");
+                }
+                Err(self.err(e))
+            }
+        };
+        Ok((written, staged))
     }
 
     /// Drops what was staged since the last commit (the store write it was for failed).
@@ -630,5 +683,64 @@ mod tests {
         assert_eq!(index.num_docs(), 0, "recreated empty, to be refilled");
         index.apply(&changes[..1], 31).unwrap();
         assert_eq!(index.num_docs(), 1);
+    }
+
+    /// The store write runs beside the commit's preparation: staged documents become
+    /// searchable, with the write's seq, only when the write says so; dropped ones never do,
+    /// and the next commit does not carry them.
+    #[test]
+    fn commit_beside_commits_or_drops_what_was_staged_after_the_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, _) = KeywordIndex::open(&dir.path().join("keyword")).unwrap();
+        let items = items(6);
+        let staged = |range: std::ops::Range<usize>| -> Vec<(u64, Option<&Item>)> {
+            range.map(|k| (k as u64, Some(&items[k]))).collect()
+        };
+        index.stage(&staged(0..2), 0).unwrap();
+        let (written, kept) = index
+            .commit_beside(
+                || Ok::<u64, String>(2),
+                |w| match w {
+                    Ok(seq) => Staged::Commit(*seq),
+                    Err(_) => Staged::Drop,
+                },
+            )
+            .unwrap();
+        kept.unwrap();
+        assert_eq!(written, Ok(2));
+        assert_eq!((index.num_docs(), index.applied_seq().unwrap()), (2, 2));
+
+        // A failed store write: its documents are dropped, its error comes back.
+        index.stage(&staged(2..4), 2).unwrap();
+        let (written, dropped) = index
+            .commit_beside(
+                || Err::<u64, String>("disk full".into()),
+                |w| match w {
+                    Ok(seq) => Staged::Commit(*seq),
+                    Err(_) => Staged::Drop,
+                },
+            )
+            .unwrap();
+        dropped.unwrap();
+        assert_eq!(written, Err("disk full".to_string()));
+        assert_eq!((index.num_docs(), index.applied_seq().unwrap()), (2, 2));
+
+        // The next write commits its own documents only.
+        index.stage(&staged(4..6), 4).unwrap();
+        index.commit(3).unwrap();
+        assert_eq!((index.num_docs(), index.applied_seq().unwrap()), (4, 3));
+        let keys: Vec<u64> = index
+            .search(
+                "kestrel4 kestrel5 kestrel2 kestrel3",
+                &Filter::everything(),
+                10,
+            )
+            .unwrap()
+            .hits
+            .iter()
+            .map(|&(key, _)| key)
+            .collect();
+        assert!(keys.contains(&4) && keys.contains(&5), "{keys:?}");
+        assert!(!keys.contains(&2) && !keys.contains(&3), "{keys:?}");
     }
 }

@@ -5,6 +5,7 @@
 use super::SearchEngine;
 use crate::catalog::ItemMeta;
 use crate::chunk::ItemVectors;
+use crate::keyword::Staged;
 use crate::{Error, Result};
 use navigator_core::Item;
 
@@ -89,24 +90,20 @@ impl SearchEngine {
     /// catalog (blocking).
     ///
     /// The keyword documents are handed to tantivy's indexing threads before the store
-    /// writes, under the keys the store is about to give (read first), so analysing the text
-    /// and writing the store use the cores side by side; the keyword commit follows the
-    /// store's. A failed store write drops the staged documents, and keys that came out
+    /// writes, under the keys the store is about to give (read first), and their commit is
+    /// prepared while the store writes, so analysing the text, writing the segment and
+    /// writing the store use the cores side by side; the documents become searchable once
+    /// the store has committed. A failed store write drops them, and keys that came out
     /// otherwise than planned (another writer of the store in between) stage them again.
     fn index_items(&self, items: &[Item], vectors: &[ItemVectors]) -> Result<()> {
+        if items.is_empty() {
+            return Ok(());
+        }
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
         let _writing = self.vectors.writing();
         let (planned, new_from) = self.store.planned_keys(items)?;
-        let changes = match self.write_store_staging_keywords(items, vectors, &planned, new_from) {
-            Ok(changes) => changes,
-            Err(e) => {
-                if let Err(rollback) = self.keyword.rollback() {
-                    tracing::warn!("dropping staged keyword documents failed: {rollback}");
-                }
-                return Err(e);
-            }
-        };
-        let seq = changes.last().map_or(0, |c| c.seq);
+        let (changes, keyword) =
+            self.write_store_and_keywords(items, vectors, &planned, new_from)?;
         let vec_changes: Vec<(u64, Option<&ItemVectors>)> = changes
             .iter()
             .zip(vectors)
@@ -115,7 +112,7 @@ impl SearchEngine {
         // A large batch only fills the exact table here (the graph takes it in the
         // background); a small one enters the graph.
         self.vectors.apply_items(&vec_changes)?;
-        self.keyword.commit(seq)?;
+        keyword?;
         {
             let mut catalog = self.catalog.write().map_err(|e| self.lock_err(e))?;
             for (c, item) in changes.iter().zip(items) {
@@ -130,15 +127,16 @@ impl SearchEngine {
     }
 
     /// Stages the keyword documents under `planned` keys (those from `new_from` on new),
-    /// then commits the store; the store's changes, with the documents staged under the keys
-    /// it gave.
-    fn write_store_staging_keywords(
+    /// then commits the store while their commit is prepared; the store's changes, and
+    /// whether the documents, under the keys the store gave, were committed after it (`Err`
+    /// there leaves the store written, and the keyword index a write behind).
+    fn write_store_and_keywords(
         &self,
         items: &[Item],
         vectors: &[ItemVectors],
         planned: &[u64],
         new_from: u64,
-    ) -> Result<Vec<crate::store::Change>> {
+    ) -> Result<(Vec<crate::store::Change>, Result<()>)> {
         let stage = |keys: &[u64], new_from: u64| {
             let changes: Vec<(u64, Option<&Item>)> = keys
                 .iter()
@@ -147,14 +145,38 @@ impl SearchEngine {
                 .collect();
             self.keyword.stage(&changes, new_from)
         };
-        stage(planned, new_from)?;
-        let changes = self.store.write_items(items, Some(vectors))?;
-        let keys: Vec<u64> = changes.iter().map(|c| c.key).collect();
-        if keys != planned {
-            self.keyword.rollback()?;
-            stage(&keys, u64::MAX)?;
+        let drop_staged = |e: Error| {
+            if let Err(rollback) = self.keyword.rollback() {
+                tracing::warn!("dropping staged keyword documents failed: {rollback}");
+            }
+            e
+        };
+        stage(planned, new_from).map_err(drop_staged)?;
+        let as_planned = |changes: &[crate::store::Change]| {
+            changes.len() == planned.len() && changes.iter().zip(planned).all(|(c, &p)| c.key == p)
+        };
+        let (written, keyword) = self
+            .keyword
+            .commit_beside(
+                || self.store.write_items(items, Some(vectors)),
+                |written| match written {
+                    Ok(changes) if as_planned(changes) => {
+                        Staged::Commit(changes.last().map_or(0, |c| c.seq))
+                    }
+                    _ => Staged::Drop,
+                },
+            )
+            .map_err(drop_staged)?;
+        let changes = written?;
+        if as_planned(&changes) {
+            return Ok((changes, keyword));
         }
-        Ok(changes)
+        let keys: Vec<u64> = changes.iter().map(|c| c.key).collect();
+        let seq = changes.last().map_or(0, |c| c.seq);
+        let keyword = keyword
+            .and_then(|()| stage(&keys, u64::MAX))
+            .and_then(|()| self.keyword.commit(seq));
+        Ok((changes, keyword))
     }
 
     /// Deletes an item from the store and both indexes; whether it existed.
