@@ -656,8 +656,12 @@ async fn main() -> anyhow::Result<()> {
                     .find(|s| s.path == *g)
                     .map(|s| s.full_lines.clone())
                     .unwrap_or_default();
+                let size = map
+                    .file(g)
+                    .and_then(|f| f.text())
+                    .map(|t| Tokenizer::default().count(t));
                 println!(
-                    "      gold {g} at {:?}, rank {rank:?}, changed {:?}, full {full:?}",
+                    "      gold {g} at {:?}, rank {rank:?}, tokens {size:?}, changed {:?}, full {full:?}",
                     rendered.level_of(g),
                     hunks.get(g).map_or(&[][..], Vec::as_slice),
                 );
