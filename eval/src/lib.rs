@@ -14,5 +14,6 @@
 #![deny(missing_docs)]
 
 pub mod butler_conversations;
+pub mod help;
 pub mod layout;
 pub mod synthetic;

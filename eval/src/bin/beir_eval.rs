@@ -334,6 +334,7 @@ fn recall_at(ranked: &[String], relevant: &HashMap<String, f64>, k: usize) -> f6
 
 #[tokio::main]
 async fn main() -> Result<()> {
+    navigator_eval::help::exit_on_help(include_str!("beir_eval.rs"));
     let args = parse_args()?;
     let model: Arc<dyn Embedder> = Arc::new(FastEmbedder::default_model()?);
     let corpus = read_jsonl(&args.dataset.join("corpus.jsonl"))?;

@@ -57,6 +57,7 @@ fn args() -> anyhow::Result<Args> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    navigator_eval::help::exit_on_help(include_str!("butler_conversations.rs"));
     let args = args()?;
     let data = Path::new(DATA).join("butler");
     let conversations = load(&data.join("conversations.json"))?;

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    navigator_eval::help::exit_on_help(include_str!("butler_router_eval.rs"));
     let target: f64 = match std::env::args().nth(1) {
         Some(t) => t.parse()?,
         None => 0.95,

@@ -471,6 +471,7 @@ fn peak_rss() -> String {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    navigator_eval::help::exit_on_help(include_str!("localize_eval.rs"));
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--from-git") {
         let repo = args.get(1).context("--from-git needs a repository")?;

@@ -124,6 +124,7 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 }
 
 fn main() -> anyhow::Result<()> {
+    navigator_eval::help::exit_on_help(include_str!("mcp_bench.rs"));
     let o = options()?;
     let temp = tempfile::tempdir()?;
     let dir = o.keep.clone().unwrap_or_else(|| temp.path().to_path_buf());

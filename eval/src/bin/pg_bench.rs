@@ -110,6 +110,7 @@ fn exact_top10(c: &navigator_eval::synthetic::Corpus, q: &[f32]) -> Vec<String> 
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    navigator_eval::help::exit_on_help(include_str!("pg_bench.rs"));
     let n: usize = std::env::var("NAV_PG_BENCH_ITEMS")
         .ok()
         .and_then(|s| s.parse().ok())

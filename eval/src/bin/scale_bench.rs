@@ -37,6 +37,7 @@ const PROBES: usize = 100;
 const BEAMS: [usize; 7] = [160, 320, 400, 480, 640, 1280, 2560];
 
 fn main() {
+    navigator_eval::help::exit_on_help(include_str!("scale_bench.rs"));
     if let Err(e) = run() {
         eprintln!("scale_bench: {e}");
         std::process::exit(1);
