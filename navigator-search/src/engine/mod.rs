@@ -381,9 +381,9 @@ impl SearchEngine {
     /// Merges the keyword index into one segment, saves the vector graph, and rewrites item
     /// facts an earlier version stored as JSON in the compact form the catalog loads fastest
     /// from: what to call after a large import (a search then visits one segment instead of
-    /// one per batch). Takes about as long as rewriting the keyword index; writes wait
-    /// meanwhile, searches do not. [`bulk_load`](Self::bulk_load) calls it when it wrote at
-    /// least half the items.
+    /// one per batch). Takes about as long as rewriting the keyword index (the vectors are
+    /// saved beside the merge, on another thread); writes wait meanwhile, searches do not.
+    /// [`bulk_load`](Self::bulk_load) calls it when it wrote at least half the items.
     pub fn compact(&self) -> Result<()> {
         let mut unsaved = self.writer.lock().map_err(|e| self.lock_err(e))?;
         let _writing = self.vectors.writing();
@@ -391,8 +391,12 @@ impl SearchEngine {
         if upgraded > 0 {
             tracing::info!(upgraded, "item facts rewritten in the compact form");
         }
-        self.keyword.compact()?;
-        self.save(&mut unsaved)
+        let (merged, saved) = std::thread::scope(|scope| {
+            let merge = scope.spawn(|| self.keyword.compact());
+            let saved = self.save(&mut unsaved);
+            (joined(merge), saved)
+        });
+        merged.and(saved)
     }
 
     /// How many keyword index segments a search visits (a diagnostic: see
