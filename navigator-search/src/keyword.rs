@@ -320,11 +320,24 @@ impl KeywordIndex {
         let (prepared, written) = std::thread::scope(|scope| {
             let store = scope.spawn(write);
             let prepared = writer.prepare_commit();
-            match store.join() {
-                Ok(written) => (prepared, written),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
+            (prepared, store.join())
         });
+        let written = match written {
+            Ok(written) => written,
+            Err(panic) => {
+                // The documents go, and the writer's lock is released whole, before the
+                // panic goes on: the next write stages and commits only its own.
+                let dropped = match prepared {
+                    Ok(commit) => commit.abort().map(drop),
+                    Err(_) => writer.rollback().map(drop),
+                };
+                if let Err(e) = dropped {
+                    tracing::warn!("dropping staged keyword documents failed: {e}");
+                }
+                drop(guard);
+                std::panic::resume_unwind(panic)
+            }
+        };
         let staged = match (prepared, decide(&written)) {
             (Ok(mut commit), Staged::Commit(seq)) => {
                 commit.set_payload(&seq.to_string());
@@ -742,5 +755,15 @@ mod tests {
             .collect();
         assert!(keys.contains(&4) && keys.contains(&5), "{keys:?}");
         assert!(!keys.contains(&2) && !keys.contains(&3), "{keys:?}");
+
+        // A store write that panics: the panic reaches the caller, the documents are
+        // dropped, and the index still takes writes.
+        index.stage(&[(10, Some(&items[0]))], 10).unwrap();
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            index.commit_beside(|| -> u64 { panic!("store") }, |_| Staged::Commit(9))
+        }));
+        assert!(panicked.is_err());
+        index.commit(4).unwrap();
+        assert_eq!((index.num_docs(), index.applied_seq().unwrap()), (4, 4));
     }
 }
