@@ -192,7 +192,8 @@ pub fn recall(got: &[(String, f32)], truth: &[String]) -> f64 {
 /// after the corpus's dates, so recency scores the same on every run, the graph degree
 /// `NAV_GRAPH_DEGREE` names when set (the default otherwise; it matters only when the index is
 /// created), and the exact vectors read as `NAV_VECTOR_READS` says (`mapped` or `positioned`;
-/// the default, mapped up to 512 MiB, otherwise).
+/// the default, mapped up to 512 MiB, otherwise); `NAV_WARM=0` leaves the vector files cold
+/// after the open (they are read through in the background by default).
 pub async fn bench_engine(
     dir: &Path,
     embedder: Arc<dyn Embedder>,
@@ -210,6 +211,8 @@ pub async fn bench_engine(
         Ok("mapped") => VectorReads::Mapped,
         _ => defaults.vector_reads,
     };
+    let warm_vector_files =
+        std::env::var("NAV_WARM").map_or(defaults.warm_vector_files, |v| v != "0");
     SearchEngine::open_with(
         dir,
         embedder,
@@ -217,6 +220,7 @@ pub async fn bench_engine(
             clock,
             graph_degree,
             vector_reads,
+            warm_vector_files,
             ..defaults
         },
     )

@@ -109,6 +109,8 @@ mod test_embedder;
 pub mod toc;
 #[cfg(feature = "engine")]
 mod vector;
+#[cfg(feature = "engine")]
+mod warm;
 
 #[cfg(feature = "engine")]
 pub use agent::{NavigatorAgent, QueryUnderstanding, UnderstoodQuery, NAVIGATOR_TEMPLATE};

@@ -107,6 +107,8 @@ pub struct Shared {
     snapshot_at: Mutex<catalog::SnapshotAt>,
     /// The indexes rebuilt from the store when the engine opened.
     repairs: Mutex<Vec<Repair>>,
+    /// Reading the vector files into the page cache after the open, if it still runs.
+    _warmer: Option<crate::warm::Warmer>,
     dir: PathBuf,
 }
 
@@ -275,6 +277,14 @@ impl SearchEngine {
             .parallel_retrieval
             .then(helper::Helper::start)
             .flatten();
+        let warmer = (config.warm_vector_files && vectors_opened == Opened::Loaded)
+            .then(|| {
+                crate::warm::Warmer::start(vec![
+                    dir.join(VECTOR_FILES[0]),
+                    dir.join(VECTOR_FILES[1]),
+                ])
+            })
+            .flatten();
         let shared = Shared {
             store,
             source,
@@ -288,6 +298,7 @@ impl SearchEngine {
             writer: Mutex::new(0),
             snapshot_at: Mutex::new(snapshot_at),
             repairs: Mutex::new(Vec::new()),
+            _warmer: warmer,
             dir,
         };
         shared.vectors.start_building();
