@@ -641,15 +641,24 @@ async fn main() -> anyhow::Result<()> {
             bm25.first().map(String::as_str),
         );
         split.saving.add(&out);
-        let whole = |g: &String| {
-            map.file(g).and_then(|f| f.text()).is_some_and(|t| {
-                Tokenizer::default().count(t) as f64 <= WHOLE_SHARE * tokens as f64
+        // Each gold file's source in tokens (None: not a readable text file).
+        let gold_tokens: Vec<Option<usize>> = task
+            .gold_files
+            .iter()
+            .map(|g| {
+                map.file(g)
+                    .and_then(|f| f.text())
+                    .map(|t| Tokenizer::default().count(t))
             })
-        };
-        split.fits += usize::from(task.gold_files.iter().any(whole));
+            .collect();
+        split.fits += usize::from(
+            gold_tokens
+                .iter()
+                .any(|t| t.is_some_and(|t| t as f64 <= WHOLE_SHARE * tokens as f64)),
+        );
         n += 1;
         if show > 0 {
-            for g in &task.gold_files {
+            for (g, size) in task.gold_files.iter().zip(&gold_tokens) {
                 let rank = out.ranking.iter().position(|s| s.path == *g);
                 let full: Vec<(u32, u32)> = rendered
                     .shown
@@ -657,10 +666,6 @@ async fn main() -> anyhow::Result<()> {
                     .find(|s| s.path == *g)
                     .map(|s| s.full_lines.clone())
                     .unwrap_or_default();
-                let size = map
-                    .file(g)
-                    .and_then(|f| f.text())
-                    .map(|t| Tokenizer::default().count(t));
                 println!(
                     "      gold {g} at {:?}, rank {rank:?}, tokens {size:?}, changed {:?}, full {full:?}",
                     rendered.level_of(g),
