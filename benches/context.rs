@@ -133,6 +133,7 @@ fn bench_repo(c: &mut Criterion, name: &str, root: &Path, heavy: bool) {
                 level: Level::Path,
                 collapse: true,
                 focus: Vec::new(),
+                max_items: None,
             },
             Rule::new(format!("{}/", dirs[0]), Level::Signatures),
             Rule::new(format!("{}/", dirs[dirs.len() / 2]), Level::Full),

@@ -171,7 +171,7 @@ fn json(
             let r = scored(&s.path);
             serde_json::json!({
                 "path": s.path, "level": s.level as u8, "tokens": s.tokens,
-                "full_lines": s.full_lines,
+                "full_lines": s.full_lines, "omitted_entries": s.omitted,
                 "score": r.map(|r| r.score), "reasons": r.map(|r| r.reasons.clone()).unwrap_or_default(),
             })
         })

@@ -63,6 +63,7 @@ fn json_lists_files_in_rank_order_with_levels_tokens_scores_and_reasons() {
     assert!(first["tokens"].as_u64().unwrap() > 0);
     // A whole file shows all its lines at full source.
     assert_eq!(first["full_lines"][0][0], 1);
+    assert_eq!(first["omitted_entries"], 0);
     assert_eq!(first["score"], 1.0);
     assert!(!first["reasons"].as_array().unwrap().is_empty(), "{first}");
     assert!(v["context"]

@@ -109,6 +109,12 @@ pub struct Rule {
     /// show whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub focus: Vec<String>,
+    /// At levels 2 and 3 without a `focus`: show at most this many outline entries (those
+    /// whose signatures share a word with the goal first, the rest in source order; listed in
+    /// source order) and a line counting the entries left out. Keeps a long outline to a few
+    /// lines, so a file lower in the ranking is still shown with content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u32>,
 }
 
 impl Rule {
@@ -119,6 +125,7 @@ impl Rule {
             level,
             collapse: false,
             focus: Vec::new(),
+            max_items: None,
         }
     }
 
@@ -126,6 +133,14 @@ impl Rule {
     pub fn focused(path: impl Into<String>, level: Level, focus: Vec<String>) -> Self {
         Rule {
             focus,
+            ..Rule::new(path, level)
+        }
+    }
+
+    /// A rule showing at most `max_items` outline entries at `level`.
+    pub fn capped(path: impl Into<String>, level: Level, max_items: u32) -> Self {
+        Rule {
+            max_items: Some(max_items),
             ..Rule::new(path, level)
         }
     }
@@ -222,6 +237,10 @@ impl FlightPlan {
             let field = format!("rules[{i}].path");
             check_rule_path(&rule.path).map_err(|m| Error::plan(line_of(i), &field, m))?;
             compile_glob(&rule.path).map_err(|m| Error::plan(line_of(i), &field, m))?;
+            if rule.max_items == Some(0) {
+                let field = format!("rules[{i}].max_items");
+                return Err(Error::plan(line_of(i), &field, "must be at least 1"));
+            }
         }
         Ok(())
     }
@@ -360,5 +379,29 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("token_budget"), "{err}");
+    }
+
+    #[test]
+    fn capped_rules_round_trip_and_a_zero_cap_is_an_error() {
+        let capped = PLAN.replace("level: 4\n", "level: 2\n    max_items: 3\n");
+        let plan = FlightPlan::from_yaml(&capped).unwrap();
+        assert_eq!(plan.rules[1], Rule::capped("src/auth/", Level::TopLevel, 3));
+        assert_eq!(FlightPlan::from_yaml(&plan.to_yaml(&[])).unwrap(), plan);
+        // Rules without a cap do not write one.
+        assert!(!FlightPlan::from_yaml(PLAN)
+            .unwrap()
+            .to_yaml(&[])
+            .contains("max_items"));
+        let err = FlightPlan::from_yaml(&capped.replace("max_items: 3", "max_items: 0"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 8") && err.contains("rules[1].max_items"),
+            "{err}"
+        );
+        let err = FlightPlan::from_yaml(&capped.replace("max_items: 3", "max_items: -1"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("max_items"), "{err}");
     }
 }

@@ -112,18 +112,21 @@ fn zoom_areas(input: &TurnInput<'_>) -> Action {
         level: Level::Path as u8,
         collapse: true,
         focus: Vec::new(),
+        max_items: None,
     }];
     changes.extend(areas.iter().map(|(d, _)| RuleChange {
         path: d.clone(),
         level: Level::TopLevel as u8,
         collapse: false,
         focus: Vec::new(),
+        max_items: None,
     }));
     changes.extend(files.iter().map(|p| RuleChange {
         path: p.to_string(),
         level: Level::Signatures as u8,
         collapse: false,
         focus: Vec::new(),
+        max_items: None,
     }));
     let names: Vec<&str> = areas.iter().map(|(d, _)| d.as_str()).collect();
     Action::UpdateFlightPlan {
@@ -168,6 +171,7 @@ fn zoom_files(input: &TurnInput<'_>) -> Action {
             level: Level::Full as u8,
             collapse: false,
             focus: Vec::new(),
+            max_items: None,
         })
         .collect();
     changes.extend(focused.iter().map(|r| RuleChange {
@@ -175,6 +179,7 @@ fn zoom_files(input: &TurnInput<'_>) -> Action {
         level: r.level.into(),
         collapse: false,
         focus: r.focus.clone(),
+        max_items: r.max_items,
     }));
     let mut what: Vec<String> = full.iter().map(|p| p.to_string()).collect();
     what.extend(
@@ -206,6 +211,7 @@ fn repack(input: &TurnInput<'_>) -> Action {
             level: r.level.into(),
             collapse: r.collapse,
             focus: r.focus.clone(),
+            max_items: r.max_items,
         })
         .collect();
     // Zoom out of whatever an earlier turn zoomed in on and the new ranking dropped: back into
@@ -221,6 +227,7 @@ fn repack(input: &TurnInput<'_>) -> Action {
                 level: Level::Path as u8,
                 collapse: r.path.ends_with('/'),
                 focus: Vec::new(),
+                max_items: None,
             }),
     );
     let full = full_source_paths(&packed);

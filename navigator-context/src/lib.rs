@@ -7,6 +7,7 @@
 
 mod bm25;
 mod cache;
+mod capped;
 mod error;
 mod explorer;
 mod fill;

@@ -16,6 +16,7 @@ The map starts as a satellite view. Zoom in on what matters for the goal and out
 - `path` is a glob relative to the repository root (`src/auth/**`, `**/*.py`), an exact file path, or a directory ending in `/`;
 - `collapse: true` folds the matched files into one line per directory with a file count;
 - `focus` (levels 2 and 3) lists items by qualified name (`Class.method`, `Type::method`) to show at full source inside the file's outline: zoom into a file too big to show whole;
+- `max_items` (levels 2 and 3) keeps a long outline to that many entries (those sharing a word with the goal first) and counts the rest;
 - the most specific rule wins; a rule with the same path replaces the old one.
 Give full source only to the few files the goal will touch, outlines to their neighbours, and collapse the rest.
 The final context must fit the token budget; the lowest-value files are lowered automatically when it does not.

@@ -102,6 +102,7 @@ pub(crate) fn overview(
         level: Level::Path,
         collapse: true,
         focus: Vec::new(),
+        max_items: None,
     }];
     let all_open = below.keys().all(|d| opened.contains(d));
     for dir in &order {
@@ -115,6 +116,7 @@ pub(crate) fn overview(
                     level: Level::Path,
                     collapse: true,
                     focus: Vec::new(),
+                    max_items: None,
                 });
             }
         }

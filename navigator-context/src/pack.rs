@@ -6,10 +6,11 @@
 //! Fitting is the safety net every plan passes through (heuristic or LLM-made): it renders
 //! exactly, and while the context is over budget it lowers the least valuable file one level.
 
+use crate::capped::{entries, GoalWords};
 use crate::error::Result;
 use crate::flight_plan::{FlightPlan, Level, Rule};
 use crate::relevance::Scored;
-use crate::render::{effective_level, file_block, header, render, Rendered};
+use crate::render::{effective_level, file_block, header, render, shaped_block, Rendered};
 use crate::scan::RepoMap;
 use crate::zoom::ItemQuery;
 use std::collections::HashMap;
@@ -43,6 +44,10 @@ const RESERVE_SHARE: f64 = 0.2;
 const OUTLINE_SCORE: f64 = 0.05;
 /// Files at or above this score get docs and nested signatures.
 const SIGNATURES_SCORE: f64 = 0.25;
+/// A candidate's outline is capped (`max_items`) to about this many tokens when packing
+/// shows the candidates breadth first: one long outline must not push the next candidates
+/// down to their paths. The top-up lifts the cap when the budget allows.
+const OUTLINE_CAP: usize = 100;
 
 /// Package roots get top-level outlines from at most this share of the budget ...
 const ROOTS_SHARE: f64 = 0.05;
@@ -68,18 +73,28 @@ const MIN_BLOCK: usize = 3;
 pub(crate) struct Costs<'a> {
     map: &'a RepoMap,
     plan: &'a FlightPlan,
-    memo: HashMap<(usize, Level), usize>,
+    memo: HashMap<(usize, Level, Option<u32>), usize>,
     /// Items shown at full source inside a file's outline, per file.
     focus: HashMap<usize, Vec<String>>,
+    /// Outline entries shown at most, per file (`max_items`).
+    limits: HashMap<usize, u32>,
+    /// The goal's words, which choose the entries of a capped outline.
+    goal: GoalWords,
 }
 
 impl<'a> Costs<'a> {
     /// Costs of the files as `plan`'s exact-path rules zoom into them.
     pub(crate) fn new(map: &'a RepoMap, plan: &'a FlightPlan) -> Self {
         let mut costs = Costs::bare(map, plan);
-        for r in plan.rules.iter().filter(|r| !r.focus.is_empty()) {
-            if let Some(i) = costs.index(&r.path) {
+        for r in &plan.rules {
+            let Some(i) = costs.index(&r.path) else {
+                continue;
+            };
+            if !r.focus.is_empty() {
                 costs.focus.insert(i, r.focus.clone());
+            }
+            if let Some(m) = r.max_items {
+                costs.limits.insert(i, m);
             }
         }
         costs
@@ -92,13 +107,50 @@ impl<'a> Costs<'a> {
             plan,
             memo: HashMap::new(),
             focus: HashMap::new(),
+            limits: HashMap::new(),
+            goal: GoalWords::new(&plan.goal),
         }
     }
 
     /// Zooms file `i` into `focus` (its outline levels' costs change).
     fn set_focus(&mut self, i: usize, focus: Vec<String>) {
-        self.memo.retain(|(j, _), _| *j != i);
+        self.memo.retain(|(j, _, _), _| *j != i);
         self.focus.insert(i, focus);
+    }
+
+    /// Caps (`Some`) or uncaps file `i`'s outline.
+    fn set_limit(&mut self, i: usize, limit: Option<u32>) {
+        match limit {
+            Some(m) => self.limits.insert(i, m),
+            None => self.limits.remove(&i),
+        };
+    }
+
+    /// The most outline entries of file `i` whose top-level block costs at most `tokens`
+    /// (at least one); `None` when its whole outline does.
+    fn cap_for(&mut self, i: usize, tokens: usize) -> Option<u32> {
+        let whole = self.cost_with(i, Level::TopLevel, None).0;
+        if whole <= tokens {
+            return None;
+        }
+        let n = entries(&self.map.files()[i], Level::TopLevel).len() as u32;
+        let last = n.saturating_sub(1).max(1);
+        // Costs grow with the entries kept, about in proportion: start from the proportional
+        // count and walk to the largest within `tokens` (a step or two).
+        let guess = (u64::from(n) * tokens as u64 / whole.max(1) as u64) as u32;
+        let mut m = guess.clamp(1, last);
+        let fits = |m: u32, c: &mut Self| c.cost_with(i, Level::TopLevel, Some(m)).0 <= tokens;
+        if fits(m, self) {
+            while m < last && fits(m + 1, self) {
+                m += 1;
+            }
+        } else {
+            while m > 1 && !fits(m - 1, self) {
+                m -= 1;
+            }
+            m = m.saturating_sub(1).max(1);
+        }
+        Some(m)
     }
 
     fn index(&self, path: &str) -> Option<usize> {
@@ -110,15 +162,60 @@ impl<'a> Costs<'a> {
 
     /// Tokens file `i` costs when asked for at `level` (after caps), and the level it gets.
     pub(crate) fn cost(&mut self, i: usize, level: Level) -> (usize, Level) {
+        let limit = self.limits.get(&i).copied();
+        self.cost_with(i, level, limit)
+    }
+
+    /// [`Costs::cost`] with `limit` outline entries at most.
+    fn cost_with(&mut self, i: usize, level: Level, limit: Option<u32>) -> (usize, Level) {
         let file = &self.map.files()[i];
         let level = effective_level(file, level, true, self.plan.huge_file_bytes);
+        let limit = limit.filter(|_| matches!(level, Level::TopLevel | Level::Signatures));
         let tok = self.plan.tokenizer;
         let focus = self.focus.get(&i).map_or(&[][..], Vec::as_slice);
+        let goal = &self.goal;
         let c = *self
             .memo
-            .entry((i, level))
-            .or_insert_with(|| file_block(file, level, focus, tok).1);
+            .entry((i, level, limit))
+            .or_insert_with(|| shaped_block(file, level, focus, limit.map(|m| (m, goal)), tok).1);
         (c, level)
+    }
+
+    /// Raises file `i` from `level` one step when the step's tokens fit in `remaining` (and
+    /// takes them): a capped outline to the next level whole, else to its whole outline; any
+    /// other file to the next level. The level it is at after, `None` when nothing changed.
+    fn raise(&mut self, i: usize, level: Level, remaining: &mut usize) -> Option<Level> {
+        if level == Level::Full || level == Level::Hidden {
+            return None;
+        }
+        let (now, _) = self.cost(i, level);
+        let up = Level::ALL[level as usize + 1];
+        let limit = self.limits.get(&i).copied();
+        let take = |cost: usize, remaining: &mut usize| {
+            let step = cost.saturating_sub(now);
+            let fits = step <= *remaining;
+            if fits {
+                *remaining -= step;
+            }
+            fits
+        };
+        let (next, got) = self.cost_with(i, up, None);
+        if got > level && take(next, remaining) {
+            self.set_limit(i, None);
+            return Some(got);
+        }
+        let m = limit?;
+        if level < Level::TopLevel {
+            // A path whose capped outline did not fit: the capped outline.
+            let (next, got) = self.cost_with(i, up, Some(m));
+            return (got > level && take(next, remaining)).then_some(got);
+        }
+        let whole = self.cost_with(i, level, None).0;
+        if take(whole, remaining) {
+            self.set_limit(i, None);
+            return Some(level);
+        }
+        None
     }
 }
 
@@ -252,6 +349,11 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         } else {
             Level::Path
         };
+        // Long outlines are capped; once the budget runs short, to what is left of it.
+        if level == Level::TopLevel && remaining >= MIN_BLOCK {
+            let cap = costs.cap_for(i, OUTLINE_CAP.min(remaining));
+            costs.set_limit(i, cap);
+        }
         while level > Level::Hidden {
             let (c, _) = costs.cost(i, level);
             if c <= remaining {
@@ -267,11 +369,8 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         if level != Level::TopLevel || score_of[&i] < SIGNATURES_SCORE {
             continue;
         }
-        let (now, _) = costs.cost(i, level);
-        let (next, got) = costs.cost(i, Level::Signatures);
-        if got > level && next.saturating_sub(now) <= remaining {
-            remaining -= next.saturating_sub(now);
-            slot.1 = got;
+        if let Some(to) = costs.raise(i, level, &mut remaining) {
+            slot.1 = to;
         }
     }
     // Top up: raise the best files while the budget allows.
@@ -279,16 +378,8 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     while changed {
         changed = false;
         for slot in chosen.iter_mut() {
-            let (i, level) = *slot;
-            if level == Level::Full {
-                continue;
-            }
-            let up = Level::ALL[level as usize + 1];
-            let (now, _) = costs.cost(i, level);
-            let (next, got) = costs.cost(i, up);
-            if got > level && next - now.min(next) <= remaining {
-                remaining -= next - now.min(next);
-                slot.1 = got;
+            if let Some(to) = costs.raise(slot.0, slot.1, &mut remaining) {
+                slot.1 = to;
                 changed = true;
             }
         }
@@ -316,12 +407,16 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         level: Level::Path,
         collapse: true,
         focus: Vec::new(),
+        max_items: None,
     }];
     chosen.sort_by_key(|&(i, _)| i);
     rules.extend(chosen.into_iter().map(|(i, l)| {
         let path = map.files()[i].path.clone();
-        match costs.focus.remove(&i) {
-            Some(focus) if l < Level::Full => Rule::focused(path, l, focus),
+        match (costs.focus.remove(&i), costs.limits.get(&i)) {
+            (Some(focus), _) if l < Level::Full => Rule::focused(path, l, focus),
+            (_, Some(&m)) if matches!(l, Level::TopLevel | Level::Signatures) => {
+                Rule::capped(path, l, m)
+            }
             _ => Rule::new(path, l),
         }
     }));
@@ -564,5 +659,55 @@ mod tests {
                 packed.rules
             );
         }
+    }
+
+    #[test]
+    fn a_long_outline_is_capped_so_the_next_candidates_keep_theirs() {
+        // `long.rs` ranks first with forty long signatures; ten small candidates follow.
+        let long: String = (0..40)
+            .map(|m| format!("pub fn handle_request_variant_{m}(input: &str, limit: usize) -> Option<String> {{ None }}\n"))
+            .collect();
+        let mut files = vec![("long.rs".to_string(), long)];
+        files.extend((0..10).map(|k| (format!("c{k:02}.rs"), format!("pub fn c{k}() {{}}\n"))));
+        let (_d, map) = crate::scan::temp_map(&files);
+        // Scores below the signatures and full-source thresholds: outlines only.
+        let ranking: Vec<Scored> = files
+            .iter()
+            .enumerate()
+            .map(|(k, (p, _))| Scored {
+                path: p.clone(),
+                score: 0.2 - 0.01 * k as f64,
+                reasons: Vec::new(),
+            })
+            .collect();
+        let probe = FlightPlan::new("goal", 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let long = costs.index("long.rs").unwrap();
+        let whole = costs.cost(long, Level::TopLevel).0;
+        let small: usize = (0..11)
+            .filter(|&i| i != long)
+            .map(|i| costs.cost(i, Level::TopLevel).0)
+            .sum();
+        assert!(whole > 4 * OUTLINE_CAP, "the fixture needs a long outline");
+        // Room for the long outline and half the small ones.
+        let budget = whole + small / 2 + 20;
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
+        let rule = |p: &str| packed.rules.iter().find(|r| r.path == p).cloned();
+        for k in 0..10 {
+            let r = rule(&format!("c{k:02}.rs"));
+            assert!(
+                r.as_ref().is_some_and(|r| r.level >= Level::TopLevel),
+                "c{k:02}.rs: {r:?}"
+            );
+        }
+        let capped = rule("long.rs").unwrap();
+        assert_eq!(capped.level, Level::TopLevel);
+        assert!(capped.max_items.is_some_and(|m| m < 40), "{capped:?}");
+        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
+        assert!(fitted.degraded.is_empty() && fitted.rendered.tokens <= budget);
+        // With room for everything, the top-up lifts the cap.
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", 100_000));
+        let r = packed.rules.iter().find(|r| r.path == "long.rs").unwrap();
+        assert!(r.level >= Level::TopLevel && r.max_items.is_none(), "{r:?}");
     }
 }

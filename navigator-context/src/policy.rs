@@ -25,6 +25,10 @@ pub struct RuleChange {
     /// (`Class.method`, `Type::method`), for files too big to show whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub focus: Vec<String>,
+    /// At levels 2 and 3 without `focus`: show at most this many outline entries (those
+    /// sharing a word with the goal first) and count the rest, for a long outline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u32>,
 }
 
 /// What a policy decided.
@@ -157,6 +161,7 @@ pub(crate) fn apply(
             level,
             collapse: c.collapse,
             focus: c.focus.clone(),
+            max_items: c.max_items,
         };
         match plan.rules.iter_mut().find(|r| r.path == c.path) {
             Some(r) => *r = rule,

@@ -7,6 +7,7 @@
 //! files", path-only lines and collapsed directory counts in path order. No timestamps, no
 //! absolute paths, no counts of anything outside the plan's reach.
 
+use crate::capped::GoalWords;
 use crate::error::Result;
 use crate::flight_plan::{FlightPlan, Level};
 use crate::scan::{Content, FileEntry, RepoMap};
@@ -45,6 +46,8 @@ pub struct Shown {
     /// The 1-based line ranges shown at full source: the whole file at level 4, the items a
     /// rule's `focus` names at levels 2 and 3, none otherwise.
     pub full_lines: Vec<(u32, u32)>,
+    /// Outline entries its rule's `max_items` left out (0 when none were).
+    pub omitted: usize,
 }
 
 impl Rendered {
@@ -140,6 +143,18 @@ pub(crate) fn file_block(
     focus: &[String],
     tokenizer: Tokenizer,
 ) -> (String, usize) {
+    shaped_block(file, level, focus, None, tokenizer)
+}
+
+/// [`file_block`] with a rule's `max_items` cap (and the goal's words that choose the entries
+/// kept): a focus that resolves wins, then the cap, then the plain outline.
+pub(crate) fn shaped_block(
+    file: &FileEntry,
+    level: Level,
+    focus: &[String],
+    cap: Option<(u32, &GoalWords)>,
+    tokenizer: Tokenizer,
+) -> (String, usize) {
     if matches!(level, Level::TopLevel | Level::Signatures) && !focus.is_empty() {
         if let Some(body) = crate::zoom::focused_body(file, level, focus) {
             let n = focus_count(file, focus);
@@ -153,6 +168,24 @@ pub(crate) fn file_block(
             );
             let tokens = tokenizer.count(&block);
             return (block, tokens);
+        }
+    }
+    if let Some((max, goal)) = cap {
+        let made = file.capped.get_or(tokenizer, level, max, goal, || {
+            let body = crate::capped::capped_body(file, level, max, goal)?;
+            let block = format!(
+                "## {} (level {}: {}, {max} of {} entries, {} tokens)\n{body}",
+                file.path,
+                level as u8,
+                level_name(level),
+                crate::capped::entries(file, level).len(),
+                tokenizer.count(&body)
+            );
+            let tokens = tokenizer.count(&block);
+            Some((block, tokens))
+        });
+        if let Some(made) = made {
+            return made;
         }
     }
     let body = file_body(file, level);
@@ -182,6 +215,18 @@ fn focus_count(file: &FileEntry, focus: &[String]) -> usize {
         .iter()
         .filter(|f| names.contains(&f.replace("::", ".")))
         .count()
+}
+
+/// The outline entries a rule's `max_items` leaves out of `file` at `level` (a focus that
+/// resolves wins over the cap, as in [`shaped_block`]).
+fn omitted(file: &FileEntry, level: Level, focus: &[String], cap: Option<u32>) -> usize {
+    match cap {
+        Some(max) if focus_count(file, focus) == 0 => {
+            let n = crate::capped::entries(file, level).len();
+            n.saturating_sub(max as usize)
+        }
+        _ => 0,
+    }
 }
 
 /// The line ranges of `file` shown at full source at `level` with `focus`.
@@ -228,6 +273,8 @@ pub(crate) fn header(plan: &FlightPlan) -> String {
 pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
     plan.validate()?;
     let rules = RuleSet::compile(&plan.rules)?;
+    // The goal's words choose the entries of capped outlines: stemmed once, when needed.
+    let goal_words = std::cell::LazyCell::new(|| GoalWords::new(&plan.goal));
     // Content blocks keyed by (rule position for exact rules, else past them; path); path
     // lines and collapsed directory names share one path order.
     let mut content: BTreeMap<(usize, String), (String, Shown)> = BTreeMap::new();
@@ -259,7 +306,8 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         if level == Level::Hidden {
             continue;
         }
-        let (block, tokens) = file_block(file, level, &rule.focus, plan.tokenizer);
+        let cap = rule.max_items.map(|m| (m, &*goal_words));
+        let (block, tokens) = shaped_block(file, level, &rule.focus, cap, plan.tokenizer);
         if level == Level::Path {
             paths.insert(file.path.clone(), (block, tokens));
         } else {
@@ -269,6 +317,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
                 level,
                 tokens,
                 full_lines: full_lines(file, level, &rule.focus),
+                omitted: omitted(file, level, &rule.focus, rule.max_items),
             };
             content.insert((order, file.path.clone()), (block, shown));
         }
@@ -327,7 +376,7 @@ mod tests {
     fn summed_block_tokens_equal_counting_the_whole_text() {
         let dir = tempfile::tempdir().unwrap();
         let r = dir.path();
-        let files: [(&str, &str); 7] = [
+        let files: [(&str, &str); 8] = [
             ("a.rs", "/// Doc.\npub fn a() -> u8 { 1 }   \n\n\n"),
             ("b.py", "def b():\n    return '}'\n}"),
             ("c/d.go", "package c\n// X.\nfunc X() {}\n\t\r\n"),
@@ -335,6 +384,10 @@ mod tests {
             ("c/f.md", "```\ncode\n```\n!!!"),
             ("g.ts", "export const g = (x: number) => x;\n\n  \n"),
             ("h.js", "// end with punctuation.\n"),
+            (
+                "i.py",
+                "def a():\n    pass\n\n\ndef b():\n    pass\n\n\nclass C:\n    x = 1\n",
+            ),
         ];
         for (p, text) in files {
             std::fs::create_dir_all(r.join(p).parent().unwrap()).unwrap();
@@ -346,29 +399,71 @@ mod tests {
         };
         let map = RepoMap::open_with(r, &options).unwrap();
         for tokenizer in Tokenizer::ALL {
-            for level in Level::ALL {
+            for (level, cap) in Level::ALL
+                .into_iter()
+                .flat_map(|l| [(l, None), (l, Some(1))])
+            {
                 for goal in ["x", "ends with a dot.", "slash /", "spaces   "] {
                     let mut plan = FlightPlan::new(goal, 1000);
                     plan.tokenizer = tokenizer;
                     plan.rules = vec![
-                        Rule::new("**", level),
+                        Rule {
+                            max_items: cap,
+                            ..Rule::new("**", level)
+                        },
                         Rule {
                             path: "c/".into(),
                             level: Level::Path,
                             collapse: true,
                             focus: Vec::new(),
+                            max_items: None,
                         },
                     ];
                     let out = render(&map, &plan).unwrap();
                     assert_eq!(
                         out.tokens,
                         tokenizer.count(&out.text),
-                        "{tokenizer} {level}"
+                        "{tokenizer} {level} {cap:?}"
                     );
                     // Memoised counts give the same answer the second time.
                     assert_eq!(render(&map, &plan).unwrap(), out);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_capped_rule_shows_its_first_entries_and_counts_the_rest() {
+        let (_d, map) = crate::scan::temp_map(&[(
+            "m.py".to_string(),
+            "def alpha():\n    pass\n\n\ndef parse_token():\n    pass\n\n\ndef gamma():\n    pass\n"
+                .to_string(),
+        )]);
+        let mut plan = FlightPlan::new("token parsing", 1000);
+        plan.rules = vec![Rule::capped("m.py", Level::TopLevel, 1)];
+        let out = render(&map, &plan).unwrap();
+        assert!(
+            out.text
+                .contains("## m.py (level 2: top-level outline, 1 of 3 entries, ")
+                && out
+                    .text
+                    .contains("  def parse_token()\n  … 2 more top-level items\n")
+                && !out.text.contains("alpha"),
+            "{}",
+            out.text
+        );
+        assert_eq!(out.level_of("m.py"), Level::TopLevel);
+        assert_eq!(out.shown[0].omitted, 2);
+        // A cap at or over the entries, or at full source, changes nothing.
+        let plain = |level| {
+            let mut p = FlightPlan::new("token parsing", 1000);
+            p.rules = vec![Rule::new("m.py", level)];
+            render(&map, &p).unwrap().text
+        };
+        for (cap, level) in [(3, Level::TopLevel), (1, Level::Full)] {
+            plan.rules = vec![Rule::capped("m.py", level, cap)];
+            let out = render(&map, &plan).unwrap();
+            assert_eq!((out.text, out.shown[0].omitted), (plain(level), 0));
         }
     }
 }

@@ -125,6 +125,8 @@ pub struct FileEntry {
     block_tokens: [OnceLock<usize>; 2 * Level::ALL.len()],
     /// Tokens of the block's body (without its header) per (tokenizer, level).
     body_tokens: [OnceLock<usize>; 2 * Level::ALL.len()],
+    /// Capped outline blocks (`max_items`), made on first use.
+    pub(crate) capped: crate::capped::CappedMemo,
 }
 
 impl FileEntry {
@@ -408,6 +410,7 @@ fn load(
         outline: OnceLock::new(),
         block_tokens: Default::default(),
         body_tokens: Default::default(),
+        capped: Default::default(),
     };
     if size > options.max_read_bytes {
         return Ok(entry(Content::TooLarge, None));

@@ -56,6 +56,7 @@ impl Policy for RandomCost {
                     level,
                     collapse: false,
                     focus: Vec::new(),
+                    max_items: (input.step % 2 == 1).then_some(2),
                 }],
                 reasoning: "probe".into(),
             },

@@ -17,7 +17,9 @@
 //! Other repositories (`../shared/eval/localize/`: click, starlette, attrs, axum, hyper, clap):
 //! `--protocol commit-digit` holds out the tasks whose commit hash ends in 0, 1 or 2,
 //! `--goal report` uses subject + body as the goal (tasks with 25+ words of body), `--limit N`
-//! stops after N tasks, `--cold` disables the outline cache; the summary ends with the peak RSS.
+//! stops after N tasks, `--cold` disables the outline cache, `--show N` prints each task's top N
+//! files, the gold files' levels and the blocks shown, `--dump DIR` writes each task's context
+//! to `DIR/<task>.md`; the summary ends with the peak RSS.
 //! `--llm-base-url URL [--llm-model NAME]` lets a model behind an OpenAI-compatible server
 //! (`scripts/llm-server.sh` starts a local one) decide the explorer's turns.
 //! Gold files that do not exist at the base commit (the commit created them) are dropped from
@@ -284,6 +286,7 @@ fn bm25_pack(map: &RepoMap, goal: &str, ranking: &[String], budget: usize) -> Fl
         level: Level::Path,
         collapse: true,
         focus: Vec::new(),
+        max_items: None,
     }];
     let mut left = budget.saturating_sub(tok.count(&render(map, &plan).unwrap().text));
     for path in ranking {
@@ -492,6 +495,10 @@ async fn main() -> anyhow::Result<()> {
     let tokens: usize = flag("--tokens")?.map_or(Ok(10_000), |t| t.parse())?;
     let only = flag("--split")?;
     let show: usize = flag("--show")?.map_or(Ok(0), |t| t.parse())?;
+    let dump = flag("--dump")?.map(PathBuf::from);
+    if let Some(d) = &dump {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
     // At most this many tasks of the selected split (the file's first ones), to iterate fast.
     let limit: usize = flag("--limit")?.map_or(Ok(usize::MAX), |t| t.parse())?;
     // `--protocol commit-digit`: a task is held out when its commit hash ends in 0, 1 or 2
@@ -657,6 +664,11 @@ async fn main() -> anyhow::Result<()> {
                 .any(|t| t.is_some_and(|t| t as f64 <= WHOLE_SHARE * tokens as f64)),
         );
         n += 1;
+        if let Some(d) = &dump {
+            let file = d.join(format!("{n:03}.md"));
+            std::fs::write(&file, &rendered.text)
+                .with_context(|| format!("writing {}", file.display()))?;
+        }
         if show > 0 {
             for (g, size) in task.gold_files.iter().zip(&gold_tokens) {
                 let rank = out.ranking.iter().position(|s| s.path == *g);
@@ -672,6 +684,12 @@ async fn main() -> anyhow::Result<()> {
                     hunks.get(g).map_or(&[][..], Vec::as_slice),
                 );
             }
+            let blocks: Vec<String> = rendered
+                .shown
+                .iter()
+                .map(|s| format!("{}:{}:{}", s.path, s.level as u8, s.tokens))
+                .collect();
+            println!("      shown {}", blocks.join(" "));
             for r in out.plan.rules.iter().filter(|r| !r.focus.is_empty()) {
                 println!("      focus {} {}: {}", r.path, r.level, r.focus.join(", "));
             }
