@@ -11,17 +11,15 @@
 use crate::bm25::{terms, Stems};
 use crate::flight_plan::Level;
 use crate::scan::FileEntry;
-use crate::tokens::Tokenizer;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::Mutex;
 
 /// The goal's words, stemmed: the entries of a capped outline that share one come first.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct GoalWords {
     words: BTreeSet<String>,
-    /// A hash of the words, naming them in [`CappedMemo`]'s keys.
+    /// A hash of the words, naming them in the keys of a file's memo of capped blocks.
     fingerprint: u64,
 }
 
@@ -38,48 +36,16 @@ impl GoalWords {
         }
     }
 
+    /// A hash of the words: equal words, equal hashes.
+    pub(crate) fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
     fn shares_a_word(&self, stems: &mut Stems, text: &str) -> bool {
         !self.words.is_empty()
             && terms(text)
                 .into_iter()
                 .any(|t| self.words.contains(&stems.of(t)))
-    }
-}
-
-/// A capped block and its tokens, `None` when the cap leaves nothing out.
-pub(crate) type CappedBlock = Option<(String, usize)>;
-
-/// One file's capped blocks, made once per (tokenizer, level, entries kept, goal words): a
-/// fit renders the same plan many times.
-#[derive(Debug, Default)]
-pub(crate) struct CappedMemo(Mutex<HashMap<(Tokenizer, Level, u32, u64), CappedBlock>>);
-
-impl Clone for CappedMemo {
-    /// A clone starts empty (it recounts on use).
-    fn clone(&self) -> Self {
-        CappedMemo::default()
-    }
-}
-
-impl CappedMemo {
-    /// The block for (`tokenizer`, `level`, `max`, `goal`), made by `make` the first time.
-    pub(crate) fn get_or(
-        &self,
-        tokenizer: Tokenizer,
-        level: Level,
-        max: u32,
-        goal: &GoalWords,
-        make: impl FnOnce() -> CappedBlock,
-    ) -> CappedBlock {
-        let key = (tokenizer, level, max, goal.fingerprint);
-        // A panic while the lock was held leaves nothing half-written: the map is still good.
-        let lock = || self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(hit) = lock().get(&key) {
-            return hit.clone();
-        }
-        let made = make();
-        lock().insert(key, made.clone());
-        made
     }
 }
 

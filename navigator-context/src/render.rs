@@ -171,19 +171,21 @@ pub(crate) fn shaped_block(
         }
     }
     if let Some((max, goal)) = cap {
-        let made = file.capped.get_or(tokenizer, level, max, goal, || {
-            let body = crate::capped::capped_body(file, level, max, goal)?;
-            let block = format!(
-                "## {} (level {}: {}, {max} of {} entries, {} tokens)\n{body}",
-                file.path,
-                level as u8,
-                level_name(level),
-                crate::capped::entries(file, level).len(),
-                tokenizer.count(&body)
-            );
-            let tokens = tokenizer.count(&block);
-            Some((block, tokens))
-        });
+        let made = file
+            .capped
+            .get_or(tokenizer, level, max, goal.fingerprint(), || {
+                let body = crate::capped::capped_body(file, level, max, goal)?;
+                let block = format!(
+                    "## {} (level {}: {}, {max} of {} entries, {} tokens)\n{body}",
+                    file.path,
+                    level as u8,
+                    level_name(level),
+                    crate::capped::entries(file, level).len(),
+                    tokenizer.count(&body)
+                );
+                let tokens = tokenizer.count(&block);
+                Some((block, tokens))
+            });
         if let Some(made) = made {
             return made;
         }

@@ -14,8 +14,9 @@ use crate::lang::Lang;
 use crate::outline::{outline, Outline};
 use crate::tokens::Tokenizer;
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Options for [`RepoMap::open_with`].
 #[derive(Debug, Clone)]
@@ -126,7 +127,7 @@ pub struct FileEntry {
     /// Tokens of the block's body (without its header) per (tokenizer, level).
     body_tokens: [OnceLock<usize>; 2 * Level::ALL.len()],
     /// Capped outline blocks (`max_items`), made on first use.
-    pub(crate) capped: crate::capped::CappedMemo,
+    pub(crate) capped: CappedMemo,
 }
 
 impl FileEntry {
@@ -432,6 +433,44 @@ fn load(
 /// Bodies beyond this many bytes add little signal and cost time (ranking and the reference
 /// graph read the same prefix).
 const BODY_BYTES: usize = 64 * 1024;
+
+/// A capped block and its tokens, `None` when the cap leaves nothing out.
+pub(crate) type CappedBlock = Option<(String, usize)>;
+
+/// One file's capped blocks, made once per (tokenizer, level, entries kept, goal words): a
+/// fit renders the same plan many times.
+#[derive(Debug, Default)]
+pub(crate) struct CappedMemo(Mutex<HashMap<(Tokenizer, Level, u32, u64), CappedBlock>>);
+
+impl Clone for CappedMemo {
+    /// A clone starts empty (it recounts on use).
+    fn clone(&self) -> Self {
+        CappedMemo::default()
+    }
+}
+
+impl CappedMemo {
+    /// The block for (`tokenizer`, `level`, `max`, the goal words' fingerprint `goal`), made
+    /// by `make` the first time.
+    pub(crate) fn get_or(
+        &self,
+        tokenizer: Tokenizer,
+        level: Level,
+        max: u32,
+        goal: u64,
+        make: impl FnOnce() -> CappedBlock,
+    ) -> CappedBlock {
+        let key = (tokenizer, level, max, goal);
+        // A panic while the lock was held leaves nothing half-written: the map is still good.
+        let lock = || self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = lock().get(&key) {
+            return hit.clone();
+        }
+        let made = make();
+        lock().insert(key, made.clone());
+        made
+    }
+}
 
 /// Writes `files` (path, text) into a fresh temporary directory and scans it without the
 /// outline cache: the unit tests' repository.
