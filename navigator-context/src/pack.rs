@@ -127,14 +127,14 @@ impl<'a> Costs<'a> {
     }
 
     /// The most outline entries of file `i` whose top-level block costs at most `tokens`
-    /// (at least one); `None` when its whole outline does.
+    /// (at least one); `None` when its whole outline does, or it has a single entry.
     fn cap_for(&mut self, i: usize, tokens: usize) -> Option<u32> {
         let whole = self.cost_with(i, Level::TopLevel, None).0;
-        if whole <= tokens {
+        let n = entries(&self.map.files()[i], Level::TopLevel).len() as u32;
+        if whole <= tokens || n <= 1 {
             return None;
         }
-        let n = entries(&self.map.files()[i], Level::TopLevel).len() as u32;
-        let last = n.saturating_sub(1).max(1);
+        let last = n - 1;
         // Costs grow with the entries kept, about in proportion: start from the proportional
         // count and walk to the largest within `tokens` (a step or two).
         let guess = (u64::from(n) * tokens as u64 / whole.max(1) as u64) as u32;
