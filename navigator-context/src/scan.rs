@@ -434,6 +434,9 @@ fn load(
 /// graph read the same prefix).
 const BODY_BYTES: usize = 64 * 1024;
 
+/// Capped blocks kept per file at most (a plan's packing and fits use a handful).
+const CAPPED_MEMO_MAX: usize = 32;
+
 /// A capped block and its tokens, `None` when the cap leaves nothing out.
 pub(crate) type CappedBlock = Option<(String, usize)>;
 
@@ -467,7 +470,12 @@ impl CappedMemo {
             return hit.clone();
         }
         let made = make();
-        lock().insert(key, made.clone());
+        let mut memo = lock();
+        // A long-lived map serves many goals: keep the memo to the blocks of a few.
+        if memo.len() >= CAPPED_MEMO_MAX {
+            memo.clear();
+        }
+        memo.insert(key, made.clone());
         made
     }
 }
