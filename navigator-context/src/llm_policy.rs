@@ -101,6 +101,9 @@ fn check(action: &Action) -> std::result::Result<(), String> {
             }
             crate::flight_plan::check_rule_path(&c.path)?;
             crate::flight_plan::compile_glob(&c.path)?;
+            if c.max_items == Some(0) {
+                return Err(format!("max_items of `{}` must be at least 1", c.path));
+            }
         }
     }
     Ok(())

@@ -155,7 +155,13 @@ pub(crate) fn apply(
         let level = Level::try_from(i64::from(c.level))
             .map_err(|m| err(format!("path `{}`: {m}", c.path)))?;
         crate::flight_plan::check_rule_path(&c.path).map_err(&err)?;
-        crate::flight_plan::compile_glob(&c.path).map_err(err)?;
+        crate::flight_plan::compile_glob(&c.path).map_err(&err)?;
+        if c.max_items == Some(0) {
+            return Err(err(format!(
+                "path `{}`: max_items must be at least 1",
+                c.path
+            )));
+        }
         let rule = Rule {
             path: c.path.clone(),
             level,

@@ -159,6 +159,33 @@ fn invalid_answers_are_re_asked_with_the_error_and_charged() {
 }
 
 #[test]
+fn a_zero_cap_is_re_asked_and_a_valid_cap_is_kept() {
+    let (_dir, map) = repo();
+    let llm = scripted(&[
+        r#"{"action":"update_flight_plan","changes":[{"path":"src/","level":2,"max_items":0}],"reasoning":"x"}"#,
+        r#"{"action":"update_flight_plan","changes":[{"path":"src/","level":2,"max_items":1}],"reasoning":"x"}"#,
+        FINALIZE,
+    ]);
+    let mut policy = LlmPolicy::new(llm.clone(), prices());
+    let out = block_on(
+        Explorer::new(&map, Budgets::tokens(3_000))
+            .fill_unspent(false)
+            .explore("auth middleware", &mut policy),
+    )
+    .unwrap();
+    assert_eq!(out.stop, StopReason::Finalized);
+    let requests = llm.requests();
+    assert!(requests[1]
+        .messages
+        .last()
+        .unwrap()
+        .content
+        .contains("max_items of `src/` must be at least 1"));
+    let rule = out.plan.rules.iter().find(|r| r.path == "src/").unwrap();
+    assert_eq!(rule.max_items, Some(1));
+}
+
+#[test]
 fn a_model_that_finalises_at_once_still_gets_the_budget_spent_unless_asked_not_to() {
     let (_dir, map) = repo();
     let explore = |fill: bool| {
