@@ -10,6 +10,7 @@
 
 use crate::bm25::{terms, Stems};
 use crate::flight_plan::Level;
+use crate::outline::Symbol;
 use crate::scan::FileEntry;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -68,6 +69,18 @@ pub(crate) fn entries(file: &FileEntry, level: Level) -> Vec<usize> {
         .collect()
 }
 
+/// Writes `symbol`'s line of an outline at `level`, indented by its depth, after its doc
+/// comment at level 3.
+pub(crate) fn write_entry(out: &mut String, symbol: &Symbol, level: Level) {
+    let indent = "  ".repeat(symbol.depth as usize + 1);
+    if level == Level::Signatures {
+        if let Some(doc) = &symbol.doc {
+            let _ = writeln!(out, "{indent}// {doc}");
+        }
+    }
+    let _ = writeln!(out, "{indent}{}", symbol.signature);
+}
+
 /// The body of `file`'s outline at `level` (2 or 3) with at most `max` entries: those whose
 /// signature shares a word with `goal` first, then the rest in source order, listed in source
 /// order, then a line counting the entries left out. `None` when nothing would be left out
@@ -93,14 +106,7 @@ pub(crate) fn capped_body(
     kept.sort_unstable();
     let mut out = String::new();
     for &k in &kept {
-        let s = &outline.symbols[k];
-        let indent = "  ".repeat(s.depth as usize + 1);
-        if level == Level::Signatures {
-            if let Some(doc) = &s.doc {
-                let _ = writeln!(out, "{indent}// {doc}");
-            }
-        }
-        let _ = writeln!(out, "{indent}{}", s.signature);
+        write_entry(&mut out, &outline.symbols[k], level);
     }
     let left = all.len() - kept.len();
     let what = match (level, left) {

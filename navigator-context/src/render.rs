@@ -99,21 +99,10 @@ fn file_body(file: &FileEntry, level: Level) -> String {
             let _ = writeln!(out, "{}", file.path);
         }
         Level::TopLevel | Level::Signatures => {
-            for s in file
-                .outline()
-                .map(|o| o.symbols.as_slice())
-                .unwrap_or_default()
-            {
-                if level == Level::TopLevel && s.depth > 0 {
-                    continue;
+            if let Some(outline) = file.outline() {
+                for k in crate::capped::entries(file, level) {
+                    crate::capped::write_entry(&mut out, &outline.symbols[k], level);
                 }
-                let indent = "  ".repeat(s.depth as usize + 1);
-                if level == Level::Signatures {
-                    if let Some(doc) = &s.doc {
-                        let _ = writeln!(out, "{indent}// {doc}");
-                    }
-                }
-                let _ = writeln!(out, "{indent}{}", s.signature);
             }
         }
         Level::Full => {
