@@ -28,6 +28,8 @@ use std::sync::Arc;
 
 /// Exit code when a replayed plan no longer matches the repository.
 const EXIT_DRIFT: u8 = 3;
+/// The token budget when `--tokens` is not given.
+const DEFAULT_TOKENS: usize = 10_000;
 
 /// How the explorer runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -54,14 +56,15 @@ pub enum LlmKind {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// What the context is for: a task, a commit subject, a bug report with its traceback.
-    /// Without it (and without --replay) the output is a breadth-first overview.
+    /// Without it (and without --replay) the output is a breadth-first overview; a single
+    /// argument naming a directory is the repository to overview.
     pub goal: Option<String>,
-    /// The repository root.
-    #[arg(default_value = ".")]
-    pub repo: PathBuf,
-    /// The most tokens the context may take.
-    #[arg(long, default_value_t = 10_000)]
-    pub tokens: usize,
+    /// The repository root (default: the current directory).
+    pub repo: Option<PathBuf>,
+    /// The most tokens the context may take (default 10000; with --replay, the plan's own
+    /// budget unless --refit is given too).
+    #[arg(long)]
+    pub tokens: Option<usize>,
     /// The most USD the LLM policy may spend.
     #[arg(long)]
     pub usd: Option<f64>,
@@ -219,26 +222,53 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if args.refit && args.replay.is_none() {
         bail!("--refit applies to --replay PLAN only");
     }
+    if args.llm == LlmKind::None && (args.base_url.is_some() || args.model.is_some()) {
+        bail!("--base-url and --model choose the LLM of --llm openai or --llm anthropic; with --llm none (the default) nothing would use them");
+    }
+    if let Some(url) = &args.base_url {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            bail!("--base-url {url}: not an http:// or https:// URL (a local server: http://127.0.0.1:8765/v1)");
+        }
+    }
     if args.replay.is_some() {
         // `--replay plan.yaml REPO`: the one positional given is the repository.
         match args.goal.take() {
-            Some(repo) if args.repo == Path::new(".") => args.repo = PathBuf::from(repo),
+            Some(repo) if args.repo.is_none() => args.repo = Some(PathBuf::from(repo)),
             Some(goal) => {
                 bail!("--replay regenerates a plan's context and takes no goal (got `{goal}`)")
             }
             None => {}
         }
+        if args.tokens.is_some() && !args.refit {
+            bail!("--tokens with --replay needs --refit: a replay keeps the plan's own budget, and --refit fits the plan to the one given");
+        }
+    } else if args.repo.is_none() {
+        // `navigator context DIR`: a single argument naming a directory is the repository
+        // (its overview), not a one-word goal for the current directory.
+        if let Some(dir) = args
+            .goal
+            .take_if(|g| !g.contains(char::is_whitespace) && Path::new(g).is_dir())
+        {
+            eprintln!("note: `{dir}` is a directory: showing its overview (for that goal in the current directory: navigator context {dir} .)");
+            args.repo = Some(PathBuf::from(dir));
+        }
     }
+    let repo = args.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+    let tokens = args.tokens.unwrap_or(DEFAULT_TOKENS);
     let options = ScanOptions {
         history: !args.no_history,
-        ..ScanOptions::for_root(&args.repo)
+        ..ScanOptions::for_root(&repo)
     };
-    let map = RepoMap::open_with(&args.repo, &options)
-        .with_context(|| format!("opening the repository {}", args.repo.display()))?;
+    let map = RepoMap::open_with(&repo, &options)
+        .with_context(|| format!("opening the repository {}", repo.display()))?;
     if let Some(path) = &args.replay {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading the flight plan {}", path.display()))?;
-        let plan = FlightPlan::from_yaml(&text).with_context(|| format!("{}", path.display()))?;
+        let mut plan =
+            FlightPlan::from_yaml(&text).with_context(|| format!("{}", path.display()))?;
+        if let Some(tokens) = args.tokens {
+            plan.token_budget = tokens;
+        }
         let replayed = match replay(&map, &plan, args.refit) {
             Err(e @ Error::PlanDrift { .. }) => {
                 eprintln!("error: {e}");
@@ -246,10 +276,15 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             }
             other => other?,
         };
-        if !replayed.drift.is_empty() {
+        if !replayed.drift.is_empty() || !replayed.degraded.is_empty() {
+            let why = if replayed.drift.is_empty() {
+                "over its budget".to_string()
+            } else {
+                replayed.drift.describe()
+            };
             eprintln!(
                 "refit: {}; {} file(s) lowered, {} of {} tokens",
-                replayed.drift.describe(),
+                why,
                 replayed.degraded.len(),
                 replayed.rendered.tokens,
                 replayed.plan.token_budget
@@ -269,7 +304,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let Some(goal) = args.goal.as_deref().filter(|g| !g.trim().is_empty()) else {
-        let plan = satellite(&map, "repository overview", args.tokens, Default::default())?;
+        let plan = satellite(&map, "repository overview", tokens, Default::default())?;
         let plan = navigator_context::pin(&map, plan)?;
         let rendered = render(&map, &plan)?;
         write_plan(&args, &plan, &["overview by navigator context".into()])?;
@@ -286,13 +321,20 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let mut policy = policy(&args)?;
-    let mut budgets = Budgets::tokens(args.tokens);
+    let mut budgets = Budgets::tokens(tokens);
     budgets.usd = args.usd;
     let mut explorer = Explorer::new(&map, budgets).fill_unspent(!args.no_fill);
     if args.mode == Mode::Interactive {
         explorer = explorer.interactive(TerminalApprover);
     }
     let out = explorer.explore(goal, policy.as_mut()).await?;
+    if out.tokens > tokens {
+        // Only the goal's header and the folded directory lines are left by then.
+        bail!(
+            "the context takes {} tokens, over the budget of {tokens}: the goal's header and the folded directory lines alone take that much; raise --tokens",
+            out.tokens
+        );
+    }
     let comments = vec![
         format!(
             "explored with policy `{}`: {} turns, ${:.4}",
@@ -306,7 +348,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     eprintln!(
         "{} of {} tokens, {} turns, ${:.4}; {}",
         out.tokens,
-        args.tokens,
+        tokens,
         out.turns.len(),
         out.usd,
         out.stop.describe()

@@ -160,6 +160,33 @@ fn bad_flags_are_refused_with_the_flag_named() {
             text(&out.stderr)
         );
     }
+    for (args, needle) in [
+        (
+            vec!["context", "g", ".", "--base-url", "http://127.0.0.1:9/v1"],
+            "--llm none",
+        ),
+        (vec!["context", "g", ".", "--model", "local"], "--llm none"),
+        (
+            vec![
+                "context",
+                "g",
+                ".",
+                "--llm",
+                "openai",
+                "--base-url",
+                "notaurl",
+            ],
+            "not an http",
+        ),
+    ] {
+        let out = navigator(&args, cache.path());
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(needle),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
     let missing = navigator(&["context", "g", "/definitely/not/here"], cache.path());
     assert_eq!(missing.status.code(), Some(1));
     assert!(text(&missing.stderr).contains("/definitely/not/here"));
@@ -202,4 +229,149 @@ fn git_history_reorders_equal_matches_unless_turned_off() {
     assert_eq!(first(&["--no-history"])["path"], "src/a_cache.rs");
     // The offline policy spends the budget itself: nothing is left to fill.
     assert_eq!(first(&["--no-fill"]), with_history);
+}
+
+#[test]
+fn a_lone_directory_argument_is_the_repository_to_overview() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(&repo.path().join("svc"));
+    let out = Command::new(env!("CARGO_BIN_EXE_navigator"))
+        .args(["context", "svc", "--tokens", "300", "--json"])
+        .current_dir(repo.path())
+        .env("NAVIGATOR_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("is a directory"),
+        "{}",
+        text(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["goal"], "repository overview");
+    // Paths are relative to `svc`, the repository, not to the current directory.
+    let context = v["context"].as_str().unwrap();
+    assert!(context.contains("src/"), "{context}");
+    assert!(!context.contains("svc/"), "{context}");
+}
+
+#[test]
+fn replay_takes_a_new_budget_only_with_refit() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    let plan = cache.path().join("plan.yaml");
+    let plan = plan.to_str().unwrap();
+    let first = navigator(
+        &[
+            "context",
+            "ledger entry rows",
+            root,
+            "--tokens",
+            "3000",
+            "--plan",
+            plan,
+        ],
+        cache.path(),
+    );
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let refused = navigator(
+        &["context", "--replay", plan, root, "--tokens", "800"],
+        cache.path(),
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("--refit"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let refit = navigator(
+        &[
+            "context", "--replay", plan, root, "--tokens", "800", "--refit", "--json",
+        ],
+        cache.path(),
+    );
+    assert!(refit.status.success(), "{}", text(&refit.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&refit.stdout).unwrap();
+    assert_eq!(v["token_budget"], 800);
+    assert!(v["tokens"].as_u64().unwrap() <= 800, "{}", v["tokens"]);
+    assert!(
+        text(&refit.stderr).contains("over its budget"),
+        "{}",
+        text(&refit.stderr)
+    );
+}
+
+#[test]
+fn a_budget_the_goal_alone_overflows_is_an_error_not_a_context() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    let out = navigator(
+        &["context", "auth middleware token", root, "--tokens", "3"],
+        cache.path(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("raise --tokens"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    // A goal as long as a pasted report is cut in the header, so the budget still holds.
+    let report =
+        "The middleware rejects the token of every request after the upgrade. ".repeat(200);
+    let out = navigator(
+        &["context", &report, root, "--tokens", "1500", "--json"],
+        cache.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["tokens"].as_u64().unwrap() <= 1500, "{}", v["tokens"]);
+    assert_eq!(v["files"][0]["path"], "src/auth/middleware.rs");
+}
+
+#[test]
+fn files_named_like_globs_are_shown() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let files: &[(&str, &str)] = &[
+        (
+            "pages/blog/[slug].tsx",
+            "export default function BlogSlugPage({ slug }) {\n  return renderSlug(slug);\n}\n",
+        ),
+        (
+            "pages/index.tsx",
+            "export default function Home() {\n  return null;\n}\n",
+        ),
+        (
+            "lib/format.ts",
+            "export function formatDate(d: Date) {\n  return d.toISOString();\n}\n",
+        ),
+    ];
+    for (p, body) in files {
+        let path = repo.path().join(p);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, body).unwrap();
+    }
+    let root = repo.path().to_str().unwrap();
+    let out = navigator(
+        &[
+            "context",
+            "blog slug page renders the wrong slug",
+            root,
+            "--tokens",
+            "2000",
+            "--json",
+        ],
+        cache.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["files"][0]["path"], "pages/blog/[slug].tsx",
+        "{}",
+        v["context"]
+    );
+    assert_eq!(v["files"][0]["level"], 4);
+    assert!(v["context"].as_str().unwrap().contains("renderSlug(slug)"));
 }

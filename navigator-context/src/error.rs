@@ -61,7 +61,7 @@ pub enum Error {
     },
     /// The repository changed since a Flight Plan was pinned; replay with refit to fit the
     /// plan to the new contents.
-    #[error("the repository changed since the flight plan was made ({summary}); replay with refit to fit it again")]
+    #[error("the repository changed since the flight plan was made ({summary}); replay with refit (`navigator context --replay PLAN --refit`) to fit it again")]
     PlanDrift {
         /// Every difference, in one line.
         summary: String,

@@ -4,7 +4,7 @@
 //! for; every file a policy rule matches keeps the policy's choice.
 
 use crate::error::{Error, Result};
-use crate::flight_plan::{compile_glob, FlightPlan, Rule};
+use crate::flight_plan::{rule_globs, FlightPlan, Rule};
 use crate::pack::pack;
 use crate::relevance::Scored;
 use crate::render::render;
@@ -38,14 +38,17 @@ pub(crate) fn fill_unspent(
         return Ok(None);
     }
     let own: Vec<&Rule> = plan.rules.iter().filter(|r| !initial.contains(r)).collect();
-    let glob = |rule: &Rule| compile_glob(&rule.path).map_err(|m| Error::plan(None, "rules", m));
-    let mut own_set = GlobSetBuilder::new();
-    for rule in &own {
-        own_set.add(glob(rule)?);
-    }
-    let own_set = own_set
-        .build()
-        .map_err(|e| Error::plan(None, "rules", e.to_string()))?;
+    let set = |rules: &[&Rule]| -> Result<globset::GlobSet> {
+        let mut b = GlobSetBuilder::new();
+        for rule in rules {
+            for glob in rule_globs(&rule.path).map_err(|m| Error::plan(None, "rules", m))? {
+                b.add(glob);
+            }
+        }
+        b.build()
+            .map_err(|e| Error::plan(None, "rules", e.to_string()))
+    };
+    let own_set = set(&own)?;
     // The files a rule of the policy matches, found once.
     let decided: Vec<&str> = map
         .files()
@@ -56,7 +59,7 @@ pub(crate) fn fill_unspent(
     let packed = pack(map, ranking, plan);
     let mut rules = Vec::new();
     for rule in packed.rules {
-        let m = glob(&rule)?.compile_matcher();
+        let m = set(&[&rule])?;
         if !decided.iter().any(|p| m.is_match(p)) {
             rules.push(rule);
         }

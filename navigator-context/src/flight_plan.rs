@@ -299,6 +299,36 @@ pub(crate) fn compile_glob(path: &str) -> Result<globset::Glob, String> {
         .map_err(|e| format!("bad glob `{path}`: {}", e.kind()))
 }
 
+/// The globs a rule path matches through: its glob reading ([`compile_glob`]) and, when it
+/// holds glob characters, its literal reading as well — `pages/blog/[slug].tsx`,
+/// `app/[id]/` and `{a,b}.py` are file and directory names as often as patterns (Next.js and
+/// SvelteKit routes), and a plan names every file it shows by its exact path.
+pub(crate) fn rule_globs(path: &str) -> Result<Vec<globset::Glob>, String> {
+    let mut globs = vec![compile_glob(path)?];
+    if path.contains(META) {
+        let mut literal = String::with_capacity(path.len() + 8);
+        for c in path.chars() {
+            if META.contains(&c) || c == '\\' {
+                literal.push('\\');
+            }
+            literal.push(c);
+        }
+        let patterns = match literal.strip_suffix('/') {
+            Some(dir) => vec![format!("{dir}/**")],
+            None => vec![format!("{literal}/**"), literal],
+        };
+        for p in patterns {
+            let glob = globset::GlobBuilder::new(&p)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|e| format!("bad path `{path}`: {}", e.kind()))?;
+            globs.push(glob);
+        }
+    }
+    Ok(globs)
+}
+
 /// The 1-based line of the `i`-th `path:` entry under `rules:` (block-style YAML).
 fn rule_line(text: &str, i: usize) -> Option<usize> {
     let mut in_rules = false;

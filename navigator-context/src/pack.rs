@@ -270,41 +270,47 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
                         .map(|&(j, _)| costs.cost(j, Level::TopLevel).0)
                         .sum::<usize>()
         };
-        if c <= remaining && (full_used + c <= share_of(k) || paired()) {
+        let whole = c <= remaining && (full_used + c <= share_of(k) || paired());
+        if whole {
             full_used += c;
             remaining -= c;
             chosen.push((i, Level::Full));
-        } else {
-            too_big.push((k, i));
+            continue;
         }
+        too_big.push((k, i));
     }
     // Files too big to show whole: zoom in on the items the goal is about, inside their
     // outline, with what the whole files left of their share, keeping room for the outlines
     // of the next candidates (a file shown only by its path is not found).
-    let reserve: usize = ranked
-        .iter()
-        .filter(|(i, _)| !chosen.iter().any(|(j, _)| j == i))
-        .take(RESERVE_FILES)
-        .map(|&(i, _)| costs.cost(i, Level::TopLevel).0)
-        .sum::<usize>()
-        .min((budget as f64 * RESERVE_SHARE) as usize);
+    let reserve = reserve_for(&mut costs, &ranked, &chosen, budget);
     for &(k, i) in too_big.iter().take(MAX_ZOOMED) {
-        let cap = if k == 0 && clear {
-            1.0
-        } else {
-            UNCLEAR_ZOOM_SHARE
+        let allowed = |remaining: usize, full_used: usize| {
+            allowance(
+                remaining,
+                reserve,
+                share_of(k),
+                full_used,
+                k == 0 && clear,
+                budget,
+            )
         };
-        let allowance = remaining
-            .saturating_sub(reserve)
-            .min(share_of(k).saturating_sub(full_used))
-            .min((budget as f64 * cap) as usize);
-        let file = &map.files()[i];
-        let focus = ItemQuery::new(&plan.goal).choose(file, allowance, plan.tokenizer, |focus| {
-            file_block(file, Level::TopLevel, focus, plan.tokenizer).1
-        });
-        if !focus.is_empty() {
-            costs.set_focus(i, focus);
-            let (c, _) = costs.cost(i, Level::TopLevel);
+        let mut got = zoom(&mut costs, map, plan, i, allowed(remaining, full_used));
+        // The best file left without a single item while weaker files are whole (a small
+        // budget): they give way, the weakest first, when its items fit once they do.
+        let whole: Vec<usize> = chosen.iter().map(|&(j, _)| j).collect();
+        if got.is_none() && k == 0 && !whole.is_empty() {
+            let freed: usize = whole.iter().map(|&j| costs.cost(j, Level::Full).0).sum();
+            if zoom(&mut costs, map, plan, i, allowed(remaining + freed, 0)).is_some() {
+                while got.is_none() {
+                    let Some((j, _)) = chosen.pop() else { break };
+                    let c = costs.cost(j, Level::Full).0;
+                    full_used -= c;
+                    remaining += c;
+                    got = zoom(&mut costs, map, plan, i, allowed(remaining, full_used));
+                }
+            }
+        }
+        if let Some(c) = got {
             full_used += c;
             remaining -= c.min(remaining);
             chosen.push((i, Level::TopLevel));
@@ -424,6 +430,60 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         rules,
         ..plan.clone()
     }
+}
+
+/// The tokens kept for the top-level outlines of the next [`RESERVE_FILES`] candidates not
+/// yet chosen, at most [`RESERVE_SHARE`] of the budget: zooming never takes them.
+fn reserve_for(
+    costs: &mut Costs,
+    ranked: &[(usize, f64)],
+    chosen: &[(usize, Level)],
+    budget: usize,
+) -> usize {
+    ranked
+        .iter()
+        .filter(|(i, _)| !chosen.iter().any(|(j, _)| j == i))
+        .take(RESERVE_FILES)
+        .map(|&(i, _)| costs.cost(i, Level::TopLevel).0)
+        .sum::<usize>()
+        .min((budget as f64 * RESERVE_SHARE) as usize)
+}
+
+/// What a zoomed file may take: what is left past the reserve and past the whole files of its
+/// share, and at most [`UNCLEAR_ZOOM_SHARE`] of the budget unless it is the clear first file.
+fn allowance(
+    remaining: usize,
+    reserve: usize,
+    share: usize,
+    full_used: usize,
+    clear_first: bool,
+    budget: usize,
+) -> usize {
+    let cap = if clear_first { 1.0 } else { UNCLEAR_ZOOM_SHARE };
+    remaining
+        .saturating_sub(reserve)
+        .min(share.saturating_sub(full_used))
+        .min((budget as f64 * cap) as usize)
+}
+
+/// Zooms file `i` into the items the goal is about within `allowance` tokens for its whole
+/// block; the block's tokens, `None` when no item fits or matches.
+fn zoom(
+    costs: &mut Costs,
+    map: &RepoMap,
+    plan: &FlightPlan,
+    i: usize,
+    allowance: usize,
+) -> Option<usize> {
+    let file = &map.files()[i];
+    let focus = ItemQuery::new(&plan.goal).choose(file, allowance, plan.tokenizer, |focus| {
+        file_block(file, Level::TopLevel, focus, plan.tokenizer).1
+    });
+    if focus.is_empty() {
+        return None;
+    }
+    costs.set_focus(i, focus);
+    Some(costs.cost(i, Level::TopLevel).0)
 }
 
 /// The outcome of [`fit`].
@@ -709,5 +769,87 @@ mod tests {
         let packed = pack(&map, &ranking, &FlightPlan::new("goal", 100_000));
         let r = packed.rules.iter().find(|r| r.path == "long.rs").unwrap();
         assert!(r.level >= Level::TopLevel && r.max_items.is_none(), "{r:?}");
+    }
+
+    #[test]
+    fn a_weaker_whole_file_gives_way_to_the_best_files_items() {
+        // `big.rs` ranks first, clearly, and is far over the budget; one of its forty
+        // functions is what the goal is about. `small.rs` ranks second and alone fits whole.
+        let body: String = (0..12)
+            .map(|i| format!("    let value_{i} = input.len() * {i} + limit;\n"))
+            .collect();
+        let big: String = (0..40)
+            .map(|m| {
+                let name = if m == 17 {
+                    "add_vary_header".to_string()
+                } else {
+                    format!("step_{m}")
+                };
+                format!(
+                    "pub fn {name}(input: &str, limit: usize) -> usize {{\n{body}    limit\n}}\n"
+                )
+            })
+            .collect();
+        let small: String = (0..60)
+            .map(|i| format!("pub const TABLE_{i}: [u32; 4] = [{i}, 1, 2, 3];\n"))
+            .collect();
+        let files = vec![("big.rs".to_string(), big), ("small.rs".to_string(), small)];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let ranking = vec![
+            Scored {
+                path: "big.rs".into(),
+                score: 1.0,
+                reasons: Vec::new(),
+            },
+            Scored {
+                path: "small.rs".into(),
+                score: 0.5,
+                reasons: Vec::new(),
+            },
+        ];
+        let goal = "add the vary header";
+        let probe = FlightPlan::new(goal, 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let (b, sm) = (
+            costs.index("big.rs").unwrap(),
+            costs.index("small.rs").unwrap(),
+        );
+        let whole_small = costs.cost(sm, Level::Full).0;
+        let whole_big = costs.cost(b, Level::Full).0;
+        let file = &map.files()[b];
+        let zoomed = file_block(
+            file,
+            Level::TopLevel,
+            &["add_vary_header".into()],
+            probe.tokenizer,
+        )
+        .1;
+        // The budget: `small.rs` whole takes 60 % of it, which leaves the zoom too little.
+        let budget = whole_small * 10 / 6;
+        assert!(
+            whole_big > budget,
+            "the fixture needs a file over the budget"
+        );
+        assert!(
+            zoomed > budget * 85 / 100 - whole_small && zoomed < budget * 6 / 10,
+            "zoomed {zoomed}, budget {budget}, small {whole_small}"
+        );
+        let packed = pack(&map, &ranking, &FlightPlan::new(goal, budget));
+        let rule = |p: &str| packed.rules.iter().find(|r| r.path == p).cloned().unwrap();
+        let first = rule("big.rs");
+        assert_eq!(first.focus, ["add_vary_header"], "{:?}", packed.rules);
+        // (`small.rs` gave way to the zoom; the top-up may show it whole again.)
+        assert!(
+            rule("small.rs").level >= Level::TopLevel,
+            "{:?}",
+            packed.rules
+        );
+        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
+        assert!(
+            fitted.rendered.tokens <= budget,
+            "{}",
+            fitted.rendered.tokens
+        );
+        assert!(fitted.rendered.text.contains("pub fn add_vary_header"));
     }
 }

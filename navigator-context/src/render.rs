@@ -248,8 +248,24 @@ fn splits_cleanly(block: &str) -> bool {
 
 /// The header every context starts with.
 pub(crate) fn header(plan: &FlightPlan) -> String {
-    format!("# Goal: {}\n\n", plan.goal.trim())
+    // One line: a goal's own lines (`## src/x.py ...` in a pasted report) must not read as
+    // the context's file headers.
+    let flat = plan.goal.split_whitespace().collect::<Vec<_>>().join(" ");
+    let total = flat.chars().count();
+    if total <= HEADER_GOAL_CHARS {
+        return format!("# Goal: {flat}\n\n");
+    }
+    let cut: String = flat.chars().take(HEADER_GOAL_CHARS).collect();
+    format!(
+        "# Goal: {}… (+{} characters)\n\n",
+        cut.trim_end(),
+        total - HEADER_GOAL_CHARS
+    )
 }
+
+/// The header shows at most this many characters of the goal: a bug report with its
+/// traceback would otherwise spend the budget repeating itself (the plan keeps it whole).
+const HEADER_GOAL_CHARS: usize = 300;
 
 /// Renders `plan` over `map`.
 ///
@@ -362,6 +378,23 @@ mod tests {
     use super::*;
     use crate::flight_plan::Rule;
     use crate::scan::ScanOptions;
+
+    #[test]
+    fn the_header_shows_a_long_goal_cut_on_one_line() {
+        let short = FlightPlan::new("  Fix the   parser\n", 1000);
+        assert_eq!(header(&short), "# Goal: Fix the parser\n\n");
+        let pasted = FlightPlan::new("Title\n## src/x.py (level 4: full source, 3 tokens)", 1000);
+        assert_eq!(
+            header(&pasted),
+            "# Goal: Title ## src/x.py (level 4: full source, 3 tokens)\n\n",
+            "a goal's lines never start a line of the context"
+        );
+        let report = "word ".repeat(2_000);
+        let h = header(&FlightPlan::new(&report, 1000));
+        assert!(h.len() < 400, "{} bytes", h.len());
+        assert!(h.ends_with("… (+9699 characters)\n\n"), "{h}");
+        assert_eq!(h.lines().count(), 1);
+    }
 
     #[test]
     fn summed_block_tokens_equal_counting_the_whole_text() {

@@ -138,6 +138,20 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
             Some(_) => {}
         }
     }
+    // A rule naming one file the repository does not hold (deleted before the plan was
+    // pinned, or a hand-edited path) is named too, not only the directory it was counted in.
+    for rule in &plan.rules {
+        let p = rule.path.as_str();
+        let literal = !p.contains(crate::flight_plan::META) && !p.ends_with('/');
+        let dir = format!("{p}/");
+        let k = map
+            .files()
+            .partition_point(|f| f.path.as_str() < dir.as_str());
+        let is_dir = map.files().get(k).is_some_and(|f| f.path.starts_with(&dir));
+        if literal && map.file(p).is_none() && !is_dir && !d.deleted.iter().any(|x| x == p) {
+            d.deleted.push(rule.path.clone());
+        }
+    }
     d.added = now
         .files
         .keys()

@@ -1,7 +1,7 @@
 //! Resolving a file's verbosity from the Flight Plan's glob rules: the most specific rule wins.
 
 use crate::error::{Error, Result};
-use crate::flight_plan::{compile_glob, Level, Rule, META};
+use crate::flight_plan::{rule_globs, Level, Rule, META};
 use globset::{GlobSet, GlobSetBuilder};
 
 /// The rule that won a file.
@@ -19,6 +19,8 @@ pub(crate) struct Resolved {
 pub(crate) struct RuleSet {
     rules: Vec<Rule>,
     set: GlobSet,
+    /// The rule each glob of `set` belongs to (a rule may match through two readings).
+    owner: Vec<usize>,
     /// (literal segments, literal chars) per rule.
     weight: Vec<(usize, usize)>,
 }
@@ -38,10 +40,14 @@ pub(crate) fn collapse_dir(rule_path: &str) -> String {
 impl RuleSet {
     pub(crate) fn compile(rules: &[Rule]) -> Result<RuleSet> {
         let mut b = GlobSetBuilder::new();
+        let mut owner = Vec::with_capacity(rules.len());
         for (i, r) in rules.iter().enumerate() {
-            let glob = compile_glob(&r.path)
+            let globs = rule_globs(&r.path)
                 .map_err(|m| Error::plan(None, format!("rules[{i}].path"), m))?;
-            b.add(glob);
+            for glob in globs {
+                b.add(glob);
+                owner.push(i);
+            }
         }
         let set = b
             .build()
@@ -61,6 +67,7 @@ impl RuleSet {
         Ok(RuleSet {
             rules: rules.to_vec(),
             set,
+            owner,
             weight,
         })
     }
@@ -70,6 +77,7 @@ impl RuleSet {
         self.set
             .matches(path)
             .into_iter()
+            .map(|g| self.owner[g])
             .map(|i| {
                 let exact = self.rules[i].path == path;
                 ((exact, self.weight[i].0, self.weight[i].1, i), i)
@@ -132,6 +140,31 @@ mod tests {
             level(&[Rule::new("src/*.rs", Level::Full)], "src/deep/a.rs"),
             None
         );
+    }
+
+    #[test]
+    fn paths_with_glob_characters_also_match_literally() {
+        // Next.js routes and odd names: the exact path a plan writes must find its file.
+        let rules = vec![
+            Rule::new("**", Level::Path),
+            Rule::new("pages/blog/[slug].tsx", Level::Full),
+            Rule::new("{a,b}.py", Level::Signatures),
+            Rule::new("app/[id]/", Level::TopLevel),
+            Rule::new("weird\\name*.rs", Level::Full),
+        ];
+        assert_eq!(level(&rules, "pages/blog/[slug].tsx"), Some(Level::Full));
+        assert_eq!(level(&rules, "{a,b}.py"), Some(Level::Signatures));
+        assert_eq!(level(&rules, "app/[id]/page.tsx"), Some(Level::TopLevel));
+        assert_eq!(level(&rules, "weird\\name*.rs"), Some(Level::Full));
+        // The glob reading still holds.
+        assert_eq!(level(&rules, "pages/blog/s.tsx"), Some(Level::Full));
+        assert_eq!(level(&rules, "a.py"), Some(Level::Signatures));
+        assert_eq!(level(&rules, "app/i/page.tsx"), Some(Level::TopLevel));
+        let exact = RuleSet::compile(&rules)
+            .unwrap()
+            .resolve("pages/blog/[slug].tsx")
+            .unwrap();
+        assert!(exact.exact, "{exact:?}");
     }
 
     #[test]

@@ -191,3 +191,17 @@ fn the_overview_spends_the_budget_breadth_first() {
     assert!(r.levels.iter().all(|(_, l)| *l >= Level::Path));
     assert!(r.level_of("src/lib.rs") >= Level::TopLevel, "{}", r.text);
 }
+
+#[test]
+fn a_rule_naming_a_file_the_repository_lacks_is_named() {
+    let (dir, mut plan, _) = explored(2_000);
+    // A hand-edited plan: a rule for a file that never existed, pins as they were.
+    plan.rules
+        .push(Rule::new("src/auth/no_such_file.rs", Level::Full));
+    match replay(&open(dir.path()), &plan, false) {
+        Err(Error::PlanDrift { deleted, .. }) => {
+            assert_eq!(deleted, ["src/auth/no_such_file.rs"]);
+        }
+        other => panic!("expected drift, got {other:?}"),
+    }
+}

@@ -197,8 +197,8 @@ impl McpServer {
         let repo = self.repo()?;
         let cli_args = context::Args {
             goal: Some(args.goal.clone()),
-            repo: repo.clone(),
-            tokens,
+            repo: Some(repo.clone()),
+            tokens: Some(tokens),
             usd: args.usd,
             mode: context::Mode::Autonomous,
             llm: match args.llm {
