@@ -295,14 +295,30 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             )
         };
         let mut got = zoom(&mut costs, map, plan, i, allowed(remaining, full_used));
-        // The best file left without a single item while weaker files are whole (a small
-        // budget): they give way, the weakest first, when its items fit once they do.
-        let whole: Vec<usize> = chosen.iter().map(|&(j, _)| j).collect();
+        // The best file left without a single item while clearly weaker files (at most
+        // [`CLEAR_GAP`] of its score) are whole, as on a small budget: they give way, the
+        // weakest first, when its items fit once they do. Close candidates keep their place:
+        // the best file is not sure enough to be worth them.
+        let best = ranked.first().map_or(0.0, |r| r.1);
+        let weak = |j: usize| {
+            ranked
+                .iter()
+                .find(|r| r.0 == j)
+                .is_some_and(|r| r.1 <= CLEAR_GAP * best)
+        };
+        let whole: Vec<usize> = chosen
+            .iter()
+            .map(|&(j, _)| j)
+            .filter(|&j| weak(j))
+            .collect();
         if got.is_none() && k == 0 && !whole.is_empty() {
             let freed: usize = whole.iter().map(|&j| costs.cost(j, Level::Full).0).sum();
             if zoom(&mut costs, map, plan, i, allowed(remaining + freed, 0)).is_some() {
                 while got.is_none() {
-                    let Some((j, _)) = chosen.pop() else { break };
+                    let Some(&(j, _)) = chosen.last().filter(|(j, _)| weak(*j)) else {
+                        break;
+                    };
+                    chosen.pop();
                     let c = costs.cost(j, Level::Full).0;
                     full_used -= c;
                     remaining += c;
