@@ -63,7 +63,7 @@ pub struct Args {
     pub repo: Option<PathBuf>,
     /// The most tokens the context may take (default 10000; with --replay, the plan's own
     /// budget unless --refit is given too).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_tokens, allow_negative_numbers = true)]
     pub tokens: Option<usize>,
     /// The most USD the LLM policy may spend.
     #[arg(long)]
@@ -105,8 +105,32 @@ pub struct Args {
     pub no_fill: bool,
 }
 
+/// `--tokens`: a whole number of tokens, at least 1.
+fn parse_tokens(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<i128>() {
+        Ok(n) if n >= 1 => usize::try_from(n).map_err(|_| format!("{n} is too large")),
+        Ok(_) => Err("the budget is a positive number of tokens, like 8000".into()),
+        Err(_) => Err(format!("`{s}` is not a whole number of tokens (like 8000)")),
+    }
+}
+
+/// Refuses `--base-url` and `--model` that nothing would use, and base URLs that are not
+/// http(s).
+fn check_llm_flags(args: &Args) -> anyhow::Result<()> {
+    if args.llm == LlmKind::None && (args.base_url.is_some() || args.model.is_some()) {
+        bail!("--base-url and --model choose the LLM of --llm openai or --llm anthropic; with --llm none (the default) nothing would use them");
+    }
+    if let Some(url) = &args.base_url {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            bail!("--base-url {url}: not an http:// or https:// URL (a local server: http://127.0.0.1:8765/v1)");
+        }
+    }
+    Ok(())
+}
+
 /// The policy `args` ask for.
 pub(crate) fn policy(args: &Args) -> anyhow::Result<Box<dyn Policy>> {
+    check_llm_flags(args)?;
     let priced = |model: &str, local: bool| {
         let mut prices = PricingTable::default();
         if local || prices.get(model).is_err() {
@@ -160,6 +184,8 @@ pub(crate) fn policy(args: &Args) -> anyhow::Result<Box<dyn Policy>> {
 }
 
 /// The JSON form: the context, its files in order (content first, then paths), the plan.
+/// A file's `tokens` is what its block takes of the budget (its header line included);
+/// `content_tokens` is the count its header states.
 fn json(
     rendered: &Rendered,
     ranking: &[Scored],
@@ -174,19 +200,13 @@ fn json(
             let r = scored(&s.path);
             serde_json::json!({
                 "path": s.path, "level": s.level as u8, "tokens": s.tokens,
+                "content_tokens": s.content_tokens,
                 "full_lines": s.full_lines, "omitted_entries": s.omitted,
                 "score": r.map(|r| r.score), "reasons": r.map(|r| r.reasons.clone()).unwrap_or_default(),
             })
         })
         .collect();
-    let paths: Vec<&str> = rendered
-        .levels
-        .iter()
-        .filter(|(p, l)| {
-            *l == navigator_context::Level::Path && !rendered.shown.iter().any(|s| s.path == *p)
-        })
-        .map(|(p, _)| p.as_str())
-        .collect();
+    let paths: Vec<&str> = rendered.listed_paths().collect();
     let mut out = serde_json::json!({
         "goal": plan.goal, "tokens": rendered.tokens, "token_budget": plan.token_budget,
         "files": files, "paths": paths,
@@ -222,14 +242,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if args.refit && args.replay.is_none() {
         bail!("--refit applies to --replay PLAN only");
     }
-    if args.llm == LlmKind::None && (args.base_url.is_some() || args.model.is_some()) {
-        bail!("--base-url and --model choose the LLM of --llm openai or --llm anthropic; with --llm none (the default) nothing would use them");
-    }
-    if let Some(url) = &args.base_url {
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            bail!("--base-url {url}: not an http:// or https:// URL (a local server: http://127.0.0.1:8765/v1)");
-        }
-    }
+    check_llm_flags(&args)?;
     if args.replay.is_some() {
         // `--replay plan.yaml REPO`: the one positional given is the repository.
         match args.goal.take() {
@@ -261,6 +274,12 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     };
     let map = RepoMap::open_with(&repo, &options)
         .with_context(|| format!("opening the repository {}", repo.display()))?;
+    if map.files().is_empty() {
+        eprintln!(
+            "warning: {} holds no file to show (it is empty, or everything in it is ignored)",
+            repo.display()
+        );
+    }
     if let Some(path) = &args.replay {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading the flight plan {}", path.display()))?;
@@ -272,6 +291,22 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         let replayed = match replay(&map, &plan, args.refit) {
             Err(e @ Error::PlanDrift { .. }) => {
                 eprintln!("error: {e}");
+                if let (
+                    true,
+                    Error::PlanDrift {
+                        changed,
+                        deleted,
+                        added,
+                        ..
+                    },
+                ) = (args.json, &e)
+                {
+                    let value = serde_json::json!({
+                        "error": e.to_string(), "exit_code": EXIT_DRIFT,
+                        "changed": changed, "deleted": deleted, "added": added,
+                    });
+                    println!("{}", serde_json::to_string_pretty(&value)?);
+                }
                 return Ok(ExitCode::from(EXIT_DRIFT));
             }
             other => other?,
@@ -308,6 +343,14 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         let plan = navigator_context::pin(&map, plan)?;
         let rendered = render(&map, &plan)?;
         write_plan(&args, &plan, &["overview by navigator context".into()])?;
+        let folded: usize = rendered.collapsed_dirs.iter().map(|(_, n)| n).sum();
+        eprintln!(
+            "overview: {} of {tokens} tokens; {} files outlined or shown, {} listed by path, {folded} in {} folded directories",
+            rendered.tokens,
+            rendered.shown.len(),
+            rendered.listed_paths().count(),
+            rendered.collapsed_dirs.len(),
+        );
         emit(
             &args,
             &rendered,

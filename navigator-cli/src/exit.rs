@@ -64,6 +64,13 @@ impl From<navigator_core::Error> for Failure {
     }
 }
 
+/// Prints a failure as one JSON object on stdout (`error`, `exit_code`), for `--json` runs;
+/// [`report`] still prints it to stderr.
+pub fn print_json(f: &Failure) {
+    let value = serde_json::json!({"error": format!("{:#}", f.error), "exit_code": f.code});
+    println!("{value:#}");
+}
+
 /// Prints a failure to stderr and turns the outcome into the process exit code.
 pub fn report(outcome: Outcome) -> ExitCode {
     match outcome {

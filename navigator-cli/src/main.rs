@@ -66,10 +66,20 @@ fn main() -> std::process::ExitCode {
         Command::Status(args) => status::run(args),
         Command::Reindex(args) => status::reindex(args),
         Command::Mcp(args) => mcp::run(args),
-        Command::Context(args) => home::runtime().and_then(|rt| {
-            rt.block_on(context::run(args))
-                .map_err(|e| exit::Failure::new(exit::CONTEXT, e))
-        }),
+        Command::Context(args) => {
+            let json = args.json;
+            home::runtime()
+                .and_then(|rt| {
+                    rt.block_on(context::run(args))
+                        .map_err(|e| exit::Failure::new(exit::CONTEXT, e))
+                })
+                .inspect_err(|f| {
+                    if json {
+                        // A script reading stdout gets an answer it can parse either way.
+                        exit::print_json(f);
+                    }
+                })
+        }
     };
     exit::report(result)
 }

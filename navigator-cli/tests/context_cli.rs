@@ -375,3 +375,126 @@ fn files_named_like_globs_are_shown() {
     assert_eq!(v["files"][0]["level"], 4);
     assert!(v["context"].as_str().unwrap().contains("renderSlug(slug)"));
 }
+
+#[test]
+fn with_json_errors_and_drift_are_json_on_stdout_too() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    let bad = cache.path().join("bad.yaml");
+    fs::write(&bad, "goal: g\ntoken_budget: 0\nrules: []\n").unwrap();
+    let out = navigator(
+        &["context", "--replay", bad.to_str().unwrap(), root, "--json"],
+        cache.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["exit_code"], 1);
+    let error = v["error"].as_str().unwrap();
+    assert!(
+        error.contains("(line 2): token_budget: must be at least 1"),
+        "{error}"
+    );
+    assert!(text(&out.stderr).contains("token_budget"));
+    // Drift: the changed file is named in the object, exit code 3.
+    let plan = cache.path().join("plan.yaml");
+    let plan = plan.to_str().unwrap();
+    let first = navigator(
+        &["context", "auth middleware token", root, "--plan", plan],
+        cache.path(),
+    );
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let path = repo.path().join("src/auth/middleware.rs");
+    fs::write(&path, fs::read_to_string(&path).unwrap() + "// edited\n").unwrap();
+    let drifted = navigator(&["context", "--replay", plan, root, "--json"], cache.path());
+    assert_eq!(drifted.status.code(), Some(3), "{}", text(&drifted.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&drifted.stdout).unwrap();
+    assert_eq!(v["changed"][0], "src/auth/middleware.rs", "{v}");
+    assert_eq!(v["exit_code"], 3);
+    // Without --json, stdout stays empty.
+    let plain = navigator(&["context", "--replay", plan, root], cache.path());
+    assert_eq!(plain.status.code(), Some(3));
+    assert!(plain.stdout.is_empty());
+}
+
+#[test]
+fn a_token_budget_below_one_is_refused_by_the_parser() {
+    let cache = tempfile::tempdir().unwrap();
+    for bad in ["-5", "0", "lots"] {
+        let out = navigator(&["context", "g", ".", "--tokens", bad], cache.path());
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("--tokens") && err.contains("number of tokens"),
+            "{bad}: {err}"
+        );
+    }
+}
+
+#[test]
+fn the_overview_reports_what_it_shows_and_an_empty_directory_is_named() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    let out = navigator(
+        &["context", root, "--tokens", "120", "--json"],
+        cache.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary = format!("overview: {} of 120 tokens", v["tokens"]);
+    assert!(err.contains(&summary), "{err}");
+    // Files counted in a folded directory line are not listed as paths of their own.
+    let folded: Vec<&str> = v["collapsed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["dir"].as_str().unwrap())
+        .collect();
+    assert!(!folded.is_empty(), "{v}");
+    for p in v["paths"].as_array().unwrap() {
+        let p = p.as_str().unwrap();
+        assert!(
+            !folded.iter().any(|d| p.starts_with(d)),
+            "{p} is in a folded directory: {v}"
+        );
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let out = navigator(&["context", empty.path().to_str().unwrap()], cache.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("holds no file to show"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn json_files_state_their_content_tokens_as_their_headers_do() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    let out = navigator(
+        &["context", "ledger rows", root, "--tokens", "1500", "--json"],
+        cache.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let context = v["context"].as_str().unwrap();
+    let files = v["files"].as_array().unwrap();
+    assert!(!files.is_empty());
+    for f in files {
+        let (tokens, content) = (
+            f["tokens"].as_u64().unwrap(),
+            f["content_tokens"].as_u64().unwrap(),
+        );
+        assert!(content > 0 && content < tokens, "{f}");
+        let header = format!("## {} (level {}", f["path"].as_str().unwrap(), f["level"]);
+        let line = context.lines().find(|l| l.starts_with(&header)).unwrap();
+        assert!(
+            line.ends_with(&format!(" {content} tokens)")),
+            "{line}: {f}"
+        );
+    }
+}

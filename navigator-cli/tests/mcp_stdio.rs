@@ -339,4 +339,12 @@ fn a_cancelled_call_leaves_the_session_working() {
         .as_str()
         .unwrap()
         .starts_with("navigator://flight-plan/"));
+    // A model or base URL nothing would use, or a base URL that is not http(s), is refused
+    // as the command line refuses it.
+    for args in [
+        json!({ "goal": "x", "model": "local" }),
+        json!({ "goal": "x", "llm": "openai", "baseUrl": "file:///tmp/x" }),
+    ] {
+        assert_eq!(server.error_code("build_context", args), "bad_request");
+    }
 }

@@ -11,6 +11,12 @@
 //! meanwhile, so a crashed or concurrent writer never leaves a torn file and loses at most
 //! the other's new entries (which only cost a parse). Entries no run has used in the last
 //! [`KEEP_RUNS`] writes are dropped, so old versions of edited files do not pile up.
+//!
+//! Whole folders go too: each records the repository it serves (a `root` file beside the
+//! outlines), and a write sweeps its siblings, removing those whose repository is gone (a
+//! deleted checkout, a temporary directory) or that no run wrote for [`STALE_DAYS`] days,
+//! along with this folder's files of older formats. Only folders that hold nothing but such
+//! files are touched; a folder removed by mistake costs one cold parse.
 
 use crate::lang::Lang;
 use crate::outline::Outline;
@@ -24,6 +30,12 @@ const FORMAT_VERSION: u32 = 3;
 
 /// Writes after which an entry no run used is dropped.
 const KEEP_RUNS: u64 = 8;
+
+/// Days after which a cache folder no run wrote to is removed by another repository's write.
+const STALE_DAYS: u64 = 30;
+
+/// The file in a cache folder naming the repository it serves.
+const ROOT_FILE: &str = "root";
 
 /// The cache file in a cache folder.
 fn file_in(dir: &Path) -> PathBuf {
@@ -62,13 +74,28 @@ struct State {
 #[derive(Debug)]
 pub(crate) struct OutlineCache {
     dir: Option<PathBuf>,
+    /// The repository the folder serves, recorded at each write (see the module docs).
+    root: Option<PathBuf>,
     state: Mutex<State>,
 }
 
 impl OutlineCache {
+    /// A cache that records no repository (tests of the file format).
+    #[cfg(test)]
     pub(crate) fn new(dir: Option<PathBuf>) -> Self {
         OutlineCache {
             dir,
+            root: None,
+            state: Mutex::default(),
+        }
+    }
+
+    /// The cache of the repository at `root`: its writes record it and sweep stale sibling
+    /// folders.
+    pub(crate) fn for_repo(dir: Option<PathBuf>, root: &Path) -> Self {
+        OutlineCache {
+            dir,
+            root: Some(root.to_path_buf()),
             state: Mutex::default(),
         }
     }
@@ -140,11 +167,19 @@ impl OutlineCache {
         pack.entries.retain(|_, e| e.used + KEEP_RUNS > writes);
         pack.format = FORMAT_VERSION;
         pack.writes = writes;
-        if let Ok(json) = serde_json::to_vec(&pack) {
-            let _ = write_atomic(&path, &json);
-        }
+        let written = serde_json::to_vec(&pack)
+            .ok()
+            .is_some_and(|json| write_atomic(&path, &json).is_ok());
         state.pack = pack;
         state.added = false;
+        if let (true, Some(root)) = (written, &self.root) {
+            let recorded = dir.join(ROOT_FILE);
+            let text = root.to_string_lossy();
+            if std::fs::read_to_string(&recorded).ok().as_deref() != Some(&*text) {
+                let _ = write_atomic(&recorded, text.as_bytes());
+            }
+            sweep(dir);
+        }
     }
 }
 
@@ -152,6 +187,55 @@ impl Drop for OutlineCache {
     fn drop(&mut self) {
         self.save();
     }
+}
+
+/// Removes `dir`'s files of other formats, and sibling folders that are [`stale`].
+fn sweep(dir: &Path) {
+    let current = file_in(dir);
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("outlines.v") && name.ends_with(".json") && entry.path() != current {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    let Some(base) = dir.parent() else {
+        return;
+    };
+    for entry in std::fs::read_dir(base).into_iter().flatten().flatten() {
+        let folder = entry.path();
+        if folder != dir && entry.file_type().is_ok_and(|t| t.is_dir()) && stale(&folder) {
+            let _ = std::fs::remove_dir_all(&folder);
+        }
+    }
+}
+
+/// Whether `folder` is an outline cache folder (nothing in it but outline files and the
+/// `root` record) whose repository is gone or that no run wrote for [`STALE_DAYS`] days.
+fn stale(folder: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return false;
+    };
+    let mut outlines = false;
+    let mut newest = None;
+    for entry in entries {
+        let Ok(entry) = entry else {
+            return false;
+        };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let outline_file = name.starts_with("outlines.v");
+        if !(outline_file || name == ROOT_FILE) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            return false;
+        }
+        outlines |= outline_file;
+        let modified = entry.metadata().and_then(|m| m.modified()).ok();
+        newest = newest.max(modified);
+    }
+    let gone = std::fs::read_to_string(folder.join(ROOT_FILE))
+        .is_ok_and(|root| !root.is_empty() && !Path::new(&root).exists());
+    let old = newest
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age.as_secs() > STALE_DAYS * 24 * 3600);
+    outlines && (gone || old)
 }
 
 /// The pack at `path`, when it is there, readable and of this format.
@@ -273,5 +357,52 @@ mod tests {
             content_hash(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+    }
+
+    #[test]
+    fn a_write_sweeps_folders_of_gone_or_long_unused_repositories_and_old_formats() {
+        let base = tempfile::tempdir().unwrap();
+        let (live_repo, gone_repo) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let folder = |name: &str| base.path().join(name);
+        let write_one = |dir: PathBuf, root: &Path, src: &str| {
+            let cache = OutlineCache::for_repo(Some(dir), root);
+            cache.put(&content_hash(src.as_bytes()), Lang::Rust, &outline_of(src));
+            cache.save();
+        };
+        write_one(folder("gone"), gone_repo.path(), "fn g() {}");
+        write_one(folder("old"), live_repo.path(), "fn o() {}");
+        write_one(folder("live"), live_repo.path(), "fn l() {}");
+        assert_eq!(
+            std::fs::read_to_string(folder("gone").join(ROOT_FILE)).unwrap(),
+            gone_repo.path().to_string_lossy()
+        );
+        // Not written for longer than STALE_DAYS.
+        let long_ago = std::time::SystemTime::now()
+            - std::time::Duration::from_secs((STALE_DAYS + 1) * 24 * 3600);
+        for name in [
+            format!("outlines.v{FORMAT_VERSION}.json"),
+            ROOT_FILE.to_string(),
+        ] {
+            std::fs::File::options()
+                .write(true)
+                .open(folder("old").join(name))
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        // A folder of someone else's files, and an old format beside the live file.
+        std::fs::create_dir(folder("foreign")).unwrap();
+        std::fs::write(folder("foreign").join("notes.txt"), "keep").unwrap();
+        std::fs::write(folder("live").join("outlines.v1.json"), "{}").unwrap();
+        drop(gone_repo);
+        write_one(folder("live"), live_repo.path(), "fn m() {}");
+        assert!(!folder("gone").exists(), "the repository was deleted");
+        assert!(
+            !folder("old").exists(),
+            "no run wrote it for over {STALE_DAYS} days"
+        );
+        assert!(folder("foreign").join("notes.txt").exists());
+        assert!(!folder("live").join("outlines.v1.json").exists());
+        assert!(file_in(&folder("live")).exists());
     }
 }

@@ -18,11 +18,12 @@ pub enum Error {
         path: PathBuf,
     },
     /// A Flight Plan is not valid YAML or breaks one of its rules.
-    #[error("invalid flight plan{}: {field}: {message}", line.map(|l| format!(" (line {l})")).unwrap_or_default())]
+    #[error("invalid flight plan{}: {}{message}", line.map(|l| format!(" (line {l})")).unwrap_or_default(), if field.is_empty() { String::new() } else { format!("{field}: ") })]
     FlightPlan {
         /// 1-based line in the YAML text, when known.
         line: Option<usize>,
-        /// The field or rule path that was wrong (`rules[2].path`, `token_budget`, ...).
+        /// The field or rule path that was wrong (`rules[2].path`, `token_budget`, ...);
+        /// empty when the YAML itself is malformed.
         field: String,
         /// What was wrong, including the offending value.
         message: String,

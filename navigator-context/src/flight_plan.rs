@@ -218,28 +218,37 @@ impl FlightPlan {
     pub fn from_yaml(text: &str) -> Result<Self> {
         let plan: FlightPlan = serde_yaml::from_str(text).map_err(|e| {
             let line = e.location().map(|l| l.line());
-            Error::plan(line, "flight plan", e.to_string())
+            let (field, message) = split_yaml_error(&e.to_string());
+            Error::plan(line, field, message)
         })?;
-        plan.validate_with(|i| rule_line(text, i))?;
+        plan.validate_with(|i, key| match i {
+            Some(i) => rule_key_line(text, i, key),
+            None => top_key_line(text, key),
+        })?;
         Ok(plan)
     }
 
     /// Checks the budget and every rule (glob syntax, paths inside the repository).
     pub fn validate(&self) -> Result<()> {
-        self.validate_with(|_| None)
+        self.validate_with(|_, _| None)
     }
 
-    fn validate_with(&self, line_of: impl Fn(usize) -> Option<usize>) -> Result<()> {
+    /// [`Self::validate`], with `line_of(rule, key)` giving the YAML line of a rule's key (or
+    /// of a top-level key for `None`).
+    fn validate_with(&self, line_of: impl Fn(Option<usize>, &str) -> Option<usize>) -> Result<()> {
         if self.token_budget == 0 {
-            return Err(Error::plan(None, "token_budget", "must be at least 1"));
+            let line = line_of(None, "token_budget");
+            return Err(Error::plan(line, "token_budget", "must be at least 1"));
         }
         for (i, rule) in self.rules.iter().enumerate() {
             let field = format!("rules[{i}].path");
-            check_rule_path(&rule.path).map_err(|m| Error::plan(line_of(i), &field, m))?;
-            compile_glob(&rule.path).map_err(|m| Error::plan(line_of(i), &field, m))?;
+            let line = || line_of(Some(i), "path");
+            check_rule_path(&rule.path).map_err(|m| Error::plan(line(), &field, m))?;
+            compile_glob(&rule.path).map_err(|m| Error::plan(line(), &field, m))?;
             if rule.max_items == Some(0) {
                 let field = format!("rules[{i}].max_items");
-                return Err(Error::plan(line_of(i), &field, "must be at least 1"));
+                let line = line_of(Some(i), "max_items");
+                return Err(Error::plan(line, &field, "must be at least 1"));
             }
         }
         Ok(())
@@ -302,10 +311,11 @@ pub(crate) fn compile_glob(path: &str) -> Result<globset::Glob, String> {
 /// The globs a rule path matches through: its glob reading ([`compile_glob`]) and, when it
 /// holds glob characters, its literal reading as well — `pages/blog/[slug].tsx`,
 /// `app/[id]/` and `{a,b}.py` are file and directory names as often as patterns (Next.js and
-/// SvelteKit routes), and a plan names every file it shows by its exact path.
+/// SvelteKit routes), and a plan names every file it shows by its exact path. So does a
+/// backslash: the map writes bytes of a name that are not UTF-8 as `\xNN`.
 pub(crate) fn rule_globs(path: &str) -> Result<Vec<globset::Glob>, String> {
     let mut globs = vec![compile_glob(path)?];
-    if path.contains(META) {
+    if path.contains(META) || path.contains('\\') {
         let mut literal = String::with_capacity(path.len() + 8);
         for c in path.chars() {
             if META.contains(&c) || c == '\\' {
@@ -329,21 +339,67 @@ pub(crate) fn rule_globs(path: &str) -> Result<Vec<globset::Glob>, String> {
     Ok(globs)
 }
 
-/// The 1-based line of the `i`-th `path:` entry under `rules:` (block-style YAML).
-fn rule_line(text: &str, i: usize) -> Option<usize> {
+/// Splits a serde_yaml message (`rules[0]: unknown level 9 at line 4 column 5`) into the
+/// field it names (empty when none) and what was wrong, without the location the error
+/// already carries.
+fn split_yaml_error(message: &str) -> (String, String) {
+    let message = match message.rfind(" at line ") {
+        Some(k) if message[k..].contains(" column ") => &message[..k],
+        _ => message,
+    };
+    match message.split_once(": ") {
+        Some((field, rest))
+            if !field.is_empty()
+                && field
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "_.[]".contains(c)) =>
+        {
+            (field.to_string(), rest.to_string())
+        }
+        _ => (String::new(), message.to_string()),
+    }
+}
+
+/// The 1-based line of the top-level `key:` (block-style YAML).
+fn top_key_line(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| l.strip_prefix(key).is_some_and(|r| r.starts_with(':')))
+        .map(|n| n + 1)
+}
+
+/// The 1-based line of `key:` in the `i`-th entry under `rules:` (block-style YAML).
+fn rule_key_line(text: &str, i: usize, key: &str) -> Option<usize> {
     let mut in_rules = false;
-    let mut seen = 0;
+    // The index of the entry the current line belongs to.
+    let mut entry: Option<usize> = None;
     for (n, line) in text.lines().enumerate() {
         if line.starts_with("rules:") {
             in_rules = true;
             continue;
         }
-        let t = line.trim_start().trim_start_matches('-').trim_start();
-        if in_rules && t.starts_with("path:") {
-            if seen == i {
-                return Some(n + 1);
+        if !in_rules {
+            continue;
+        }
+        if !line.starts_with([' ', '-', '\t']) && !line.trim().is_empty() {
+            // The next top-level key ends the list.
+            if !line.trim_start().starts_with('#') {
+                break;
             }
-            seen += 1;
+            continue;
+        }
+        let trimmed = line.trim_start();
+        let t = match trimmed.strip_prefix('-') {
+            Some(rest) => {
+                entry = Some(entry.map_or(0, |e| e + 1));
+                rest.trim_start()
+            }
+            None => trimmed,
+        };
+        if entry == Some(i) && t.strip_prefix(key).is_some_and(|r| r.starts_with(':')) {
+            return Some(n + 1);
+        }
+        if entry.is_some_and(|e| e > i) {
+            return None;
         }
     }
     None
@@ -376,6 +432,41 @@ mod tests {
             err.contains("line 8") && err.contains("rules[1]") && err.contains("unknown level 7"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn errors_name_the_line_of_their_field_and_say_flight_plan_once() {
+        let zero = PLAN.replace("token_budget: 500", "token_budget: 0");
+        let err = FlightPlan::from_yaml(&zero).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "invalid flight plan (line 3): token_budget: must be at least 1"
+        );
+        let capped = PLAN.replace("    level: 4\n", "    level: 4\n    max_items: 0\n");
+        let err = FlightPlan::from_yaml(&capped).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "invalid flight plan (line 10): rules[1].max_items: must be at least 1"
+        );
+        // A rule whose keys come in another order, and one in flow style.
+        let reordered = PLAN.replace(
+            "  - path: src/auth/\n    level: 4\n",
+            "  - level: 4\n    max_items: 0\n    path: src/auth/\n",
+        );
+        let err = FlightPlan::from_yaml(&reordered).unwrap_err().to_string();
+        assert!(
+            err.starts_with("invalid flight plan (line 9): rules[1].max_items"),
+            "{err}"
+        );
+        let err = FlightPlan::from_yaml(&PLAN.replace("level: 4", "level: 7"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err.matches("flight plan").count(), 1, "{err}");
+        assert!(!err.contains("column"), "{err}");
+        let err = FlightPlan::from_yaml("goal: [unclosed\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("invalid flight plan (line"), "{err}");
     }
 
     #[test]
@@ -426,7 +517,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("line 8") && err.contains("rules[1].max_items"),
+            err.contains("line 10") && err.contains("rules[1].max_items"),
             "{err}"
         );
         let err = FlightPlan::from_yaml(&capped.replace("max_items: 3", "max_items: -1"))

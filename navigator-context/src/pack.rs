@@ -182,14 +182,14 @@ impl<'a> Costs<'a> {
     }
 
     /// Raises file `i` from `level` one step when the step's tokens fit in `remaining` (and
-    /// takes them): a capped outline to the next level whole, else to its whole outline; any
-    /// other file to the next level. The level it is at after, `None` when nothing changed.
+    /// takes them): a capped outline to the next level whole, else to its whole outline; a
+    /// file asked for as an outline that has nothing to outline to full source; any other
+    /// file to the next level. The level it is at after, `None` when nothing changed.
     fn raise(&mut self, i: usize, level: Level, remaining: &mut usize) -> Option<Level> {
         if level == Level::Full || level == Level::Hidden {
             return None;
         }
-        let (now, _) = self.cost(i, level);
-        let up = Level::ALL[level as usize + 1];
+        let (now, shown) = self.cost(i, level);
         let limit = self.limits.get(&i).copied();
         let take = |cost: usize, remaining: &mut usize| {
             let step = cost.saturating_sub(now);
@@ -199,7 +199,16 @@ impl<'a> Costs<'a> {
             }
             fits
         };
-        let (next, got) = self.cost_with(i, up, None);
+        // The first level above that shows more than `shown`: full source for a file
+        // without an outline that was worth one (a path stays a path).
+        let mut up = Level::ALL[level as usize + 1];
+        let (next, got) = loop {
+            let (next, got) = self.cost_with(i, up, None);
+            if got > shown || up == Level::Full || level < Level::TopLevel {
+                break (next, got);
+            }
+            up = Level::ALL[up as usize + 1];
+        };
         if got > level && take(next, remaining) {
             self.set_limit(i, None);
             return Some(got);
@@ -388,7 +397,12 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     }
     for slot in chosen[first_ranked..].iter_mut() {
         let (i, level) = *slot;
-        if level != Level::TopLevel || score_of[&i] < SIGNATURES_SCORE {
+        // Files with nothing to outline wait for the top-up: whole, they could take the
+        // signatures of the next candidates.
+        if level != Level::TopLevel
+            || score_of[&i] < SIGNATURES_SCORE
+            || costs.cost(i, level).1 != Level::TopLevel
+        {
             continue;
         }
         if let Some(to) = costs.raise(i, level, &mut remaining) {
@@ -517,8 +531,10 @@ pub struct Fitted {
 }
 
 /// Renders `plan`, lowering the least valuable files (by `values`, keyed by path, default 0)
-/// one level at a time until the context fits the budget. Every plan the explorer makes passes
-/// through it, whatever its policy said; replays with refit too.
+/// until the context fits the budget: the least valuable file goes down level by level to its
+/// path before the next one loses anything, and paths are dropped only once no file shows
+/// content. Every plan the explorer makes passes through it, whatever its policy said; replays
+/// with refit too.
 ///
 /// ```no_run
 /// use navigator_context::{fit, FlightPlan, Level, RepoMap, Rule};
@@ -556,21 +572,35 @@ pub fn fit(map: &RepoMap, plan: FlightPlan, values: &HashMap<String, f64>) -> Re
             .collect();
         // Lowest value first; among equals the most expensive level first, then path order.
         visible.sort_by(|a, b| a.2.total_cmp(&b.2).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0)));
+        // The least valuable file goes down to its path before the next one loses anything,
+        // so that the most valuable keep their levels; paths are dropped only once no file
+        // shows content.
+        let floor = if visible.iter().any(|v| v.1 > Level::Path) {
+            Level::Path
+        } else {
+            Level::Hidden
+        };
         let mut lowered = 0;
-        for (i, level, _) in visible {
+        for (i, mut level, _) in visible {
             if deficit == 0 {
                 break;
             }
-            let to = level.lower();
-            let saving = costs.cost(i, level).0.saturating_sub(costs.cost(i, to).0);
+            if level <= floor {
+                continue;
+            }
             let path = map.files()[i].path.clone();
-            set_exact(&mut plan, &path, to);
+            while level > floor && deficit > 0 {
+                let to = level.lower();
+                let saving = costs.cost(i, level).0.saturating_sub(costs.cost(i, to).0);
+                deficit = deficit.saturating_sub(saving.max(1));
+                level = to;
+            }
+            set_exact(&mut plan, &path, level);
             match degraded.iter_mut().find(|(p, _)| *p == path) {
-                Some(d) => d.1 = to,
-                None => degraded.push((path, to)),
+                Some(d) => d.1 = level,
+                None => degraded.push((path, level)),
             }
             lowered += 1;
-            deficit = deficit.saturating_sub(saving.max(1));
         }
         if lowered == 0 {
             // Only collapsed directory lines are left: drop them, then give up.
@@ -867,5 +897,95 @@ mod tests {
             fitted.rendered.tokens
         );
         assert!(fitted.rendered.text.contains("pub fn add_vary_header"));
+    }
+
+    #[test]
+    fn fitting_lowers_the_least_valuable_files_to_their_paths_before_the_best_loses_a_level() {
+        // Three files, each one function with a long body: whole they cost much, outlined
+        // little.
+        let files: Vec<(String, String)> = ["best.rs", "mid.rs", "low.rs"]
+            .iter()
+            .map(|name| {
+                let body: String = (0..60)
+                    .map(|k| format!("    let v{k} = input.wrapping_mul({k}).rotate_left(3);\n"))
+                    .collect();
+                (
+                    name.to_string(),
+                    format!(
+                        "/// The work.\npub fn work(input: u64) -> u64 {{\n{body}    input\n}}\n"
+                    ),
+                )
+            })
+            .collect();
+        let (_d, map) = crate::scan::temp_map(&files);
+        let mut plan = FlightPlan::new("goal", 100_000);
+        plan.rules = ["best.rs", "mid.rs", "low.rs"]
+            .iter()
+            .map(|p| Rule::new(*p, Level::Full))
+            .collect();
+        let all = render(&map, &plan).unwrap().tokens;
+        let mut costs = Costs::new(&map, &plan);
+        let whole = costs.cost(costs.index("best.rs").unwrap(), Level::Full).0;
+        // Room for one whole file and a little more, not for two.
+        plan.token_budget = all - 2 * whole + 40;
+        let values: HashMap<String, f64> = [("best.rs", 3.0), ("mid.rs", 2.0), ("low.rs", 1.0)]
+            .into_iter()
+            .map(|(p, v)| (p.to_string(), v))
+            .collect();
+        let fitted = fit(&map, plan.clone(), &values).unwrap();
+        assert!(fitted.fits && fitted.rendered.tokens <= plan.token_budget);
+        assert_eq!(
+            fitted.rendered.level_of("best.rs"),
+            Level::Full,
+            "{:?}",
+            fitted.degraded
+        );
+        assert_eq!(
+            fitted.rendered.level_of("low.rs"),
+            Level::Path,
+            "{:?}",
+            fitted.degraded
+        );
+        assert!(fitted.rendered.level_of("mid.rs") < Level::Full);
+    }
+
+    #[test]
+    fn a_file_asked_for_as_an_outline_with_nothing_to_outline_is_raised_to_full_source() {
+        let (_d, map) = crate::scan::temp_map(&[
+            (
+                "__init__.py".to_string(),
+                "from .core import run\n".to_string(),
+            ),
+            (
+                "notes.txt".to_string(),
+                "Run the checks first.\n".to_string(),
+            ),
+            ("core.py".to_string(), "def run():\n    pass\n".to_string()),
+        ]);
+        let plan = FlightPlan::new("goal", 1_000);
+        let mut costs = Costs::new(&map, &plan);
+        for path in ["__init__.py", "notes.txt"] {
+            let i = costs.index(path).unwrap();
+            let mut remaining = 1_000;
+            assert_eq!(
+                costs.raise(i, Level::TopLevel, &mut remaining),
+                Some(Level::Full),
+                "{path}"
+            );
+            assert!(remaining < 1_000);
+            // Too little room: nothing changes, nothing is taken.
+            let mut one = 1;
+            assert_eq!(costs.raise(i, Level::TopLevel, &mut one), None);
+            assert_eq!(one, 1);
+            // A file the packer left at its path stays there.
+            assert_eq!(costs.raise(i, Level::Path, &mut remaining), None, "{path}");
+        }
+        // A file with an outline goes one level at a time.
+        let core = costs.index("core.py").unwrap();
+        let mut remaining = 1_000;
+        assert_eq!(
+            costs.raise(core, Level::TopLevel, &mut remaining),
+            Some(Level::Signatures)
+        );
     }
 }

@@ -41,8 +41,10 @@ pub struct Shown {
     pub path: String,
     /// The level it was shown at.
     pub level: Level,
-    /// Tokens of its block, header included.
+    /// Tokens of its block, header included: what it takes of the budget.
     pub tokens: usize,
+    /// Tokens of its content alone, as its header states them.
+    pub content_tokens: usize,
     /// The 1-based line ranges shown at full source: the whole file at level 4, the items a
     /// rule's `focus` names at levels 2 and 3, none otherwise.
     pub full_lines: Vec<(u32, u32)>,
@@ -51,6 +53,16 @@ pub struct Shown {
 }
 
 impl Rendered {
+    /// Files listed by path on a line of their own (not those counted in a collapsed
+    /// directory line), in path order.
+    pub fn listed_paths(&self) -> impl Iterator<Item = &str> {
+        self.levels
+            .iter()
+            .enumerate()
+            .filter(|(k, (_, l))| *l == Level::Path && self.collapsed.binary_search(k).is_err())
+            .map(|(_, (p, _))| p.as_str())
+    }
+
     /// The level a file was shown at (`Hidden` for files not in the map).
     pub fn level_of(&self, path: &str) -> Level {
         self.levels
@@ -61,8 +73,9 @@ impl Rendered {
 }
 
 /// The level a file can really be shown at: unreadable or non-UTF-8 files and files over the
-/// huge-file cap (unless named exactly) show as a path; files without an outline skip
-/// straight from path to full source.
+/// huge-file cap (unless named exactly) show as a path; files without an outline, or whose
+/// outline is empty (a script of plain statements, an `__init__.py` of imports), skip
+/// straight from path to full source instead of showing an empty outline under a header.
 pub(crate) fn effective_level(
     file: &FileEntry,
     wanted: Level,
@@ -74,7 +87,11 @@ pub(crate) fn effective_level(
         _ => wanted.min(Level::Path),
     };
     match capped {
-        Level::TopLevel | Level::Signatures if file.outline().is_none() => Level::Path,
+        Level::TopLevel | Level::Signatures
+            if file.outline().is_none_or(|o| o.symbols.is_empty()) =>
+        {
+            Level::Path
+        }
         l => l,
     }
 }
@@ -194,6 +211,15 @@ pub(crate) fn shaped_block(
     );
     let tokens = file.block_tokens(tokenizer, level, || block.clone());
     (block, tokens)
+}
+
+/// The content tokens a block's header states (`## path (level …, N tokens)`).
+fn stated_tokens(block: &str) -> usize {
+    let head = block.lines().next().unwrap_or_default();
+    head.strip_suffix(" tokens)")
+        .and_then(|h| h.rsplit([' ', '(']).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }
 
 /// How many of `focus`'s names resolve to items of `file`.
@@ -323,6 +349,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
                 path: file.path.clone(),
                 level,
                 tokens,
+                content_tokens: stated_tokens(&block),
                 full_lines: full_lines(file, level, &rule.focus),
                 omitted: omitted(file, level, &rule.focus, rule.max_items),
             };
@@ -451,6 +478,16 @@ mod tests {
                     );
                     // Memoised counts give the same answer the second time.
                     assert_eq!(render(&map, &plan).unwrap(), out);
+                    for shown in &out.shown {
+                        let head = format!("## {} (level {}", shown.path, shown.level as u8);
+                        let line = out.text.lines().find(|l| l.starts_with(&head)).unwrap();
+                        assert!(
+                            shown.content_tokens > 0
+                                && shown.content_tokens < shown.tokens
+                                && line.ends_with(&format!(" {} tokens)", shown.content_tokens)),
+                            "{line}: {shown:?}"
+                        );
+                    }
                 }
             }
         }
@@ -489,5 +526,30 @@ mod tests {
             let out = render(&map, &plan).unwrap();
             assert_eq!((out.text, out.shown[0].omitted), (plain(level), 0));
         }
+    }
+
+    #[test]
+    fn a_file_with_an_empty_outline_shows_as_a_path_not_an_empty_header() {
+        let (_d, map) = crate::scan::temp_map(&[
+            ("__init__.py".to_string(), "import os\n".to_string()),
+            ("m.py".to_string(), "def alpha():\n    pass\n".to_string()),
+        ]);
+        let empty = map.file("__init__.py").unwrap();
+        assert!(empty.outline().is_some_and(|o| o.symbols.is_empty()));
+        let mut plan = FlightPlan::new("alpha", 1000);
+        plan.rules = vec![Rule::new("**", Level::Signatures)];
+        let out = render(&map, &plan).unwrap();
+        assert_eq!(out.level_of("__init__.py"), Level::Path, "{}", out.text);
+        assert!(!out.text.contains("## __init__.py"), "{}", out.text);
+        assert!(
+            out.text.contains("## Other files\n__init__.py\n"),
+            "{}",
+            out.text
+        );
+        assert_eq!(out.level_of("m.py"), Level::Signatures);
+        // Asked for in full, it is shown in full.
+        plan.rules = vec![Rule::new("__init__.py", Level::Full)];
+        let out = render(&map, &plan).unwrap();
+        assert_eq!(out.level_of("__init__.py"), Level::Full);
     }
 }

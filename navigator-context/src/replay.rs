@@ -190,8 +190,9 @@ pub struct Replayed {
 ///
 /// Unchanged repository: the exact context the plan was made with. Changed repository:
 /// [`Error::PlanDrift`] naming the files, unless `refit`, which renders the plan over the new
-/// contents and lowers the least valuable files (lowest level first, by the order of the rules)
-/// until the context fits the plan's budget again. A context over budget is an
+/// contents and lowers the least valuable files (those asked for at the lowest level first,
+/// then the later rules: an explored plan lists its files most relevant first) until the
+/// context fits the plan's budget again. A context over budget is an
 /// [`Error::OverBudget`] without `refit`, whatever the pins say.
 pub fn replay(map: &RepoMap, plan: &FlightPlan, refit: bool) -> Result<Replayed> {
     let drift = drift(map, plan)?;

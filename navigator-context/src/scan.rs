@@ -238,7 +238,7 @@ impl RepoMap {
             .then(|| crate::history::spawn_log(&canon, "HEAD").ok())
             .flatten();
         let walked = walk(&canon);
-        let cache = Arc::new(OutlineCache::new(options.cache_dir.clone()));
+        let cache = Arc::new(OutlineCache::for_repo(options.cache_dir.clone(), &canon));
         let mut skipped = Vec::new();
         let paths: Vec<(PathBuf, String)> = walked
             .into_iter()

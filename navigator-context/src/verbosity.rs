@@ -151,11 +151,14 @@ mod tests {
             Rule::new("{a,b}.py", Level::Signatures),
             Rule::new("app/[id]/", Level::TopLevel),
             Rule::new("weird\\name*.rs", Level::Full),
+            // How the map writes a name that is not UTF-8.
+            Rule::new("src/caf\\xe9.py", Level::Full),
         ];
         assert_eq!(level(&rules, "pages/blog/[slug].tsx"), Some(Level::Full));
         assert_eq!(level(&rules, "{a,b}.py"), Some(Level::Signatures));
         assert_eq!(level(&rules, "app/[id]/page.tsx"), Some(Level::TopLevel));
         assert_eq!(level(&rules, "weird\\name*.rs"), Some(Level::Full));
+        assert_eq!(level(&rules, "src/caf\\xe9.py"), Some(Level::Full));
         // The glob reading still holds.
         assert_eq!(level(&rules, "pages/blog/s.tsx"), Some(Level::Full));
         assert_eq!(level(&rules, "a.py"), Some(Level::Signatures));
