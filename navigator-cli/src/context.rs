@@ -105,6 +105,18 @@ pub struct Args {
     pub no_fill: bool,
 }
 
+/// Whether a lone argument reads as a path rather than a goal (`./x`, `../x`, `/x`, `~/x`,
+/// `x/`), so that a mistyped repository is an error instead of a one-word goal.
+fn looks_like_a_path(arg: &str) -> bool {
+    !arg.contains(char::is_whitespace)
+        && (["./", "../", "/", "~/", ".\\", "..\\"]
+            .iter()
+            .any(|p| arg.starts_with(p))
+            || arg.ends_with('/')
+            || arg == "."
+            || arg == "..")
+}
+
 /// `--tokens`: a whole number of tokens, at least 1.
 fn parse_tokens(s: &str) -> Result<usize, String> {
     match s.trim().parse::<i128>() {
@@ -264,6 +276,8 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         {
             eprintln!("note: `{dir}` is a directory: showing its overview (for that goal in the current directory: navigator context {dir} .)");
             args.repo = Some(PathBuf::from(dir));
+        } else if let Some(g) = args.goal.as_deref().filter(|g| looks_like_a_path(g)) {
+            bail!("{g}: no such directory (for that goal in the current directory: navigator context '{g}' .)");
         }
     }
     let repo = args.repo.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -297,6 +311,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                         changed,
                         deleted,
                         added,
+                        recounted,
                         ..
                     },
                 ) = (args.json, &e)
@@ -304,18 +319,22 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                     let value = serde_json::json!({
                         "error": e.to_string(), "exit_code": EXIT_DRIFT,
                         "changed": changed, "deleted": deleted, "added": added,
+                        "recounted": recounted.iter().map(|(d, a, b)| serde_json::json!({"dir": d, "pinned": a, "now": b})).collect::<Vec<_>>(),
                     });
                     println!("{}", serde_json::to_string_pretty(&value)?);
                 }
                 return Ok(ExitCode::from(EXIT_DRIFT));
             }
+            Err(Error::OverBudget { tokens, budget }) => {
+                bail!("the plan's context takes {tokens} tokens, over its budget of {budget}; replay with --refit (and --tokens N for another budget) to fit it");
+            }
             other => other?,
         };
-        if !replayed.drift.is_empty() || !replayed.degraded.is_empty() {
-            let why = if replayed.drift.is_empty() {
-                "over its budget".to_string()
-            } else {
-                replayed.drift.describe()
+        if args.refit {
+            let why = match (replayed.drift.is_empty(), replayed.degraded.is_empty()) {
+                (false, _) => replayed.drift.describe(),
+                (true, false) => "over its budget".to_string(),
+                (true, true) => "nothing changed and it fits".to_string(),
             };
             eprintln!(
                 "refit: {}; {} file(s) lowered, {} of {} tokens",
@@ -330,7 +349,12 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             &replayed.plan,
             &["refit by navigator context --replay".into()],
         )?;
-        let drift = serde_json::json!({"drift": replayed.drift.describe()});
+        let lowered: Vec<serde_json::Value> = replayed
+            .degraded
+            .iter()
+            .map(|(p, l)| serde_json::json!({"path": p, "level": *l as u8}))
+            .collect();
+        let drift = serde_json::json!({"drift": replayed.drift.describe(), "lowered": lowered});
         emit(
             &args,
             &replayed.rendered,

@@ -58,7 +58,22 @@ fn main() -> std::process::ExitCode {
         // Colour only on a terminal: logs redirected to a file stay plain text.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // A script that asked for JSON gets a bad command line as JSON on stdout too.
+            if e.use_stderr() && std::env::args_os().any(|a| a == "--json") {
+                let message = e.to_string();
+                let first = message.lines().next().unwrap_or_default();
+                let value = serde_json::json!({
+                    "error": first.strip_prefix("error: ").unwrap_or(first),
+                    "exit_code": e.exit_code(),
+                });
+                println!("{value:#}");
+            }
+            e.exit()
+        }
+    };
     let result = match cli.command {
         Command::Index(args) => index::run(args),
         Command::Search(args) => search::run(args),

@@ -190,6 +190,17 @@ fn bad_flags_are_refused_with_the_flag_named() {
     let missing = navigator(&["context", "g", "/definitely/not/here"], cache.path());
     assert_eq!(missing.status.code(), Some(1));
     assert!(text(&missing.stderr).contains("/definitely/not/here"));
+    // A lone argument that reads as a path but is not there is a mistyped repository, not a
+    // one-word goal for the current directory.
+    for typo in ["./no-such-repo", "/definitely/not/here", "no-such-repo/"] {
+        let out = navigator(&["context", typo], cache.path());
+        assert_eq!(out.status.code(), Some(1), "{typo}");
+        assert!(
+            text(&out.stderr).contains("no such directory"),
+            "{typo}: {}",
+            text(&out.stderr)
+        );
+    }
 }
 
 #[test]
@@ -415,6 +426,44 @@ fn with_json_errors_and_drift_are_json_on_stdout_too() {
     let plain = navigator(&["context", "--replay", plan, root], cache.path());
     assert_eq!(plain.status.code(), Some(3));
     assert!(plain.stdout.is_empty());
+    // A file added to a folded directory shows as its recount.
+    fs::write(
+        repo.path().join("src/db/table_30.rs"),
+        "pub fn ledger_extra() -> u64 { 0 }\n",
+    )
+    .unwrap();
+    let drifted = navigator(&["context", "--replay", plan, root, "--json"], cache.path());
+    assert_eq!(drifted.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&drifted.stdout).unwrap();
+    let recounted = v["recounted"].as_array().unwrap();
+    assert!(
+        recounted
+            .iter()
+            .any(|r| r["dir"] == "src/"
+                && r["now"].as_u64() == r["pinned"].as_u64().map(|n| n + 1)),
+        "{v}"
+    );
+    // A plan whose context no longer fits says how to fit it.
+    let small = cache.path().join("small.yaml");
+    let yaml = fs::read_to_string(plan).unwrap();
+    let budget = yaml
+        .lines()
+        .find(|l| l.starts_with("token_budget:"))
+        .unwrap()
+        .to_string();
+    // Unpinned, so that the budget and not the drift is what fails.
+    let unpinned = yaml.split("\npinned:").next().unwrap();
+    fs::write(&small, unpinned.replace(&budget, "token_budget: 40")).unwrap();
+    let over = navigator(
+        &["context", "--replay", small.to_str().unwrap(), root],
+        cache.path(),
+    );
+    assert_eq!(over.status.code(), Some(1));
+    assert!(
+        text(&over.stderr).contains("--refit"),
+        "{}",
+        text(&over.stderr)
+    );
 }
 
 #[test]
@@ -428,6 +477,16 @@ fn a_token_budget_below_one_is_refused_by_the_parser() {
             err.contains("--tokens") && err.contains("number of tokens"),
             "{bad}: {err}"
         );
+        assert!(out.stdout.is_empty());
+        // With --json, the same refusal as JSON on stdout.
+        let out = navigator(
+            &["context", "g", ".", "--json", "--tokens", bad],
+            cache.path(),
+        );
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["exit_code"], 2);
+        assert!(v["error"].as_str().unwrap().contains("--tokens"), "{v}");
     }
 }
 

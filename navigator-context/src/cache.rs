@@ -68,6 +68,8 @@ struct State {
     used: Vec<String>,
     /// Whether entries were added since the file was last written.
     added: bool,
+    /// Whether this process recorded the repository and swept the other folders.
+    swept: bool,
 }
 
 /// Where outlines are cached; `None` disables the disk cache.
@@ -149,37 +151,65 @@ impl OutlineCache {
             return;
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if !state.added {
-            return;
-        }
         let path = file_in(dir);
-        // What another process wrote meanwhile stays, unless it is old.
-        let mut pack = read_pack(&path).unwrap_or_default();
-        let writes = pack.writes.max(state.pack.writes) + 1;
-        for (key, entry) in std::mem::take(&mut state.pack.entries) {
-            pack.entries.entry(key).or_insert(entry);
-        }
-        for key in std::mem::take(&mut state.used) {
-            if let Some(entry) = pack.entries.get_mut(&key) {
-                entry.used = writes;
+        if state.added {
+            // What another process wrote meanwhile stays, unless it is old.
+            let mut pack = read_pack(&path).unwrap_or_default();
+            let writes = pack.writes.max(state.pack.writes) + 1;
+            for (key, entry) in std::mem::take(&mut state.pack.entries) {
+                pack.entries.entry(key).or_insert(entry);
             }
+            for key in std::mem::take(&mut state.used) {
+                if let Some(entry) = pack.entries.get_mut(&key) {
+                    entry.used = writes;
+                }
+            }
+            pack.entries.retain(|_, e| e.used + KEEP_RUNS > writes);
+            pack.format = FORMAT_VERSION;
+            pack.writes = writes;
+            if let Ok(json) = serde_json::to_vec(&pack) {
+                let _ = write_atomic(&path, &json);
+            }
+            state.pack = pack;
+            state.added = false;
         }
-        pack.entries.retain(|_, e| e.used + KEEP_RUNS > writes);
-        pack.format = FORMAT_VERSION;
-        pack.writes = writes;
-        let written = serde_json::to_vec(&pack)
-            .ok()
-            .is_some_and(|json| write_atomic(&path, &json).is_ok());
-        state.pack = pack;
-        state.added = false;
-        if let (true, Some(root)) = (written, &self.root) {
+        // Once per process, when this repository has a cache file: record it, and sweep.
+        if let (false, Some(root), true) = (state.swept, &self.root, path.is_file()) {
+            state.swept = true;
             let recorded = dir.join(ROOT_FILE);
-            let text = root.to_string_lossy();
-            if std::fs::read_to_string(&recorded).ok().as_deref() != Some(&*text) {
-                let _ = write_atomic(&recorded, text.as_bytes());
+            let bytes = path_bytes(root);
+            if std::fs::read(&recorded).ok().as_deref() != Some(&bytes[..]) {
+                let _ = write_atomic(&recorded, &bytes);
             }
             sweep(dir);
         }
+    }
+}
+
+/// A path's bytes as recorded in a `root` file: its raw bytes on Unix (a name need not be
+/// UTF-8), UTF-8 elsewhere.
+fn path_bytes(path: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        path.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+/// The path a `root` file records ([`path_bytes`] read back).
+fn recorded_path(bytes: Vec<u8>) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        PathBuf::from(std::ffi::OsString::from_vec(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
     }
 }
 
@@ -230,8 +260,8 @@ fn stale(folder: &Path) -> bool {
         let modified = entry.metadata().and_then(|m| m.modified()).ok();
         newest = newest.max(modified);
     }
-    let gone = std::fs::read_to_string(folder.join(ROOT_FILE))
-        .is_ok_and(|root| !root.is_empty() && !Path::new(&root).exists());
+    let gone = std::fs::read(folder.join(ROOT_FILE))
+        .is_ok_and(|root| !root.is_empty() && !recorded_path(root).exists());
     let old = newest
         .and_then(|t| t.elapsed().ok())
         .is_some_and(|age| age.as_secs() > STALE_DAYS * 24 * 3600);
@@ -373,8 +403,8 @@ mod tests {
         write_one(folder("old"), live_repo.path(), "fn o() {}");
         write_one(folder("live"), live_repo.path(), "fn l() {}");
         assert_eq!(
-            std::fs::read_to_string(folder("gone").join(ROOT_FILE)).unwrap(),
-            gone_repo.path().to_string_lossy()
+            recorded_path(std::fs::read(folder("gone").join(ROOT_FILE)).unwrap()),
+            gone_repo.path()
         );
         // Not written for longer than STALE_DAYS.
         let long_ago = std::time::SystemTime::now()
@@ -395,7 +425,10 @@ mod tests {
         std::fs::write(folder("foreign").join("notes.txt"), "keep").unwrap();
         std::fs::write(folder("live").join("outlines.v1.json"), "{}").unwrap();
         drop(gone_repo);
-        write_one(folder("live"), live_repo.path(), "fn m() {}");
+        // A run that adds no outline sweeps too.
+        let cache = OutlineCache::for_repo(Some(folder("live")), live_repo.path());
+        assert!(cache.get(&content_hash(b"fn l() {}"), Lang::Rust).is_some());
+        drop(cache);
         assert!(!folder("gone").exists(), "the repository was deleted");
         assert!(
             !folder("old").exists(),
@@ -404,5 +437,31 @@ mod tests {
         assert!(folder("foreign").join("notes.txt").exists());
         assert!(!folder("live").join("outlines.v1.json").exists());
         assert!(file_in(&folder("live")).exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_repository_whose_path_is_not_utf8_keeps_its_folder() {
+        use std::os::unix::ffi::OsStrExt;
+        let base = tempfile::tempdir().unwrap();
+        let parent = tempfile::tempdir().unwrap();
+        let odd = parent.path().join(std::ffi::OsStr::from_bytes(b"r\xe9po"));
+        std::fs::create_dir(&odd).unwrap();
+        let src = "fn a() {}";
+        let cache = OutlineCache::for_repo(Some(base.path().join("odd")), &odd);
+        cache.put(&content_hash(src.as_bytes()), Lang::Rust, &outline_of(src));
+        drop(cache);
+        let other = tempfile::tempdir().unwrap();
+        let cache = OutlineCache::for_repo(Some(base.path().join("other")), other.path());
+        cache.put(
+            &content_hash(b"fn b() {}"),
+            Lang::Rust,
+            &outline_of("fn b() {}"),
+        );
+        drop(cache);
+        assert!(
+            file_in(&base.path().join("odd")).exists(),
+            "the repository is still there"
+        );
     }
 }

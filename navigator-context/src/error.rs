@@ -72,6 +72,9 @@ pub enum Error {
         deleted: Vec<String>,
         /// Files the plan now shows that it did not.
         added: Vec<String>,
+        /// Collapsed directories whose file count changed: (directory, pinned, now). Files
+        /// added to or removed from a collapsed directory show only here.
+        recounted: Vec<(String, usize, usize)>,
     },
     /// A context would exceed its token budget.
     #[error("the context takes {tokens} tokens, over its budget of {budget}")]

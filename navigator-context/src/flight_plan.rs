@@ -217,8 +217,23 @@ impl FlightPlan {
     /// ```
     pub fn from_yaml(text: &str) -> Result<Self> {
         let plan: FlightPlan = serde_yaml::from_str(text).map_err(|e| {
-            let line = e.location().map(|l| l.line());
             let (field, message) = split_yaml_error(&e.to_string());
+            // serde_yaml points a bad value inside a rule at the rule's first line: the line
+            // of the key itself, when the message names one.
+            let key_line = field
+                .strip_prefix("rules[")
+                .and_then(|r| r.strip_suffix(']'))
+                .and_then(|i| i.parse::<usize>().ok())
+                .and_then(|i| {
+                    ["level", "path", "max_items", "collapse", "focus"]
+                        .into_iter()
+                        .find(|k| {
+                            message.starts_with(&format!("unknown {k}"))
+                                || message.contains(&format!("field `{k}`"))
+                        })
+                        .and_then(|k| rule_key_line(text, i, k))
+                });
+            let line = key_line.or_else(|| e.location().map(|l| l.line()));
             Error::plan(line, field, message)
         })?;
         plan.validate_with(|i, key| match i {
@@ -427,9 +442,9 @@ mod tests {
         let err = FlightPlan::from_yaml(&PLAN.replace("level: 4", "level: 7"))
             .unwrap_err()
             .to_string();
-        // serde_yaml points at the start of the offending rule.
+        // serde_yaml points at the start of the offending rule; the error at its `level:`.
         assert!(
-            err.contains("line 8") && err.contains("rules[1]") && err.contains("unknown level 7"),
+            err.contains("line 9") && err.contains("rules[1]") && err.contains("unknown level 7"),
             "{err}"
         );
     }
@@ -462,6 +477,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(err.matches("flight plan").count(), 1, "{err}");
+        // The line of `level: 7`, not of the rule's `- path:`.
+        assert!(
+            err.starts_with("invalid flight plan (line 9): rules[1]: unknown level 7"),
+            "{err}"
+        );
         assert!(!err.contains("column"), "{err}");
         let err = FlightPlan::from_yaml("goal: [unclosed\n")
             .unwrap_err()

@@ -533,7 +533,8 @@ pub struct Fitted {
 /// Renders `plan`, lowering the least valuable files (by `values`, keyed by path, default 0)
 /// until the context fits the budget: the least valuable file goes down level by level to its
 /// path before the next one loses anything, and paths are dropped only once no file shows
-/// content. Every plan the explorer makes passes through it, whatever its policy said; replays
+/// content. Then the lowered files get back what still fits, most valuable first, taking the
+/// room of less valuable files' path lines when they need it. Every plan the explorer makes passes through it, whatever its policy said; replays
 /// with refit too.
 ///
 /// ```no_run
@@ -548,15 +549,18 @@ pub struct Fitted {
 pub fn fit(map: &RepoMap, plan: FlightPlan, values: &HashMap<String, f64>) -> Result<Fitted> {
     let mut plan = plan;
     let mut degraded: Vec<(String, Level)> = Vec::new();
+    // The level each lowered file had before the first lowering.
+    let mut was: HashMap<String, Level> = HashMap::new();
     loop {
         let rendered = render(map, &plan)?;
         if rendered.tokens <= plan.token_budget {
-            return Ok(Fitted {
+            let fitted = Fitted {
                 plan,
                 rendered,
                 degraded,
                 fits: true,
-            });
+            };
+            return restore(map, fitted, &was, values);
         }
         let mut deficit = rendered.tokens - plan.token_budget;
         let snapshot = plan.clone();
@@ -589,6 +593,7 @@ pub fn fit(map: &RepoMap, plan: FlightPlan, values: &HashMap<String, f64>) -> Re
                 continue;
             }
             let path = map.files()[i].path.clone();
+            was.entry(path.clone()).or_insert(level);
             while level > floor && deficit > 0 {
                 let to = level.lower();
                 let saving = costs.cost(i, level).0.saturating_sub(costs.cost(i, to).0);
@@ -616,6 +621,87 @@ pub fn fit(map: &RepoMap, plan: FlightPlan, values: &HashMap<String, f64>) -> Re
             });
         }
     }
+}
+
+/// Gives the files [`fit`] lowered back what the budget still allows, most valuable first,
+/// one level at a time up to the level each had (the lowering estimates its savings, and a
+/// large deficit takes files down further than needed). A file that would not fit takes the
+/// room of the path lines of less valuable files, least valuable first: the content of a
+/// better file is worth more than the names of worse ones.
+fn restore(
+    map: &RepoMap,
+    mut fitted: Fitted,
+    was: &HashMap<String, Level>,
+    values: &HashMap<String, f64>,
+) -> Result<Fitted> {
+    let value = |p: &str| values.get(p).copied().unwrap_or(0.0);
+    let budget = fitted.plan.token_budget;
+    let tokenizer = fitted.plan.tokenizer;
+    let mut order: Vec<String> = fitted.degraded.iter().map(|(p, _)| p.clone()).collect();
+    order.sort_by(|a, b| value(b).total_cmp(&value(a)).then(a.cmp(b)));
+    for path in order {
+        let Some(&target) = was.get(&path) else {
+            continue;
+        };
+        // Still lowered: at the level it has now.
+        while let Some(now) = fitted
+            .degraded
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|d| d.1)
+        {
+            if now >= target {
+                break;
+            }
+            let up = Level::ALL[now as usize + 1];
+            let mut trial = fitted.plan.clone();
+            set_exact(&mut trial, &path, up);
+            let mut rendered = render(map, &trial)?;
+            let mut hidden = Vec::new();
+            if rendered.tokens > budget {
+                let mut spare: Vec<String> = rendered
+                    .listed_paths()
+                    .filter(|p| *p != path && value(p) < value(&path))
+                    .map(str::to_string)
+                    .collect();
+                spare.sort_by(|a, b| value(a).total_cmp(&value(b)).then(a.cmp(b)));
+                let mut spare = spare.into_iter();
+                while rendered.tokens > budget {
+                    // Hide as many paths as the estimate says, then count exactly.
+                    let over = rendered.tokens - budget;
+                    let mut freed = 0;
+                    for p in spare.by_ref() {
+                        freed += tokenizer.count(&format!("{p}\n"));
+                        set_exact(&mut trial, &p, Level::Hidden);
+                        hidden.push(p);
+                        if freed >= over {
+                            break;
+                        }
+                    }
+                    if freed == 0 {
+                        break;
+                    }
+                    rendered = render(map, &trial)?;
+                }
+                if rendered.tokens > budget {
+                    break;
+                }
+            }
+            fitted.plan = trial;
+            fitted.rendered = rendered;
+            fitted.degraded.retain(|(p, _)| *p != path);
+            if up < target {
+                fitted.degraded.push((path.clone(), up));
+            }
+            for p in hidden {
+                match fitted.degraded.iter_mut().find(|(q, _)| *q == p) {
+                    Some(d) => d.1 = Level::Hidden,
+                    None => fitted.degraded.push((p, Level::Hidden)),
+                }
+            }
+        }
+    }
+    Ok(fitted)
 }
 
 fn set_exact(plan: &mut FlightPlan, path: &str, level: Level) {
@@ -940,9 +1026,8 @@ mod tests {
             "{:?}",
             fitted.degraded
         );
-        assert_eq!(
-            fitted.rendered.level_of("low.rs"),
-            Level::Path,
+        assert!(
+            fitted.rendered.level_of("low.rs") <= Level::Path,
             "{:?}",
             fitted.degraded
         );
@@ -987,5 +1072,46 @@ mod tests {
             costs.raise(core, Level::TopLevel, &mut remaining),
             Some(Level::Signatures)
         );
+    }
+
+    #[test]
+    fn a_refit_gives_the_best_file_the_room_of_worse_files_paths() {
+        let body: String = (0..60)
+            .map(|k| format!("    let v{k} = input.wrapping_mul({k}).rotate_left(3);\n"))
+            .collect();
+        let mut files = vec![(
+            "best.rs".to_string(),
+            format!("/// The work.\npub fn work(input: u64) -> u64 {{\n{body}    input\n}}\n"),
+        )];
+        files.extend((0..40).map(|k| (format!("note_{k:02}.txt"), format!("note {k}\n"))));
+        let (_d, map) = crate::scan::temp_map(&files);
+        let mut plan = FlightPlan::new("goal", 100_000);
+        plan.rules = vec![
+            Rule::new("best.rs", Level::Full),
+            Rule::new("note_*", Level::Path),
+        ];
+        let mut values: HashMap<String, f64> =
+            (0..40).map(|k| (format!("note_{k:02}.txt"), 0.1)).collect();
+        values.insert("best.rs".into(), 1.0);
+        // Room for every path and the best file's path, a few tokens more: its outline needs
+        // the room of some notes.
+        let mut paths_only = plan.clone();
+        paths_only.rules[0].level = Level::Path;
+        plan.token_budget = render(&map, &paths_only).unwrap().tokens + 4;
+        let fitted = fit(&map, plan.clone(), &values).unwrap();
+        assert!(fitted.fits && fitted.rendered.tokens <= plan.token_budget);
+        assert!(
+            fitted.rendered.level_of("best.rs") >= Level::TopLevel,
+            "{}",
+            fitted.rendered.text
+        );
+        let hidden = (0..40)
+            .filter(|k| fitted.rendered.level_of(&format!("note_{k:02}.txt")) == Level::Hidden)
+            .count();
+        assert!((1..40).contains(&hidden), "{hidden} notes hidden");
+        assert!(fitted
+            .degraded
+            .iter()
+            .any(|(p, l)| p.starts_with("note_") && *l == Level::Hidden));
     }
 }

@@ -38,8 +38,21 @@ impl Drift {
             && self.recounted.is_empty()
     }
 
-    /// One line naming every difference.
+    /// One line naming the differences: the first ten of each kind, then how many more (the
+    /// fields hold them all).
     pub fn describe(&self) -> String {
+        fn listed(items: Vec<String>) -> String {
+            let more = items.len().saturating_sub(DESCRIBED);
+            let mut line = items
+                .into_iter()
+                .take(DESCRIBED)
+                .collect::<Vec<_>>()
+                .join(", ");
+            if more > 0 {
+                line.push_str(&format!(" and {more} more"));
+            }
+            line
+        }
         let mut parts = Vec::new();
         for (what, list) in [
             ("changed", &self.changed),
@@ -47,7 +60,7 @@ impl Drift {
             ("added", &self.added),
         ] {
             if !list.is_empty() {
-                parts.push(format!("{what}: {}", list.join(", ")));
+                parts.push(format!("{what}: {}", listed(list.clone())));
             }
         }
         if !self.recounted.is_empty() {
@@ -56,11 +69,14 @@ impl Drift {
                 .iter()
                 .map(|(d, a, b)| format!("{d} ({a} -> {b} files)"))
                 .collect();
-            parts.push(format!("recounted: {}", dirs.join(", ")));
+            parts.push(format!("recounted: {}", listed(dirs)));
         }
         parts.join("; ")
     }
 }
+
+/// Files of each kind [`Drift::describe`] names before counting the rest.
+const DESCRIBED: usize = 10;
 
 /// Hex digits of the content hash kept per file: 64 bits, plenty to notice an edit.
 const HASH_HEX: usize = 16;
@@ -202,6 +218,7 @@ pub fn replay(map: &RepoMap, plan: &FlightPlan, refit: bool) -> Result<Replayed>
             changed: drift.changed,
             deleted: drift.deleted,
             added: drift.added,
+            recounted: drift.recounted,
         });
     }
     let rendered = render(map, plan)?;

@@ -95,12 +95,13 @@ pub(crate) fn cache_dir_in(base: &Path, root: &Path) -> PathBuf {
 /// What a file holds, as far as the map cares.
 #[derive(Debug, Clone)]
 pub enum Content {
-    /// UTF-8 text (its outline comes from [`FileEntry::outline`]).
+    /// UTF-8 text (its outline comes from [`FileEntry::outline`]); a file with a few bytes
+    /// that are not UTF-8 (a Latin-1 comment) is read lossily, each such byte as U+FFFD.
     Text {
         /// The text.
         text: String,
     },
-    /// Not valid UTF-8 (shown as a path only).
+    /// Mostly not UTF-8 (shown as a path only).
     NonUtf8,
     /// Larger than [`ScanOptions::max_read_bytes`] (shown as a path only).
     TooLarge,
@@ -421,14 +422,28 @@ fn load(
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(skip("binary".into()));
     }
-    Ok(match String::from_utf8(bytes) {
-        Err(_) => entry(Content::NonUtf8, None),
-        Ok(text) => {
-            let outlined = lang.is_some() && size <= options.max_outline_bytes;
-            entry(Content::Text { text }, outlined.then(|| cache.clone()))
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            // A few stray bytes (a Latin-1 comment in a source file) do not make a file
+            // unreadable: they show as U+FFFD. Mostly non-UTF-8 files stay paths.
+            let bytes = e.into_bytes();
+            let invalid: usize = bytes.utf8_chunks().map(|c| c.invalid().len()).sum();
+            if invalid * LOSSY_BYTES_PER_INVALID > bytes.len() {
+                return Ok(entry(Content::NonUtf8, None));
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
         }
-    })
+    };
+    let outlined = lang.is_some() && size <= options.max_outline_bytes;
+    Ok(entry(
+        Content::Text { text },
+        outlined.then(|| cache.clone()),
+    ))
 }
+
+/// A file with at most one byte that is not UTF-8 in this many is read as text, lossily.
+const LOSSY_BYTES_PER_INVALID: usize = 32;
 
 /// Bodies beyond this many bytes add little signal and cost time (ranking and the reference
 /// graph read the same prefix).
@@ -530,6 +545,11 @@ mod tests {
         fs::write(r.join("ignored/x.rs"), "fn x() {}").unwrap();
         fs::write(r.join("img.bin"), [1u8, 0, 2, 3]).unwrap();
         fs::write(r.join("latin1.txt"), [0xE9u8, b'a']).unwrap();
+        fs::write(
+            r.join("legacy.py"),
+            b"# caf\xe9 au lait\ndef quux_handler(request):\n    return request\n",
+        )
+        .unwrap();
         let map = RepoMap::open_with(
             r,
             &ScanOptions {
@@ -539,11 +559,15 @@ mod tests {
         )
         .unwrap();
         let paths: Vec<_> = map.files().iter().map(|f| f.path.as_str()).collect();
-        assert_eq!(paths, vec!["a.py", "latin1.txt", "src/b.rs"]);
+        assert_eq!(paths, vec!["a.py", "latin1.txt", "legacy.py", "src/b.rs"]);
         assert!(matches!(
             map.file("latin1.txt").unwrap().content,
             Content::NonUtf8
         ));
+        // One stray Latin-1 byte: read as text, outlined.
+        let legacy = map.file("legacy.py").unwrap();
+        assert!(legacy.text().unwrap().starts_with("# caf\u{FFFD} au lait"));
+        assert_eq!(legacy.outline().unwrap().symbols[0].name, "quux_handler");
         assert_eq!(
             map.file("src/b.rs").unwrap().outline().unwrap().symbols[0].name,
             "b"
