@@ -274,7 +274,11 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             .goal
             .take_if(|g| !g.contains(char::is_whitespace) && Path::new(g).is_dir())
         {
-            eprintln!("note: `{dir}` is a directory: showing its overview (for that goal in the current directory: navigator context {dir} .)");
+            if dir == "." || dir == ".." {
+                eprintln!("note: `{dir}` is a directory: showing its overview");
+            } else {
+                eprintln!("note: `{dir}` is a directory: showing its overview (for that goal in the current directory: navigator context {dir} .)");
+            }
             args.repo = Some(PathBuf::from(dir));
         } else if let Some(g) = args.goal.as_deref().filter(|g| looks_like_a_path(g)) {
             bail!("{g}: no such directory (for that goal in the current directory: navigator context '{g}' .)");
@@ -363,17 +367,23 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let Some(goal) = args.goal.as_deref().filter(|g| !g.trim().is_empty()) else {
+        if args.goal.is_some() {
+            eprintln!("note: the goal is empty: showing the repository's overview");
+        }
         let plan = satellite(&map, "repository overview", tokens, Default::default())?;
         let plan = navigator_context::pin(&map, plan)?;
         let rendered = render(&map, &plan)?;
         write_plan(&args, &plan, &["overview by navigator context".into()])?;
         let folded: usize = rendered.collapsed_dirs.iter().map(|(_, n)| n).sum();
+        let folded = match rendered.collapsed_dirs.len() {
+            0 => String::new(),
+            dirs => format!(", {folded} in {dirs} folded directories"),
+        };
         eprintln!(
-            "overview: {} of {tokens} tokens; {} files outlined or shown, {} listed by path, {folded} in {} folded directories",
+            "overview: {} of {tokens} tokens; {} files outlined or shown, {} listed by path{folded}",
             rendered.tokens,
             rendered.shown.len(),
             rendered.listed_paths().count(),
-            rendered.collapsed_dirs.len(),
         );
         emit(
             &args,

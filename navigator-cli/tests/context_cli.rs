@@ -519,6 +519,14 @@ fn the_overview_reports_what_it_shows_and_an_empty_directory_is_named() {
             "{p} is in a folded directory: {v}"
         );
     }
+    // An empty goal is the overview too, and says so.
+    let out = navigator(&["context", "  ", root, "--tokens", "120"], cache.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the goal is empty"),
+        "{}",
+        text(&out.stderr)
+    );
     let empty = tempfile::tempdir().unwrap();
     let out = navigator(&["context", empty.path().to_str().unwrap()], cache.path());
     assert!(out.status.success(), "{}", text(&out.stderr));
