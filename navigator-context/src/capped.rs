@@ -69,13 +69,14 @@ pub(crate) fn entries(file: &FileEntry, level: Level) -> Vec<usize> {
         .collect()
 }
 
-/// Writes `symbol`'s line of an outline at `level`, indented by its depth, after its doc
-/// comment at level 3.
-pub(crate) fn write_entry(out: &mut String, symbol: &Symbol, level: Level) {
+/// Writes `symbol`'s line of an outline of `file` at `level`, indented by its depth, after
+/// its doc comment at level 3 (in the file's language's comment syntax).
+pub(crate) fn write_entry(out: &mut String, file: &FileEntry, symbol: &Symbol, level: Level) {
     let indent = "  ".repeat(symbol.depth as usize + 1);
     if level == Level::Signatures {
         if let Some(doc) = &symbol.doc {
-            let _ = writeln!(out, "{indent}// {doc}");
+            let marker = file.lang.map_or("//", |l| l.line_comment());
+            let _ = writeln!(out, "{indent}{marker} {doc}");
         }
     }
     let _ = writeln!(out, "{indent}{}", symbol.signature);
@@ -106,7 +107,7 @@ pub(crate) fn capped_body(
     kept.sort_unstable();
     let mut out = String::new();
     for &k in &kept {
-        write_entry(&mut out, &outline.symbols[k], level);
+        write_entry(&mut out, file, &outline.symbols[k], level);
     }
     let left = all.len() - kept.len();
     let what = match (level, left) {

@@ -64,6 +64,14 @@ impl Lang {
         })
     }
 
+    /// How a line comment starts in the language (outlines write doc comments with it).
+    pub fn line_comment(self) -> &'static str {
+        match self {
+            Lang::Python => "#",
+            _ => "//",
+        }
+    }
+
     /// The name used in code fences and cache keys.
     pub fn name(self) -> &'static str {
         match self {

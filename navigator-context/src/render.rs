@@ -118,7 +118,7 @@ fn file_body(file: &FileEntry, level: Level) -> String {
         Level::TopLevel | Level::Signatures => {
             if let Some(outline) = file.outline() {
                 for k in crate::capped::entries(file, level) {
-                    crate::capped::write_entry(&mut out, &outline.symbols[k], level);
+                    crate::capped::write_entry(&mut out, file, &outline.symbols[k], level);
                 }
             }
         }
@@ -357,9 +357,30 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         }
     }
     let collapsed_dirs: Vec<(String, usize)> = collapsed.into_iter().collect();
+    // Directories that also hold files shown on their own: their folded line counts the
+    // files not shown, "more" than those (else it would read as the directory's size).
+    let mut listed_in: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    if !collapsed_dirs.is_empty() {
+        for (k, (path, level)) in levels.iter().enumerate() {
+            if *level == Level::Hidden || collapsed_files.binary_search(&k).is_ok() {
+                continue;
+            }
+            if !path.contains('/') {
+                listed_in.insert("./");
+            }
+            for (i, _) in path.match_indices('/') {
+                listed_in.insert(&path[..=i]);
+            }
+        }
+    }
     for (dir, n) in &collapsed_dirs {
         let noun = if *n == 1 { "file" } else { "files" };
-        let line = format!("{dir} ({n} {noun})\n");
+        let more = if listed_in.contains(dir.as_str()) {
+            "more "
+        } else {
+            ""
+        };
+        let line = format!("{dir} ({n} {more}{noun})\n");
         let tokens = plan.tokenizer.count(&line);
         // Directory keys end in `/`, file paths never do: the entry is always new.
         paths.insert(dir.clone(), (line, tokens));
@@ -551,5 +572,58 @@ mod tests {
         plan.rules = vec![Rule::new("__init__.py", Level::Full)];
         let out = render(&map, &plan).unwrap();
         assert_eq!(out.level_of("__init__.py"), Level::Full);
+    }
+
+    #[test]
+    fn a_folded_line_beside_listed_files_counts_them_as_more() {
+        let files: Vec<(String, String)> = [
+            "docs/a.md",
+            "docs/b.md",
+            "docs/c.md",
+            "lib/x.py",
+            "lib/y.py",
+            "setup.py",
+            "tox.ini",
+        ]
+        .iter()
+        .map(|p| (p.to_string(), "text\n".to_string()))
+        .collect();
+        let (_d, map) = crate::scan::temp_map(&files);
+        let mut plan = FlightPlan::new("goal", 1000);
+        plan.rules = vec![
+            Rule {
+                collapse: true,
+                ..Rule::new("**", Level::Path)
+            },
+            Rule::new("docs/a.md", Level::Path),
+            Rule::new("setup.py", Level::Full),
+        ];
+        let out = render(&map, &plan).unwrap();
+        assert!(out.text.contains("docs/ (2 more files)\n"), "{}", out.text);
+        assert!(out.text.contains("lib/ (2 files)\n"), "{}", out.text);
+        assert!(out.text.contains("./ (1 more file)\n"), "{}", out.text);
+        assert_eq!(out.tokens, plan.tokenizer.count(&out.text));
+    }
+
+    #[test]
+    fn doc_comments_use_the_files_own_comment_syntax() {
+        let (_d, map) = crate::scan::temp_map(&[
+            (
+                "m.py".to_string(),
+                "def run():\n    \"\"\"Runs the checks.\"\"\"\n    pass\n".to_string(),
+            ),
+            (
+                "m.rs".to_string(),
+                "/// Runs the checks.\npub fn run() {}\n".to_string(),
+            ),
+        ]);
+        let mut plan = FlightPlan::new("goal", 1000);
+        plan.rules = vec![Rule::new("**", Level::Signatures)];
+        let text = render(&map, &plan).unwrap().text;
+        assert!(text.contains("  # Runs the checks.\n  def run()"), "{text}");
+        assert!(
+            text.contains("  // Runs the checks.\n  pub fn run()"),
+            "{text}"
+        );
     }
 }

@@ -501,7 +501,9 @@ impl CappedMemo {
 pub(crate) fn temp_map(files: &[(String, String)]) -> (tempfile::TempDir, RepoMap) {
     let dir = tempfile::tempdir().unwrap();
     for (p, t) in files {
-        std::fs::write(dir.path().join(p), t).unwrap();
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
     }
     let options = ScanOptions {
         cache_dir: None,
