@@ -362,6 +362,24 @@ fn split_yaml_error(message: &str) -> (String, String) {
         Some(k) if message[k..].contains(" column ") => &message[..k],
         _ => message,
     };
+    // Rust's type names mean nothing to someone editing YAML.
+    let plain = message
+        .replace("expected usize", "expected a whole number of at least 0")
+        .replace("expected u32", "expected a whole number of at least 1")
+        .replace("expected u64", "expected a whole number of at least 0")
+        .replace(
+            "expected i64",
+            "expected a whole number (a level from 0 to 4)",
+        )
+        .replace(
+            "expected struct FlightPlan",
+            "expected a mapping with goal, token_budget and rules",
+        )
+        .replace(
+            "expected struct Rule",
+            "expected a mapping with path and level",
+        );
+    let message = plain.as_str();
     match message.split_once(": ") {
         Some((field, rest))
             if !field.is_empty()
@@ -483,6 +501,23 @@ mod tests {
             "{err}"
         );
         assert!(!err.contains("column"), "{err}");
+        for (yaml, plain) in [
+            (
+                "goal: g\ntoken_budget: lots\nrules: []\n".to_string(),
+                "expected a whole number",
+            ),
+            (
+                "- 1\n- 2\n".to_string(),
+                "expected a mapping with goal, token_budget and rules",
+            ),
+            (
+                PLAN.replace("level: 4", "level: four"),
+                "a level from 0 to 4",
+            ),
+        ] {
+            let err = FlightPlan::from_yaml(&yaml).unwrap_err().to_string();
+            assert!(err.contains(plain) && !err.contains("usize"), "{err}");
+        }
         let err = FlightPlan::from_yaml("goal: [unclosed\n")
             .unwrap_err()
             .to_string();
