@@ -13,10 +13,11 @@
 //! [`KEEP_RUNS`] writes are dropped, so old versions of edited files do not pile up.
 //!
 //! Whole folders go too: each records the repository it serves (a `root` file beside the
-//! outlines), and a write sweeps its siblings, removing those whose repository is gone (a
-//! deleted checkout, a temporary directory) or that no run wrote for [`STALE_DAYS`] days,
-//! along with this folder's files of older formats. Only folders that hold nothing but such
-//! files are touched; a folder removed by mistake costs one cold parse.
+//! outlines, rewritten by every run, so its age is the time since the last use), and every
+//! run that has a cache file sweeps its siblings once, removing those whose repository is
+//! gone (a deleted checkout, a temporary directory) or that no run used for [`STALE_DAYS`]
+//! days, along with this folder's files of older formats. Only folders that hold nothing but
+//! such files are touched; a folder removed by mistake costs one cold parse.
 
 use crate::lang::Lang;
 use crate::outline::Outline;
@@ -31,7 +32,7 @@ const FORMAT_VERSION: u32 = 3;
 /// Writes after which an entry no run used is dropped.
 const KEEP_RUNS: u64 = 8;
 
-/// Days after which a cache folder no run wrote to is removed by another repository's write.
+/// Days after which a cache folder no run used is removed by another repository's run.
 const STALE_DAYS: u64 = 30;
 
 /// The file in a cache folder naming the repository it serves.
@@ -173,14 +174,11 @@ impl OutlineCache {
             state.pack = pack;
             state.added = false;
         }
-        // Once per process, when this repository has a cache file: record it, and sweep.
+        // Once per process, when this repository has a cache file: record it (the write
+        // also marks the folder as used now), and sweep.
         if let (false, Some(root), true) = (state.swept, &self.root, path.is_file()) {
             state.swept = true;
-            let recorded = dir.join(ROOT_FILE);
-            let bytes = path_bytes(root);
-            if std::fs::read(&recorded).ok().as_deref() != Some(&bytes[..]) {
-                let _ = write_atomic(&recorded, &bytes);
-            }
+            let _ = write_atomic(&dir.join(ROOT_FILE), &path_bytes(root));
             sweep(dir);
         }
     }
@@ -240,7 +238,7 @@ fn sweep(dir: &Path) {
 }
 
 /// Whether `folder` is an outline cache folder (nothing in it but outline files and the
-/// `root` record) whose repository is gone or that no run wrote for [`STALE_DAYS`] days.
+/// `root` record) whose repository is gone or that no run used for [`STALE_DAYS`] days.
 fn stale(folder: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return false;
@@ -406,7 +404,7 @@ mod tests {
             recorded_path(std::fs::read(folder("gone").join(ROOT_FILE)).unwrap()),
             gone_repo.path()
         );
-        // Not written for longer than STALE_DAYS.
+        // Not used for longer than STALE_DAYS.
         let long_ago = std::time::SystemTime::now()
             - std::time::Duration::from_secs((STALE_DAYS + 1) * 24 * 3600);
         for name in [
@@ -432,7 +430,7 @@ mod tests {
         assert!(!folder("gone").exists(), "the repository was deleted");
         assert!(
             !folder("old").exists(),
-            "no run wrote it for over {STALE_DAYS} days"
+            "no run used it for over {STALE_DAYS} days"
         );
         assert!(folder("foreign").join("notes.txt").exists());
         assert!(!folder("live").join("outlines.v1.json").exists());
