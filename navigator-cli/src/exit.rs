@@ -65,9 +65,9 @@ impl From<navigator_core::Error> for Failure {
 }
 
 /// Prints a failure as one JSON object on stdout (`error`, `exit_code`), for `--json` runs;
-/// [`report`] still prints it to stderr.
-pub fn print_json(f: &Failure) {
-    let value = serde_json::json!({"error": format!("{:#}", f.error), "exit_code": f.code});
+/// [`report`] (or clap, for a bad command line) still prints it to stderr.
+pub fn print_json(error: &str, code: impl Into<i64>) {
+    let value = serde_json::json!({"error": error, "exit_code": code.into()});
     println!("{value:#}");
 }
 

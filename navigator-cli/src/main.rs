@@ -65,11 +65,10 @@ fn main() -> std::process::ExitCode {
             if e.use_stderr() && std::env::args_os().any(|a| a == "--json") {
                 let message = e.to_string();
                 let first = message.lines().next().unwrap_or_default();
-                let value = serde_json::json!({
-                    "error": first.strip_prefix("error: ").unwrap_or(first),
-                    "exit_code": e.exit_code(),
-                });
-                println!("{value:#}");
+                exit::print_json(
+                    first.strip_prefix("error: ").unwrap_or(first),
+                    e.exit_code(),
+                );
             }
             e.exit()
         }
@@ -91,7 +90,7 @@ fn main() -> std::process::ExitCode {
                 .inspect_err(|f| {
                     if json {
                         // A script reading stdout gets an answer it can parse either way.
-                        exit::print_json(f);
+                        exit::print_json(&format!("{:#}", f.error), f.code);
                     }
                 })
         }

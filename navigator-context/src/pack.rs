@@ -315,13 +315,12 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
                 .find(|r| r.0 == j)
                 .is_some_and(|r| r.1 <= CLEAR_GAP * best)
         };
-        let whole: Vec<usize> = chosen
-            .iter()
-            .map(|&(j, _)| j)
-            .filter(|&j| weak(j))
-            .collect();
-        if got.is_none() && k == 0 && !whole.is_empty() {
-            let freed: usize = whole.iter().map(|&j| costs.cost(j, Level::Full).0).sum();
+        if got.is_none() && k == 0 && chosen.iter().any(|&(j, _)| weak(j)) {
+            let freed: usize = chosen
+                .iter()
+                .filter(|&&(j, _)| weak(j))
+                .map(|&(j, _)| costs.cost(j, Level::Full).0)
+                .sum();
             if zoom(&mut costs, map, plan, i, allowed(remaining + freed, 0)).is_some() {
                 while got.is_none() {
                     let Some(&(j, _)) = chosen.last().filter(|(j, _)| weak(*j)) else {
