@@ -30,12 +30,18 @@ const CLEAR_GAP: f64 = 0.8;
 /// outlines of the next [`RESERVE_FILES`] candidates still fit beside them: two close
 /// candidates shown whole beat one whole and one outlined, as long as the map stays wide.
 const PAIR: usize = 2;
-/// Only the best file too big to show whole is zoomed into: zooming into the next ones took
-/// the outlines of the candidates further down (gold files shown fell on dev).
+/// Only one file too big to show whole is zoomed into, the best one: zooming into the next
+/// ones took the outlines of the candidates further down (gold files shown fell on dev).
 const MAX_ZOOMED: usize = 1;
 /// A zoomed file that is not clearly first (the next one scores over [`CLEAR_GAP`] of it) gets
 /// at most this share of the budget.
 const UNCLEAR_ZOOM_SHARE: f64 = 0.25;
+/// The best file zoomed first leaves room for the next candidates (up to [`MAX_FULL`]) that
+/// are cheap whole — each at most this share of the budget ...
+const CHEAP_SHARE: f64 = 0.1;
+/// ... together at most this share.
+const CHEAP_TOTAL_SHARE: f64 = 0.3;
+
 /// Zooming keeps room for the top-level outlines of this many next candidates ...
 const RESERVE_FILES: usize = 10;
 /// ... taking at most this share of the budget.
@@ -258,29 +264,69 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         (budget as f64 * share) as usize
     };
     let mut too_big: Vec<(usize, usize)> = Vec::new();
+    // The best file, too big to show whole, is zoomed into before any weaker file is given
+    // full source: its items are likelier to be the code to change than a weaker file whole
+    // (zoomed last, it got what the whole files left, often nothing). It keeps room for the
+    // outlines of the next candidates and for the next ones that are cheap whole; a clear
+    // first file may take its whole share, an unclear one [`UNCLEAR_ZOOM_SHARE`].
+    let first_zoomed = ranked.first().and_then(|&(i, score)| {
+        let (c, level) = costs.cost(i, Level::Full);
+        if score < FULL_SCORE
+            || level != Level::Full
+            || fits_whole(
+                &mut costs,
+                &ranked,
+                (0, true),
+                c,
+                (0, remaining),
+                share_of(0),
+            )
+        {
+            return None;
+        }
+        let reserve = reserve_for(&mut costs, &ranked, &[(i, Level::TopLevel)], budget);
+        let cheap_max = (budget as f64 * CHEAP_SHARE) as usize;
+        let cheap: usize = ranked
+            .iter()
+            .skip(1)
+            .take(MAX_FULL - 1)
+            .filter(|&&(_, s)| s >= SIGNATURES_SCORE)
+            .map(|&(j, _)| costs.cost(j, Level::Full))
+            .filter(|&(c, l)| l == Level::Full && c <= cheap_max)
+            .map(|(c, _)| c)
+            .sum::<usize>()
+            .min((budget as f64 * CHEAP_TOTAL_SHARE) as usize);
+        let cap = if clear { 1.0 } else { UNCLEAR_ZOOM_SHARE };
+        let allowed = remaining
+            .saturating_sub(reserve + cheap)
+            .min(share_of(0))
+            .min((budget as f64 * cap) as usize);
+        zoom(&mut costs, map, plan, i, allowed).map(|c| (i, c))
+    });
+    if let Some((i, c)) = first_zoomed {
+        full_used += c;
+        remaining -= c.min(remaining);
+        chosen.push((i, Level::TopLevel));
+    }
     for (k, &(i, score)) in ranked.iter().take(MAX_FULL).enumerate() {
         if score < FULL_SCORE {
             break;
+        }
+        if first_zoomed.is_some_and(|(z, _)| z == i) {
+            continue;
         }
         let (c, level) = costs.cost(i, Level::Full);
         if level != Level::Full {
             continue;
         }
-        // The first two files may together take the clear file's share while what is left
-        // still holds the outlines of the next candidates (counted only when needed).
-        let mut paired = || {
-            k < PAIR
-                && full_used + c <= (budget as f64 * CLEAR_SHARE) as usize
-                && remaining.saturating_sub(c)
-                    >= ranked
-                        .iter()
-                        .skip(k + 1)
-                        .take(RESERVE_FILES)
-                        .map(|&(j, _)| costs.cost(j, Level::TopLevel).0)
-                        .sum::<usize>()
-        };
-        let whole = c <= remaining && (full_used + c <= share_of(k) || paired());
-        if whole {
+        if fits_whole(
+            &mut costs,
+            &ranked,
+            (k, k < PAIR),
+            c,
+            (full_used, remaining),
+            share_of(k),
+        ) {
             full_used += c;
             remaining -= c;
             chosen.push((i, Level::Full));
@@ -288,53 +334,19 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         }
         too_big.push((k, i));
     }
-    // Files too big to show whole: zoom in on the items the goal is about, inside their
-    // outline, with what the whole files left of their share, keeping room for the outlines
-    // of the next candidates (a file shown only by its path is not found).
+    // A weaker file too big to show whole (when the best one was not zoomed into): zoom in on
+    // the items the goal is about, inside its outline, with what the whole files left of its
+    // share, keeping room for the outlines of the next candidates (a file shown only by its
+    // path is not found).
     let reserve = reserve_for(&mut costs, &ranked, &chosen, budget);
-    for &(k, i) in too_big.iter().take(MAX_ZOOMED) {
-        let allowed = |remaining: usize, full_used: usize| {
-            allowance(
-                remaining,
-                reserve,
-                share_of(k),
-                full_used,
-                k == 0 && clear,
-                budget,
-            )
-        };
-        let mut got = zoom(&mut costs, map, plan, i, allowed(remaining, full_used));
-        // The best file left without a single item while clearly weaker files (at most
-        // [`CLEAR_GAP`] of its score) are whole, as on a small budget: they give way, the
-        // weakest first, when its items fit once they do. Close candidates keep their place:
-        // the best file is not sure enough to be worth them.
-        let best = ranked.first().map_or(0.0, |r| r.1);
-        let weak = |j: usize| {
-            ranked
-                .iter()
-                .find(|r| r.0 == j)
-                .is_some_and(|r| r.1 <= CLEAR_GAP * best)
-        };
-        if got.is_none() && k == 0 && chosen.iter().any(|&(j, _)| weak(j)) {
-            let freed: usize = chosen
-                .iter()
-                .filter(|&&(j, _)| weak(j))
-                .map(|&(j, _)| costs.cost(j, Level::Full).0)
-                .sum();
-            if zoom(&mut costs, map, plan, i, allowed(remaining + freed, 0)).is_some() {
-                while got.is_none() {
-                    let Some(&(j, _)) = chosen.last().filter(|(j, _)| weak(*j)) else {
-                        break;
-                    };
-                    chosen.pop();
-                    let c = costs.cost(j, Level::Full).0;
-                    full_used -= c;
-                    remaining += c;
-                    got = zoom(&mut costs, map, plan, i, allowed(remaining, full_used));
-                }
-            }
-        }
-        if let Some(c) = got {
+    let zoomed_before = usize::from(first_zoomed.is_some());
+    for &(k, i) in too_big
+        .iter()
+        .filter(|&&(k, _)| k > 0)
+        .take(MAX_ZOOMED.saturating_sub(zoomed_before))
+    {
+        let allowed = allowance(remaining, reserve, share_of(k), full_used, budget);
+        if let Some(c) = zoom(&mut costs, map, plan, i, allowed) {
             full_used += c;
             remaining -= c.min(remaining);
             chosen.push((i, Level::TopLevel));
@@ -461,6 +473,32 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     }
 }
 
+/// Whether the `k`-th ranked file, costing `c` tokens whole, is shown whole when whole files
+/// have used `full_used` tokens and `remaining` are left: within its `share`, or — the first
+/// two files — together within the clear file's share while what is left still holds the
+/// outlines of the next candidates (counted only when needed).
+fn fits_whole(
+    costs: &mut Costs,
+    ranked: &[(usize, f64)],
+    (k, pair): (usize, bool),
+    c: usize,
+    (full_used, remaining): (usize, usize),
+    share: usize,
+) -> bool {
+    let budget = costs.plan.token_budget;
+    c <= remaining
+        && (full_used + c <= share
+            || pair
+                && full_used + c <= (budget as f64 * CLEAR_SHARE) as usize
+                && remaining.saturating_sub(c)
+                    >= ranked
+                        .iter()
+                        .skip(k + 1)
+                        .take(RESERVE_FILES)
+                        .map(|&(j, _)| costs.cost(j, Level::TopLevel).0)
+                        .sum::<usize>())
+}
+
 /// The tokens kept for the top-level outlines of the next [`RESERVE_FILES`] candidates not
 /// yet chosen, at most [`RESERVE_SHARE`] of the budget: zooming never takes them.
 fn reserve_for(
@@ -478,21 +516,19 @@ fn reserve_for(
         .min((budget as f64 * RESERVE_SHARE) as usize)
 }
 
-/// What a zoomed file may take: what is left past the reserve and past the whole files of its
-/// share, and at most [`UNCLEAR_ZOOM_SHARE`] of the budget unless it is the clear first file.
+/// What a weaker zoomed file may take: what is left past the reserve and past the whole files
+/// of its share, and at most [`UNCLEAR_ZOOM_SHARE`] of the budget.
 fn allowance(
     remaining: usize,
     reserve: usize,
     share: usize,
     full_used: usize,
-    clear_first: bool,
     budget: usize,
 ) -> usize {
-    let cap = if clear_first { 1.0 } else { UNCLEAR_ZOOM_SHARE };
     remaining
         .saturating_sub(reserve)
         .min(share.saturating_sub(full_used))
-        .min((budget as f64 * cap) as usize)
+        .min((budget as f64 * UNCLEAR_ZOOM_SHARE) as usize)
 }
 
 /// Zooms file `i` into the items the goal is about within `allowance` tokens for its whole
@@ -902,10 +938,14 @@ mod tests {
         assert!(r.level >= Level::TopLevel && r.max_items.is_none(), "{r:?}");
     }
 
-    #[test]
-    fn a_weaker_whole_file_gives_way_to_the_best_files_items() {
-        // `big.rs` ranks first, clearly, and is far over the budget; one of its forty
-        // functions is what the goal is about. `small.rs` ranks second and alone fits whole.
+    /// `big.rs`, far over the budget, with forty functions of which `add_vary_header` is what
+    /// the goal is about; `small.rs`, `rows` lines of constants, ranked second with `second`
+    /// and whole at 60 % of the budget returned. Also returned: the tokens of `big.rs` zoomed
+    /// into `add_vary_header`, and of `small.rs` whole.
+    fn vary_fixture(
+        second: f64,
+        rows: usize,
+    ) -> (tempfile::TempDir, RepoMap, Vec<Scored>, [usize; 3]) {
         let body: String = (0..12)
             .map(|i| format!("    let value_{i} = input.len() * {i} + limit;\n"))
             .collect();
@@ -921,11 +961,11 @@ mod tests {
                 )
             })
             .collect();
-        let small: String = (0..60)
+        let small: String = (0..rows)
             .map(|i| format!("pub const TABLE_{i}: [u32; 4] = [{i}, 1, 2, 3];\n"))
             .collect();
         let files = vec![("big.rs".to_string(), big), ("small.rs".to_string(), small)];
-        let (_d, map) = crate::scan::temp_map(&files);
+        let (dir, map) = crate::scan::temp_map(&files);
         let ranking = vec![
             Scored {
                 path: "big.rs".into(),
@@ -934,12 +974,11 @@ mod tests {
             },
             Scored {
                 path: "small.rs".into(),
-                score: 0.5,
+                score: second,
                 reasons: Vec::new(),
             },
         ];
-        let goal = "add the vary header";
-        let probe = FlightPlan::new(goal, 100_000);
+        let probe = FlightPlan::new(VARY_GOAL, 100_000);
         let mut costs = Costs::new(&map, &probe);
         let (b, sm) = (
             costs.index("big.rs").unwrap(),
@@ -947,41 +986,82 @@ mod tests {
         );
         let whole_small = costs.cost(sm, Level::Full).0;
         let whole_big = costs.cost(b, Level::Full).0;
-        let file = &map.files()[b];
         let zoomed = file_block(
-            file,
+            &map.files()[b],
             Level::TopLevel,
             &["add_vary_header".into()],
             probe.tokenizer,
         )
         .1;
-        // The budget: `small.rs` whole takes 60 % of it, which leaves the zoom too little.
         let budget = whole_small * 10 / 6;
         assert!(
             whole_big > budget,
             "the fixture needs a file over the budget"
         );
-        assert!(
-            zoomed > budget * 85 / 100 - whole_small && zoomed < budget * 6 / 10,
-            "zoomed {zoomed}, budget {budget}, small {whole_small}"
-        );
-        let packed = pack(&map, &ranking, &FlightPlan::new(goal, budget));
+        (dir, map, ranking, [budget, zoomed, whole_small])
+    }
+
+    const VARY_GOAL: &str = "add the vary header";
+
+    /// Packs [`vary_fixture`] and fits the plan: the rules of `big.rs` and `small.rs`, and
+    /// whether the context shows `add_vary_header`.
+    fn vary_packed(second: f64, rows: usize, sizes: impl Fn([usize; 3])) -> (Rule, Rule, bool) {
+        let (_d, map, ranking, [budget, zoomed, small]) = vary_fixture(second, rows);
+        sizes([budget, zoomed, small]);
+        let packed = pack(&map, &ranking, &FlightPlan::new(VARY_GOAL, budget));
         let rule = |p: &str| packed.rules.iter().find(|r| r.path == p).cloned().unwrap();
-        let first = rule("big.rs");
-        assert_eq!(first.focus, ["add_vary_header"], "{:?}", packed.rules);
-        // (`small.rs` gave way to the zoom; the top-up may show it whole again.)
-        assert!(
-            rule("small.rs").level >= Level::TopLevel,
-            "{:?}",
-            packed.rules
-        );
+        let (big, small) = (rule("big.rs"), rule("small.rs"));
         let fitted = fit(&map, packed, &HashMap::new()).unwrap();
         assert!(
             fitted.rendered.tokens <= budget,
             "{}",
             fitted.rendered.tokens
         );
-        assert!(fitted.rendered.text.contains("pub fn add_vary_header"));
+        (
+            big,
+            small,
+            fitted.rendered.text.contains("pub fn add_vary_header"),
+        )
+    }
+
+    #[test]
+    fn the_best_file_is_zoomed_into_before_a_weaker_file_takes_the_share() {
+        // The zoomed file fits beside `small.rs` whole only past the 70 % two files may
+        // share, within the 85 % of a pair, and within the quarter a first zoom may take.
+        let sizes = |[budget, zoomed, small]: [usize; 3]| {
+            assert!(
+                zoomed > budget * 7 / 10 - small
+                    && zoomed < budget * 85 / 100 - small
+                    && zoomed < budget / 4,
+                "zoomed {zoomed}, budget {budget}, small {small}"
+            );
+        };
+        // A clear first file (the second scores half of it) and a close second (over 80 %
+        // of the best), which used to take the share whole first and leave the best file
+        // nothing to zoom with: the best file's items come first, and the second file still
+        // shows whole, as a pair's share allows.
+        for second in [0.5, 0.9] {
+            let (big, small, shown) = vary_packed(second, 100, sizes);
+            assert_eq!(big.focus, ["add_vary_header"], "{second}: {big:?}");
+            assert!(shown, "{second}");
+            assert_eq!(small.level, Level::Full, "{second}: {small:?}");
+        }
+    }
+
+    #[test]
+    fn a_weaker_whole_file_gives_way_to_the_best_files_items() {
+        // On a small budget the zoomed file does not fit beside `small.rs` whole, even in a
+        // pair's share: the clearly weaker file gives way (the top-up may show it whole again).
+        let sizes = |[budget, zoomed, small]: [usize; 3]| {
+            assert!(
+                zoomed > budget * 85 / 100 - small && zoomed < budget * 6 / 10,
+                "zoomed {zoomed}, budget {budget}, small {small}"
+            );
+        };
+        let (big, small, shown) = vary_packed(0.5, 60, sizes);
+        assert_eq!(big.focus, ["add_vary_header"], "{big:?}");
+        assert!(shown);
+        assert!(small.level >= Level::TopLevel, "{small:?}");
     }
 
     #[test]
