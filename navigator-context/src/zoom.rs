@@ -181,14 +181,6 @@ pub(crate) fn focused_lines(file: &FileEntry, focus: &[String]) -> Vec<(u32, u32
     ranges(&lines, &items(file), focus)
 }
 
-/// The comment marker of `lang`, for the line headers of spliced items.
-fn comment(lang: Lang) -> &'static str {
-    match lang {
-        Lang::Python => "#",
-        _ => "//",
-    }
-}
-
 /// The body of `file` at `level` (top-level outline or all signatures) with the items named
 /// by `focus` at full source; `None` when no name resolves (the plain outline applies).
 pub(crate) fn focused_body(file: &FileEntry, level: Level, focus: &[String]) -> Option<String> {
@@ -199,7 +191,7 @@ pub(crate) fn focused_body(file: &FileEntry, level: Level, focus: &[String]) -> 
     if spans.is_empty() {
         return None;
     }
-    let cm = comment(lang);
+    let cm = lang.line_comment();
     let mut fence = "```".to_string();
     while text.contains(fence.as_str()) {
         fence.push('`');
