@@ -6,7 +6,9 @@
 //! [`Pins`]: the content hash of every file it shows with content, every file it lists by path,
 //! each collapsed directory's file count, and, in a git checkout, the commit. [`replay`] checks
 //! them first: a changed repository is a typed [`Error::PlanDrift`] naming the changed, deleted
-//! and added files, or, when asked to refit, the plan is fitted again within the same budget.
+//! and added files (inside a folded directory, named from the pinned commit's tree where that
+//! accounts for the recount, else counted), or, when asked to refit, the plan is fitted again
+//! within the same budget.
 //! Either way the context never silently exceeds the budget.
 
 use crate::error::{Error, Result};
@@ -141,7 +143,8 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
     let Some(old) = &plan.pinned else {
         return Ok(Drift::default());
     };
-    let now = pins_of(map, &render(map, plan)?);
+    let rendered = render(map, plan)?;
+    let now = pins_of(map, &rendered);
     let mut d = Drift::default();
     for (path, hash) in &old.files {
         match now.files.get(path) {
@@ -186,7 +189,99 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
             d.recounted.push((dir.clone(), *n, 0));
         }
     }
+    if let Some(commit) = &old.commit {
+        let folded: Vec<&str> = rendered
+            .collapsed
+            .iter()
+            .map(|&k| rendered.levels[k].0.as_str())
+            .collect();
+        name_folded(map, old, commit, &folded, &mut d);
+    }
     Ok(d)
+}
+
+/// Names the files added to and deleted from recounted (folded) directories from the pinned
+/// `commit`'s tree: a folded file the commit lacks is added; a file of the directory the commit
+/// has, not pinned on its own, that the repository no longer holds is deleted. Named only where
+/// that accounts exactly for every recount (an untracked file that was already there, or one
+/// the scan skips, would not), so a name is never a guess; otherwise the recounts alone say it.
+fn name_folded(map: &RepoMap, old: &Pins, commit: &str, folded: &[&str], d: &mut Drift) {
+    if d.recounted.is_empty() {
+        return;
+    }
+    let Some(tracked) = tracked_at(map.root(), commit) else {
+        return;
+    };
+    // The folded line a path counts in: the longest recounted directory holding it.
+    let dir_of = |path: &str| -> Option<usize> {
+        d.recounted
+            .iter()
+            .enumerate()
+            .filter(|(_, (dir, _, _))| {
+                if dir == "./" {
+                    !path.contains('/')
+                } else {
+                    path.starts_with(dir.as_str())
+                }
+            })
+            .max_by_key(|(_, (dir, _, _))| dir.len())
+            .map(|(k, _)| k)
+    };
+    let mut delta = vec![0i64; d.recounted.len()];
+    let mut added = Vec::new();
+    let mut deleted = Vec::new();
+    for p in folded.iter().filter(|p| !tracked.contains(**p)) {
+        if let Some(k) = dir_of(p) {
+            delta[k] += 1;
+            added.push(p.to_string());
+        }
+    }
+    for p in tracked
+        .iter()
+        .filter(|p| map.file(p).is_none() && !old.files.contains_key(*p))
+    {
+        if let Some(k) = dir_of(p) {
+            delta[k] -= 1;
+            deleted.push(p.clone());
+        }
+    }
+    let explained = d
+        .recounted
+        .iter()
+        .zip(&delta)
+        .all(|((_, before, now), delta)| *before as i64 + delta == *now as i64);
+    if !explained {
+        return;
+    }
+    for (list, more) in [(&mut d.added, added), (&mut d.deleted, deleted)] {
+        for p in more {
+            if !list.contains(&p) {
+                list.push(p);
+            }
+        }
+        list.sort();
+    }
+}
+
+/// The files of `commit`'s tree below `root`, relative to it; `None` when git cannot say (no
+/// git, not a work tree, an unknown commit).
+fn tracked_at(root: &std::path::Path, commit: &str) -> Option<std::collections::HashSet<String>> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["ls-tree", "-r", "-z", "--name-only", commit])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).ok()?;
+    Some(
+        text.split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// A replayed plan.

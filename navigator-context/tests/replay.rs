@@ -109,6 +109,77 @@ fn a_deleted_and_an_added_file_are_named() {
     }
 }
 
+/// Runs git in `root` with a throwaway identity, asserting it succeeds.
+fn git(root: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["-c", "user.name=t", "-c", "user.email=t@e"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+#[test]
+fn files_added_to_and_deleted_from_a_folded_directory_are_named_in_git() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture::write_repo(dir.path());
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "first"]);
+    let map = open(dir.path());
+    let plan = explore(&map, "Refactor the auth middleware", 2_000).plan;
+    let pins = plan.pinned.clone().unwrap();
+    assert!(pins.commit.is_some(), "{pins:?}");
+    // A ledger table only counted in a folded line goes, two arrive (one committed, one not).
+    let gone = (0..40)
+        .map(|i| format!("src/db/table_{i:02}.rs"))
+        .rfind(|p| !pins.files.contains_key(p))
+        .expect("a folded table");
+    fs::remove_file(dir.path().join(&gone)).unwrap();
+    fs::write(dir.path().join("src/db/table_50.rs"), "pub fn t50() {}\n").unwrap();
+    git(dir.path(), &["add", "src/db/table_50.rs"]);
+    git(dir.path(), &["commit", "-q", "-m", "second"]);
+    fs::write(dir.path().join("src/db/table_51.rs"), "pub fn t51() {}\n").unwrap();
+    let err = replay(&open(dir.path()), &plan, false).unwrap_err();
+    let Error::PlanDrift {
+        added,
+        deleted,
+        recounted,
+        ..
+    } = &err
+    else {
+        panic!("expected drift, got {err:?}");
+    };
+    assert_eq!(
+        added,
+        &["src/db/table_50.rs", "src/db/table_51.rs"],
+        "{err}"
+    );
+    assert_eq!(deleted, &[gone], "{err}");
+    assert!(!recounted.is_empty(), "{err}");
+    // A file that was there untracked when the plan was pinned cannot be told from a new one:
+    // nothing is named that does not account for the recount.
+    let dir = tempfile::tempdir().unwrap();
+    fixture::write_repo(dir.path());
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "src/auth"]);
+    git(dir.path(), &["commit", "-q", "-m", "auth only"]);
+    let plan = explore(&open(dir.path()), "Refactor the auth middleware", 2_000).plan;
+    fs::write(dir.path().join("src/db/table_50.rs"), "pub fn t50() {}\n").unwrap();
+    match replay(&open(dir.path()), &plan, false) {
+        Err(Error::PlanDrift {
+            added, recounted, ..
+        }) => {
+            assert!(added.is_empty(), "{added:?}");
+            assert!(!recounted.is_empty());
+        }
+        other => panic!("expected drift, got {other:?}"),
+    }
+}
+
 #[test]
 fn the_context_comes_in_rank_order_with_a_header_per_file() {
     let dir = tempfile::tempdir().unwrap();
