@@ -40,6 +40,9 @@ pub struct ChangeHistory {
     /// Per file, the subject lines of the commits that changed it (mass changes excepted),
     /// newest first, one per line.
     subjects: HashMap<String, String>,
+    /// The commits read (mass changes and empty subjects excepted), newest first: subject
+    /// line and the paths it changed.
+    changes: Vec<(String, Vec<String>)>,
     commits: usize,
 }
 
@@ -74,6 +77,7 @@ impl ChangeHistory {
     pub(crate) fn from_log(log: &str) -> ChangeHistory {
         let mut weights: HashMap<String, f64> = HashMap::new();
         let mut subjects: HashMap<String, String> = HashMap::new();
+        let mut changes = Vec::new();
         let mut commits = 0;
         for (age, block) in log.split('\0').skip(1).enumerate() {
             commits += 1;
@@ -90,8 +94,11 @@ impl ChangeHistory {
             // Recency, shared among the files of the commit: a two-file fix says more about
             // each file than a twenty-file sweep.
             let w = 0.5f64.powf(age as f64 / HALF_LIFE_COMMITS) / (paths.len() as f64).sqrt();
-            for p in paths {
-                let path = unquote(p);
+            let paths: Vec<String> = paths.into_iter().map(unquote).collect();
+            if !subject.is_empty() {
+                changes.push((subject.to_string(), paths.clone()));
+            }
+            for path in paths {
                 if !subject.is_empty() {
                     let said = subjects.entry(path.clone()).or_default();
                     said.push_str(subject);
@@ -107,6 +114,7 @@ impl ChangeHistory {
         ChangeHistory {
             weights,
             subjects,
+            changes,
             commits,
         }
     }
@@ -120,6 +128,12 @@ impl ChangeHistory {
     /// line ("" for none): what the project called its past changes to the file.
     pub fn subjects(&self, path: &str) -> &str {
         self.subjects.get(path).map_or("", String::as_str)
+    }
+
+    /// The commits read, newest first, each as its subject line and the paths it changed
+    /// (commits with no subject, or sweeping over many files, left out).
+    pub fn changes(&self) -> impl Iterator<Item = (&str, &[String])> {
+        self.changes.iter().map(|(s, p)| (s.as_str(), p.as_slice()))
     }
 
     /// How many commits were read.

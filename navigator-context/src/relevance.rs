@@ -45,6 +45,12 @@ const W_FAILED: f64 = 1.5;
 /// [`crate::ChangeHistory::subjects`]): a goal saying what earlier changes to the file said.
 /// Set to 0.5 before any run; 0.3 and 1.0 measured beside it (docs/benchmarks.md).
 const W_LOG: f64 = 0.5;
+/// Weight of the votes of the past commits most like the goal (by BM25 over their subject
+/// lines) for the files they changed: a goal resembling one earlier change points at what that
+/// change touched, even when the file's own words and its other commits say something else.
+const W_SIMILAR: f64 = 0.5;
+/// How many of the most similar past commits vote.
+const SIMILAR_COMMITS: usize = 10;
 
 /// A goal of more words than this (or of several lines) is a report, not a subject line.
 const LONG_WORDS: usize = 30;
@@ -165,6 +171,19 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     for (i, x) in named.failed.iter().enumerate() {
         text[i] += W_FAILED * x;
     }
+    // Commit subjects are one line, like a subject-line goal. A report's prose would match
+    // half the log, and its title alone lost more than it gained on dev (docs/benchmarks.md).
+    if let Some(h) = map.history().filter(|_| !is_long(goal)) {
+        for (i, (x, like)) in similar_commits(files, h, &query, &mut stems)
+            .into_iter()
+            .enumerate()
+        {
+            if x > 0.0 {
+                text[i] += W_SIMILAR * x;
+                reasons[i].push(format!("changed by a past commit like the goal: {like}"));
+            }
+        }
+    }
     let prefix = scope_prefix(scope_text);
     for (i, f) in files.iter().enumerate() {
         if is_auxiliary(&f.path) {
@@ -223,6 +242,58 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let top = scored.first().map(|s| s.score).unwrap_or(1.0);
     scored.iter_mut().for_each(|s| s.score /= top);
     scored
+}
+
+/// Per file, the votes of the [`SIMILAR_COMMITS`] past commits whose subjects best match
+/// `query` (each its BM25 score over the best one's, shared among the files it changed by the
+/// square root of their number), normalised to 1 for the best file, with the subject of the
+/// commit that voted most for it.
+fn similar_commits(
+    files: &[FileEntry],
+    history: &crate::ChangeHistory,
+    query: &[(String, f64)],
+    stems: &mut Stems,
+) -> Vec<(f64, String)> {
+    let changes: Vec<(&str, &[String])> = history.changes().collect();
+    let field = Field::new(
+        changes
+            .iter()
+            .map(|(s, _)| stems.counts(terms(s)))
+            .collect(),
+    );
+    let mut best: Vec<(usize, f64)> = field
+        .scores(query)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, (s, _))| *s > 0.0)
+        .map(|(k, (s, _))| (k, s))
+        .collect();
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    best.truncate(SIMILAR_COMMITS);
+    let mut votes: Vec<(f64, String)> = vec![(0.0, String::new()); files.len()];
+    let Some(&(_, top)) = best.first() else {
+        return votes;
+    };
+    let mut strongest = vec![0.0f64; files.len()];
+    for (k, s) in best {
+        let (subject, paths) = changes[k];
+        let share = s / top / (paths.len() as f64).sqrt();
+        for p in paths {
+            let Ok(i) = files.binary_search_by(|f| f.path.as_str().cmp(p)) else {
+                continue;
+            };
+            votes[i].0 += share;
+            if share > strongest[i] {
+                strongest[i] = share;
+                votes[i].1 = subject.to_string();
+            }
+        }
+    }
+    let max = votes.iter().map(|v| v.0).fold(0.0, f64::max);
+    if max > 0.0 {
+        votes.iter_mut().for_each(|v| v.0 /= max);
+    }
+    votes
 }
 
 /// Whether a goal is a report rather than a subject line: several lines or many words.
@@ -571,6 +642,48 @@ mod tests {
                 .any(|r| r.starts_with("past commits match: ")
                     && r.contains("idl")
                     && r.contains("connect")),
+            "{ranked:?}"
+        );
+    }
+
+    #[test]
+    fn past_commits_like_the_goal_vote_for_the_files_they_changed() {
+        let files = [
+            ("src/a_pool.rs", "pub fn checkout() {}"),
+            ("src/b_conn.rs", "pub fn close() {}"),
+            ("src/c_docs.rs", "pub fn spelling() {}"),
+            ("src/d_idle.rs", "pub fn timeout() {}"),
+        ];
+        let (_d, map) = map_of(&files);
+        let log = "\0fix(pool): return idle connections on drop\n\nsrc/a_pool.rs\nsrc/b_conn.rs\n\
+                   \0docs: spelling\n\nsrc/c_docs.rs\n\
+                   \0pool: shorter idle timeout\n\nsrc/d_idle.rs\n";
+        let history = crate::history::ChangeHistory::from_log(log);
+        let goal = "return idle connections to the pool when dropped";
+        let mut stems = Stems::new();
+        let query = weighted_query(goal, &Goal::parse(goal), &mut stems);
+        let votes = similar_commits(map.files(), &history, &query, &mut stems);
+        // The closest commit's two files share its vote; the unrelated commit gives nothing.
+        assert_eq!(votes[0].0, 1.0, "{votes:?}");
+        assert_eq!(votes[0], votes[1]);
+        assert_eq!(votes[0].1, "fix(pool): return idle connections on drop");
+        assert_eq!(votes[2], (0.0, String::new()));
+        assert!(votes[3].0 > 0.0 && votes[3].0 < 1.0, "{votes:?}");
+        assert_eq!(votes[3].1, "pool: shorter idle timeout");
+        // In the ranking the vote is relevance with its reason (the commit's words are the
+        // goal's, as with a file's own past subjects); a file only unlike commits changed
+        // ranks nowhere.
+        let map = map.with_history(Some(history));
+        let ranked = rank(&map, goal);
+        let b = ranked.iter().find(|s| s.path == "src/b_conn.rs").unwrap();
+        assert!(
+            b.reasons
+                .iter()
+                .any(|r| r.starts_with("changed by a past commit like the goal: fix(pool)")),
+            "{ranked:?}"
+        );
+        assert!(
+            ranked.iter().all(|s| s.path != "src/c_docs.rs"),
             "{ranked:?}"
         );
     }
