@@ -105,6 +105,17 @@ pub struct Args {
     pub no_fill: bool,
 }
 
+/// `text` as one POSIX shell word: bare when it holds only safe characters, else in single
+/// quotes (a quote inside closes, escapes and reopens them).
+fn shell_quote(text: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_./-:=@%+,".contains(c);
+    if !text.is_empty() && text.chars().all(safe) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 /// Whether a lone argument reads as a path rather than a goal (`./x`, `../x`, `/x`, `~/x`,
 /// `x/`), so that a mistyped repository is an error instead of a one-word goal.
 fn looks_like_a_path(arg: &str) -> bool {
@@ -347,6 +358,20 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                 replayed.rendered.tokens,
                 replayed.plan.token_budget
             );
+            // A refit only lowers: a plan never shows more than its rules ask for, so a larger
+            // budget stays partly unspent. Say how to fill it.
+            if args.tokens.is_some()
+                && replayed.degraded.is_empty()
+                && replayed.rendered.tokens * 10 < replayed.plan.token_budget * 9
+            {
+                eprintln!(
+                    "note: a refit keeps the plan's levels and only lowers them; to fill {} tokens, explore again: navigator context {} {} --tokens {}",
+                    replayed.plan.token_budget,
+                    shell_quote(&replayed.plan.goal),
+                    shell_quote(&repo.display().to_string()),
+                    replayed.plan.token_budget
+                );
+            }
         }
         write_plan(
             &args,

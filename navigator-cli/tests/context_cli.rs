@@ -311,6 +311,21 @@ fn replay_takes_a_new_budget_only_with_refit() {
         "{}",
         text(&refit.stderr)
     );
+    // A larger budget is not filled by a refit (it only lowers); it says how to fill it.
+    let wider = navigator(
+        &[
+            "context", "--replay", plan, root, "--tokens", "30000", "--refit",
+        ],
+        cache.path(),
+    );
+    assert!(wider.status.success(), "{}", text(&wider.stderr));
+    let note = text(&wider.stderr);
+    assert!(
+        note.contains(
+            "to fill 30000 tokens, explore again: navigator context 'ledger entry rows' "
+        ) && note.contains("--tokens 30000"),
+        "{note}"
+    );
 }
 
 #[test]
