@@ -87,16 +87,26 @@ fn short_hash(text: &str) -> String {
     crate::cache::content_hash(text.as_bytes())[..HASH_HEX].to_string()
 }
 
-/// The git commit checked out at `root`, when it is a git work tree and git is installed.
-fn git_commit(root: &std::path::Path) -> Option<String> {
+/// What `git -C root ARGS` printed, when git runs there and succeeds.
+fn git_stdout(root: &std::path::Path, args: &[&str]) -> Option<String> {
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(root)
-        .args(["rev-parse", "--verify", "--quiet", "HEAD"])
+        .args(args)
         .output()
         .ok()?;
-    let id = String::from_utf8(out.stdout).ok()?.trim().to_string();
-    (out.status.success() && id.len() >= 40).then_some(id)
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8(out.stdout).ok()
+}
+
+/// The git commit checked out at `root`, when it is a git work tree and git is installed.
+fn git_commit(root: &std::path::Path) -> Option<String> {
+    let id = git_stdout(root, &["rev-parse", "--verify", "--quiet", "HEAD"])?
+        .trim()
+        .to_string();
+    (id.len() >= 40).then_some(id)
 }
 
 /// What `rendered` (a render of `plan` over `map`) was built from.
@@ -266,16 +276,7 @@ fn name_folded(map: &RepoMap, old: &Pins, commit: &str, folded: &[&str], d: &mut
 /// The files of `commit`'s tree below `root`, relative to it; `None` when git cannot say (no
 /// git, not a work tree, an unknown commit).
 fn tracked_at(root: &std::path::Path, commit: &str) -> Option<std::collections::HashSet<String>> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["ls-tree", "-r", "-z", "--name-only", commit])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let text = String::from_utf8(out.stdout).ok()?;
+    let text = git_stdout(root, &["ls-tree", "-r", "-z", "--name-only", commit])?;
     Some(
         text.split('\0')
             .filter(|p| !p.is_empty())
