@@ -79,23 +79,73 @@ fn normalise(v: &mut [f64]) {
 
 pub(crate) fn is_auxiliary(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
-    lower.split('/').any(|seg| {
-        matches!(
-            seg,
-            "test"
-                | "tests"
-                | "testing"
-                | "bench"
-                | "benches"
-                | "examples"
-                | "example"
-                | "fixtures"
-                | "testdata"
-        ) || seg.starts_with("test_")
+    lower.split('/').any(|seg| auxiliary_kind(seg).is_some())
+}
+
+/// What kind of auxiliary file a path segment marks, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Auxiliary {
+    Test,
+    Bench,
+    Example,
+}
+
+fn auxiliary_kind(seg: &str) -> Option<Auxiliary> {
+    match seg {
+        "bench" | "benches" => Some(Auxiliary::Bench),
+        "examples" | "example" => Some(Auxiliary::Example),
+        "test" | "tests" | "testing" | "fixtures" | "testdata" => Some(Auxiliary::Test),
+        _ if seg.starts_with("test_")
             || seg.contains("_test.")
             || seg.contains(".test.")
-            || seg.contains(".spec.")
-    })
+            || seg.contains(".spec.") =>
+        {
+            Some(Auxiliary::Test)
+        }
+        _ => None,
+    }
+}
+
+/// The auxiliary kinds a goal asks for by name: "update the TLS examples", "a bench for the
+/// router". Files of those kinds are then what the goal changes and are not ranked down.
+/// Tests are never asked for this way: "add a test" mostly comes with the change it tests.
+/// "For example" is a figure of speech, not a request.
+#[derive(Debug, Default, Clone, Copy)]
+struct AskedFor {
+    examples: bool,
+    benches: bool,
+}
+
+impl AskedFor {
+    fn of(text: &str) -> Self {
+        let words: Vec<String> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let mut asked = AskedFor::default();
+        for (k, w) in words.iter().enumerate() {
+            match w.as_str() {
+                "example" | "examples" if k == 0 || words[k - 1] != "for" => asked.examples = true,
+                "bench" | "benches" | "benchmark" | "benchmarks" => asked.benches = true,
+                _ => {}
+            }
+        }
+        asked
+    }
+
+    /// Whether every auxiliary mark of `path` is of a kind asked for (false for a path with
+    /// none).
+    fn covers(&self, path: &str) -> bool {
+        let lower = path.to_ascii_lowercase();
+        let mut kinds = lower.split('/').filter_map(auxiliary_kind).peekable();
+        kinds.peek().is_some()
+            && kinds.all(|k| match k {
+                Auxiliary::Example => self.examples,
+                Auxiliary::Bench => self.benches,
+                Auxiliary::Test => false,
+            })
+    }
 }
 
 /// Ranks the files of `map` by relevance to `goal`, best first; files with no signal at all
@@ -185,9 +235,16 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         }
     }
     let prefix = scope_prefix(scope_text);
+    let asked = AskedFor::of(scope_text);
+    let ranked_down: Vec<bool> = files
+        .iter()
+        .map(|f| is_auxiliary(&f.path) && !asked.covers(&f.path))
+        .collect();
     for (i, f) in files.iter().enumerate() {
-        if is_auxiliary(&f.path) {
+        if ranked_down[i] {
             text[i] *= AUXILIARY_PENALTY;
+        } else if text[i] > 0.0 && is_auxiliary(&f.path) {
+            reasons[i].push("of a kind the goal asks for".into());
         }
         if f.lang.is_none() {
             text[i] *= NON_CODE_PENALTY;
@@ -206,7 +263,7 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     if let Some(history) = map.history() {
         for (i, f) in files.iter().enumerate() {
             let h = history.weight(&f.path);
-            if h > 0.0 && combined[i] > 0.0 && f.lang.is_some() && !is_auxiliary(&f.path) {
+            if h > 0.0 && combined[i] > 0.0 && f.lang.is_some() && !ranked_down[i] {
                 combined[i] *= 1.0 + W_HISTORY * h;
                 if h >= 0.2 {
                     reasons[i].push(format!("changed often of late ({h:.2})"));
@@ -717,6 +774,45 @@ mod tests {
         // Without the panic the API files' words win: the location is what moved it.
         let prose = report.split("```").next().unwrap();
         assert_ne!(rank(&map, prose)[0].path, "src/proto/h2/mod.rs");
+    }
+
+    #[test]
+    fn examples_and_benches_the_goal_asks_for_are_not_ranked_down() {
+        let code = "pub fn redirect_http_to_https(port: u16) -> u16 { port }\n";
+        let (_d, map) = map_of(&[
+            ("src/redirect.rs", code),
+            ("examples/tls-redirect/src/main.rs", code),
+            ("tests/tls_redirect.rs", code),
+        ]);
+        let first = |goal: &str| rank(&map, goal)[0].path.clone();
+        let asked = rank(&map, "Update the TLS examples to redirect HTTP to HTTPS");
+        assert_eq!(
+            asked[0].path, "examples/tls-redirect/src/main.rs",
+            "{asked:?}"
+        );
+        assert!(asked[0].reasons.iter().any(|r| r.contains("asks for")));
+        // The same words without asking for an example: the library file wins.
+        assert_eq!(first("Redirect TLS HTTP to HTTPS"), "src/redirect.rs");
+        // "For example" asks for nothing, and tests are never asked for by name.
+        assert_eq!(
+            first("Redirect TLS HTTP to HTTPS, for example on port 80"),
+            "src/redirect.rs"
+        );
+        assert_eq!(
+            first("Update the TLS tests to redirect HTTP to HTTPS"),
+            "src/redirect.rs"
+        );
+    }
+
+    #[test]
+    fn asked_for_kinds_cover_only_paths_of_those_kinds() {
+        let asked = AskedFor::of("feat(bench): a benchmark for the router");
+        assert!(asked.benches && !asked.examples);
+        assert!(asked.covers("benches/router.rs"));
+        assert!(!asked.covers("src/router.rs"), "not auxiliary at all");
+        assert!(!asked.covers("tests/benches/router.rs"), "a test as well");
+        assert!(!AskedFor::of("for example").examples);
+        assert!(AskedFor::of("Example: add a websocket example").examples);
     }
 
     #[test]
