@@ -42,7 +42,8 @@ pub struct Args {
     /// Only items with at least one of these tags; repeatable.
     #[arg(long = "any-tag")]
     pub any_tags: Vec<String>,
-    /// Include archived items when no category is given.
+    /// Include archived items when no category is given (`--category archive` includes them
+    /// by itself).
     #[arg(long)]
     pub archived: bool,
     /// How many results (1-50).
@@ -109,7 +110,8 @@ pub fn run(args: Args) -> Outcome {
     .mode(args.mode)
     .limit(args.limit)
     .offset(args.offset)
-    .include_archived(args.archived);
+    // Naming the archive as a category asks for archived items: no extra flag needed.
+    .include_archived(args.archived || args.categories.contains(&Category::Archive));
     request.validate().map_err(|e| Failure::new(INPUT, e))?;
     let home = Home::resolve()?;
     home.require_index()?;

@@ -113,6 +113,36 @@ fn index_search_toc_status_on_the_sample_vault() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("Kitchen Renovation"), "{}", text(&out));
 
+    // Naming the archive as the category is enough to search it; unscoped, it stays out.
+    for args in [
+        &[
+            "search",
+            "moving checklist",
+            "--category",
+            "archive",
+            "--json",
+        ][..],
+        &["search", "--category", "archive", "--json"][..],
+    ] {
+        let out = navigator(home.path(), args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+        let hits: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(
+            !hits.is_empty()
+                && hits
+                    .iter()
+                    .all(|h| h["itemId"].as_str().unwrap().starts_with("4 Archives/")),
+            "{args:?}: {hits:?}"
+        );
+    }
+    let out = navigator(home.path(), &["search", "moving checklist", "--json"]);
+    let hits: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        hits.iter()
+            .all(|h| !h["itemId"].as_str().unwrap().starts_with("4 Archives/")),
+        "{hits:?}"
+    );
+
     let out = navigator(home.path(), &["status", "--json"]);
     let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
