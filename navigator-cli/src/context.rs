@@ -299,6 +299,9 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let tokens = args.tokens.unwrap_or(DEFAULT_TOKENS);
     let options = ScanOptions {
         history: !args.no_history,
+        // A plan saved inside the repository is not code to show, and its replay must not
+        // find it "added".
+        exclude: args.plan.iter().chain(&args.replay).cloned().collect(),
         ..ScanOptions::for_root(&repo)
     };
     let map = RepoMap::open_with(&repo, &options)

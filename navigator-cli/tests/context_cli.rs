@@ -127,6 +127,37 @@ fn plan_then_replay_is_identical_and_a_changed_file_fails_or_refits() {
 }
 
 #[test]
+fn a_plan_saved_inside_the_repository_is_not_part_of_it() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    let plan = repo.path().join("plan.yaml");
+    let plan = plan.to_str().unwrap();
+    let goal = "auth middleware token";
+    let first = navigator(&["context", goal, root, "--plan", plan], cache.path());
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    // The replay finds nothing added: the plan itself is left out of the scan.
+    let again = navigator(&["context", "--replay", plan, root], cache.path());
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert_eq!(text(&again.stdout), text(&first.stdout));
+    // Exploring again into the same file neither shows nor lists the old plan.
+    let second = navigator(&["context", goal, root, "--plan", plan], cache.path());
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    assert!(
+        !text(&second.stdout).contains("plan.yaml"),
+        "{}",
+        text(&second.stdout)
+    );
+    // Another explore without --plan sees it as any other file.
+    let plain = navigator(&["context", "pinned plan yaml", root], cache.path());
+    assert!(
+        text(&plain.stdout).contains("plan.yaml"),
+        "{}",
+        text(&plain.stdout)
+    );
+}
+
+#[test]
 fn without_a_goal_the_overview_spends_the_budget() {
     let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     write_repo(repo.path());

@@ -33,6 +33,11 @@ pub struct ScanOptions {
     /// a ranking prior: [`ChangeHistory`]. Default `true`; outside git the map simply has no
     /// history.
     pub history: bool,
+    /// Files left out of the map (absolute, or relative to the current directory; a link to
+    /// one stays): a Flight Plan written into the repository is not part of the code it
+    /// describes, and its replay must not count it as an added file. Paths outside the root
+    /// or in a directory that does not exist are ignored.
+    pub exclude: Vec<PathBuf>,
 }
 
 impl ScanOptions {
@@ -44,6 +49,7 @@ impl ScanOptions {
             max_read_bytes: 16 * 1024 * 1024,
             max_outline_bytes: 1024 * 1024,
             history: true,
+            exclude: Vec::new(),
         }
     }
 }
@@ -238,7 +244,25 @@ impl RepoMap {
             .history
             .then(|| crate::history::spawn_log(&canon, "HEAD").ok())
             .flatten();
-        let walked = walk(&canon);
+        // Excluded files by their repository-relative key (a link to one stays).
+        let excluded: Vec<String> = options
+            .exclude
+            .iter()
+            .filter_map(|p| {
+                let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+                let dir = parent.unwrap_or(Path::new(".")).canonicalize().ok()?;
+                let rel = dir.join(p.file_name()?);
+                let rel = rel.strip_prefix(&canon).ok()?;
+                Some(
+                    rel.components()
+                        .map(|c| path_key(c.as_os_str()))
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                )
+            })
+            .collect();
+        let mut walked = walk(&canon);
+        walked.retain(|w| !matches!(w, Walked::File(_, rel) if excluded.contains(rel)));
         let cache = Arc::new(OutlineCache::for_repo(options.cache_dir.clone(), &canon));
         let mut skipped = Vec::new();
         let paths: Vec<(PathBuf, String)> = walked
@@ -601,6 +625,31 @@ mod tests {
         let paths: Vec<_> = map.files().iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["alias.rs", "in.rs"]);
         assert_eq!(map.skipped()[0].0, "leak.rs");
+    }
+
+    #[test]
+    fn excluded_files_are_left_out_but_links_to_them_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        fs::create_dir(r.join("plans")).unwrap();
+        fs::write(r.join("in.rs"), "fn inside() {}").unwrap();
+        fs::write(r.join("plans/plan.yaml"), "goal: x").unwrap();
+        std::os::unix::fs::symlink(r.join("in.rs"), r.join("alias.rs")).unwrap();
+        let map = RepoMap::open_with(
+            r,
+            &ScanOptions {
+                cache_dir: None,
+                exclude: vec![
+                    r.join("plans/plan.yaml"),
+                    r.join("in.rs"),
+                    r.join("not-there.yaml"),
+                ],
+                ..ScanOptions::for_root(r)
+            },
+        )
+        .unwrap();
+        let paths: Vec<_> = map.files().iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["alias.rs"]);
     }
 
     #[test]
