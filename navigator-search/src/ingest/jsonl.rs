@@ -167,9 +167,16 @@ pub fn parse_row(line: usize, text: &str, now: DateTime<Utc>) -> Result<Item, Ro
             ))
         }
     };
-    let created = date(get(&["createdAt", "created_at"]), "createdAt", &err)?.unwrap_or(now);
-    let updated =
-        date(get(&["updatedAt", "updated_at"]), "updatedAt", &err)?.unwrap_or(created.max(now));
+    let created = date(get(&["createdAt", "created_at"]), "createdAt", &err)?;
+    let updated = date(get(&["updatedAt", "updated_at"]), "updatedAt", &err)?;
+    // A row with one date uses it for both: an export that carries only `updatedAt` must not
+    // be "updated before it was created" (now).
+    let (created, updated) = match (created, updated) {
+        (Some(c), Some(u)) => (c, u),
+        (Some(c), None) => (c, c.max(now)),
+        (None, Some(u)) => (u, u),
+        (None, None) => (now, now),
+    };
     if updated < created {
         return Err(err(
             "updatedAt",
@@ -300,6 +307,24 @@ mod tests {
         assert_eq!(item.metadata["src"], "crm");
         assert_eq!(item.metadata["properties"]["priority"], "high");
         assert_eq!(item.updated_at.to_rfc3339(), "2025-01-02T00:00:00+00:00");
+    }
+
+    #[test]
+    fn one_date_stands_for_both() {
+        let row = |dates: &str| {
+            let item = parse_row(1, &format!(r#"{{"id":"a","title":"x"{dates}}}"#), now()).unwrap();
+            (item.created_at.to_rfc3339(), item.updated_at.to_rfc3339())
+        };
+        let day = "2024-03-01T00:00:00+00:00".to_string();
+        assert_eq!(
+            row(r#","updatedAt":"2024-03-01""#),
+            (day.clone(), day.clone())
+        );
+        assert_eq!(
+            row(r#","createdAt":"2024-03-01""#),
+            (day, now().to_rfc3339())
+        );
+        assert_eq!(row(""), (now().to_rfc3339(), now().to_rfc3339()));
     }
 
     #[test]
