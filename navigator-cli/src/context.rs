@@ -66,7 +66,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_tokens, allow_negative_numbers = true)]
     pub tokens: Option<usize>,
     /// The most USD the LLM policy may spend.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_usd, allow_negative_numbers = true)]
     pub usd: Option<f64>,
     /// Autonomous, or interactive (turn reports on stderr, answers on stdin).
     #[arg(long, value_enum, default_value_t = Mode::Autonomous)]
@@ -134,6 +134,15 @@ fn parse_tokens(s: &str) -> Result<usize, String> {
         Ok(n) if n >= 1 => usize::try_from(n).map_err(|_| format!("{n} is too large")),
         Ok(_) => Err("the budget is a positive number of tokens, like 8000".into()),
         Err(_) => Err(format!("`{s}` is not a whole number of tokens (like 8000)")),
+    }
+}
+
+/// `--usd`: a finite amount of at least 0.
+fn parse_usd(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Ok(_) => Err("the budget is an amount of USD of at least 0, like 0.05".into()),
+        Err(_) => Err(format!("`{s}` is not an amount of USD (like 0.05)")),
     }
 }
 

@@ -27,6 +27,8 @@ pub type Outcome = Result<ExitCode, Failure>;
 pub const NOTHING_FOUND: u8 = 1;
 /// Exit code 1 for a failed `context` run.
 pub const CONTEXT: u8 = 1;
+/// Exit code 2: a request the command line spelled wrong (clap's own errors exit 2 too).
+pub const USAGE: u8 = 2;
 /// Exit code 3.
 pub const CONFIG: u8 = 3;
 /// Exit code 4.

@@ -73,6 +73,14 @@ fn main() -> std::process::ExitCode {
             e.exit()
         }
     };
+    let json = match &cli.command {
+        Command::Index(a) => a.json,
+        Command::Search(a) => a.json,
+        Command::Toc(a) => a.json,
+        Command::Status(a) => a.json,
+        Command::Context(a) => a.json,
+        Command::Reindex(_) | Command::Mcp(_) => false,
+    };
     let result = match cli.command {
         Command::Index(args) => index::run(args),
         Command::Search(args) => search::run(args),
@@ -80,21 +88,15 @@ fn main() -> std::process::ExitCode {
         Command::Status(args) => status::run(args),
         Command::Reindex(args) => status::reindex(args),
         Command::Mcp(args) => mcp::run(args),
-        Command::Context(args) => {
-            let json = args.json;
-            home::runtime()
-                .and_then(|rt| {
-                    rt.block_on(context::run(args))
-                        .map_err(|e| exit::Failure::new(exit::CONTEXT, e))
-                })
-                .inspect_err(|f| {
-                    if json {
-                        // A script reading stdout gets an answer it can parse either way.
-                        exit::print_json(&format!("{:#}", f.error), f.code);
-                    }
-                })
-        }
+        Command::Context(args) => home::runtime().and_then(|rt| {
+            rt.block_on(context::run(args))
+                .map_err(|e| exit::Failure::new(exit::CONTEXT, e))
+        }),
     };
+    if let (true, Err(f)) = (json, &result) {
+        // A script reading stdout gets an answer it can parse either way.
+        exit::print_json(&format!("{:#}", f.error), f.code);
+    }
     exit::report(result)
 }
 

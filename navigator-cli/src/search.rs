@@ -1,6 +1,6 @@
 //! `navigator search [query]`: without a query, the notes matching the filters, newest first.
 
-use crate::exit::{Failure, Outcome, INPUT, NOTHING_FOUND};
+use crate::exit::{Failure, Outcome, NOTHING_FOUND, USAGE};
 use crate::home::{runtime, Home};
 use navigator_core::{
     Category, DateRange, SearchFilters, SearchMode, SearchRequest, SearchService, TagFilter,
@@ -47,10 +47,11 @@ pub struct Args {
     #[arg(long)]
     pub archived: bool,
     /// How many results (1-50).
-    #[arg(long, short = 'n', default_value_t = 10)]
+    #[arg(long, short = 'n', default_value_t = 10, allow_negative_numbers = true,
+          value_parser = parse_limit)]
     pub limit: u32,
     /// Skip this many results (paging).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = parse_offset)]
     pub offset: u32,
     /// Print the results as JSON (the SearchResult contract, camelCase).
     #[arg(long)]
@@ -60,6 +61,26 @@ pub struct Args {
 fn parse_mode(s: &str) -> Result<SearchMode, String> {
     serde_json::from_value(serde_json::Value::String(s.to_lowercase()))
         .map_err(|_| format!("`{s}` is not a mode (hybrid, semantic, keyword)"))
+}
+
+/// `--limit`: 1 to 50, the page sizes a search request accepts.
+fn parse_limit(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<i64>() {
+        Ok(n @ 1..=50) => Ok(n as u32),
+        Ok(n) => Err(format!("{n} is not a page size: give 1 to 50")),
+        Err(_) => Err(format!("`{s}` is not a whole number (1 to 50)")),
+    }
+}
+
+/// `--offset`: a whole number of results to skip, at least 0.
+fn parse_offset(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<i64>() {
+        Ok(n) if n >= 0 => u32::try_from(n).map_err(|_| format!("{n} is too large")),
+        Ok(n) => Err(format!(
+            "{n}: the offset is a count of results to skip, at least 0"
+        )),
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
 }
 
 fn parse_date(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
@@ -106,13 +127,13 @@ pub fn run(args: Args) -> Outcome {
             )
         }),
     }
-    .map_err(|e| Failure::new(INPUT, e))?
+    .map_err(|e| Failure::new(USAGE, e))?
     .mode(args.mode)
     .limit(args.limit)
     .offset(args.offset)
     // Naming the archive as a category asks for archived items: no extra flag needed.
     .include_archived(args.archived || args.categories.contains(&Category::Archive));
-    request.validate().map_err(|e| Failure::new(INPUT, e))?;
+    request.validate().map_err(|e| Failure::new(USAGE, e))?;
     let home = Home::resolve()?;
     home.require_index()?;
     let page = runtime()?.block_on(async {

@@ -55,6 +55,31 @@ fn usage_errors_and_help() {
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     let out = navigator(dir.path(), &["search", "anything"]);
     assert_eq!(out.status.code(), Some(4), "no index yet: {}", text(&out));
+    // A request the command line spelled wrong is a usage error (2), whoever catches it.
+    for args in [
+        &["search", ""][..],
+        &["search", "x", "--limit", "0"],
+        &["search", "x", "--limit", "51"],
+        &["search", "x", "--limit", "-1"],
+        &["search", "x", "--offset", "-3"],
+        &["context", "x", ".", "--usd", "-1"],
+    ] {
+        let out = navigator(dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(!text(&out).contains("use '--"), "{args:?}: {}", text(&out));
+    }
+    // With --json, a failure after parsing is a JSON object on stdout too.
+    for args in [
+        &["search", "anything", "--json"][..],
+        &["toc", "--json"],
+        &["index", "/definitely/not/here", "--json"],
+    ] {
+        let out = navigator(dir.path(), args);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&out)));
+        assert_eq!(v["exit_code"], 4, "{args:?}: {v}");
+        assert_eq!(out.status.code(), Some(4), "{args:?}");
+    }
 }
 
 #[test]
