@@ -118,6 +118,16 @@ impl RedbStore {
             );
         }
         let db = match catch_unwind(AssertUnwindSafe(|| Database::create(&path))) {
+            Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => {
+                return Err(Error::Storage {
+                    path,
+                    message: "it is already open, by another process (a server or a \
+                              watcher on the same data directory) or elsewhere in this one; \
+                              one opener at a time"
+                        .into(),
+                    source: None,
+                })
+            }
             Ok(db) => db.map_err(|e| storage(&path, e))?,
             Err(_) => {
                 return Ok(Err(Damage {
@@ -823,6 +833,29 @@ mod tests {
         std::fs::write(&path, &intact).unwrap();
         let store = RedbStore::open(&path).unwrap();
         assert!(store.item_by_key(1).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_store_open_elsewhere_is_refused_once_in_plain_words_and_left_working() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.redb");
+        let first = RedbStore::open(&path).unwrap();
+        first.write_items(&[item("a")], None).unwrap();
+        let err = RedbStore::open(&path).unwrap_err();
+        let chain = format!("{:#}", anyhow::Error::from(err));
+        assert!(chain.contains("already open"), "{chain}");
+        assert_eq!(
+            chain.matches("already open").count(),
+            1,
+            "said once: {chain}"
+        );
+        assert!(first.item_by_key(1).unwrap().is_some());
+        drop(first);
+        assert!(RedbStore::open(&path)
+            .unwrap()
+            .item_by_key(1)
+            .unwrap()
+            .is_some());
     }
 
     #[test]
