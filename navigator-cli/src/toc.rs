@@ -4,7 +4,7 @@ use crate::exit::{Failure, Outcome, INPUT};
 use crate::home::{runtime, Home};
 use anyhow::anyhow;
 use navigator_core::{Category, Item, ItemScan, ItemStore};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::process::ExitCode;
 
 /// Print the table of contents of the index: each category, its folders and notes as a
@@ -17,9 +17,9 @@ pub struct Args {
     /// Start at this item (a folder id such as `Projects/Phoenix/`).
     #[arg(long)]
     pub under: Option<String>,
-    /// How many levels to show.
-    #[arg(long, default_value_t = 3)]
-    pub depth: usize,
+    /// How many levels to show (at least 1).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..))]
+    pub depth: u16,
     /// Print the tree as JSON.
     #[arg(long)]
     pub json: bool,
@@ -48,12 +48,16 @@ pub fn run(args: Args) -> Outcome {
             .await
             .map_err(Failure::from)
     })?;
+    let category_of: HashMap<&str, Category> =
+        items.iter().map(|i| (i.id.as_str(), i.category)).collect();
     let mut children: BTreeMap<Option<&str>, Vec<&Item>> = BTreeMap::new();
     for item in &items {
+        // A note whose front matter moved it to another category (`category: area` inside a
+        // project's folder) is listed under that category, not under its folder.
         let parent = item
             .parent_id
             .as_deref()
-            .filter(|p| items.iter().any(|i| i.id == *p));
+            .filter(|p| category_of.get(p) == Some(&item.category));
         children.entry(parent).or_default().push(item);
     }
     for list in children.values_mut() {
@@ -63,7 +67,7 @@ pub fn run(args: Args) -> Outcome {
     let build = |roots: Vec<&Item>| -> Vec<Node> {
         roots
             .into_iter()
-            .map(|i| node(i, &children, args.depth.saturating_sub(1)))
+            .map(|i| node(i, &children, usize::from(args.depth) - 1))
             .collect()
     };
     let tree: Vec<(String, Vec<Node>)> = match &args.under {

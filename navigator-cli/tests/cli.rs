@@ -345,3 +345,41 @@ fn index_watch_follows_writes_edits_and_deletes() {
         "the deleted note is gone: {gone:?}"
     );
 }
+
+/// `toc`: a note whose front matter moves it to another category is listed under that
+/// category, as search scopes it, not under its folder's.
+#[test]
+fn toc_lists_a_note_under_the_category_its_front_matter_gives() {
+    let home = tempfile::tempdir().unwrap();
+    let vault = tempfile::tempdir().unwrap();
+    let project = vault.path().join("1 Projects/Garden");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("Plan.md"),
+        "# Plan\n\nDig the beds in March.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("Soil.md"),
+        "---\ncategory: area\n---\n# Soil\n\nKeep the soil healthy all year.\n",
+    )
+    .unwrap();
+    let out = navigator(
+        home.path(),
+        &["index", vault.path().to_str().unwrap(), "--quiet"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let toc = |category: &str| -> String {
+        let out = navigator(home.path(), &["toc", "-c", category, "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (area, project) = (toc("area"), toc("project"));
+    assert!(area.contains("Soil.md"), "{area}");
+    assert!(
+        project.contains("Plan.md") && !project.contains("Soil.md"),
+        "{project}"
+    );
+    let out = navigator(home.path(), &["toc", "--depth", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
