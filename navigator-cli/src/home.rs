@@ -33,6 +33,19 @@ pub struct LastIndex {
     pub duration_ms: u64,
     /// The run's report.
     pub report: serde_json::Value,
+    /// Its `--folder` mappings: a server re-indexing the same vault keeps them.
+    #[serde(default)]
+    pub folders: Vec<(String, navigator_core::Category)>,
+    /// Its `--max-file-mib` (absent in records of older versions: the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_file_mib: Option<u64>,
+}
+
+impl LastIndex {
+    /// The ingest options of that run, for re-indexing the same source the same way.
+    pub fn ingest_options(&self) -> navigator_search::ingest::IngestOptions {
+        crate::index::ingest_options(&self.folders, self.max_file_mib)
+    }
 }
 
 impl Home {

@@ -53,15 +53,7 @@ pub fn run(args: Args) -> Outcome {
             anyhow!("{}: no such file or folder", args.path.display()),
         ));
     }
-    let mut layout = ParaLayout::default();
-    for (name, category) in &args.folders {
-        layout = layout.with_folder(name, *category);
-    }
-    let options = IngestOptions {
-        layout,
-        max_file_bytes: args.max_file_mib.saturating_mul(1024 * 1024),
-        ..IngestOptions::default()
-    };
+    let options = ingest_options(&args.folders, Some(args.max_file_mib));
     let rt = runtime()?;
     rt.block_on(async {
         let engine = home.engine().await?;
@@ -71,6 +63,25 @@ pub fn run(args: Args) -> Outcome {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Ingest options from the command line's `--folder` mappings and `--max-file-mib` (`None`:
+/// the default).
+pub(crate) fn ingest_options(
+    folders: &[(String, Category)],
+    max_file_mib: Option<u64>,
+) -> IngestOptions {
+    let mut layout = ParaLayout::default();
+    for (name, category) in folders {
+        layout = layout.with_folder(name, *category);
+    }
+    let defaults = IngestOptions::default();
+    IngestOptions {
+        layout,
+        max_file_bytes: max_file_mib
+            .map_or(defaults.max_file_bytes, |m| m.saturating_mul(1024 * 1024)),
+        ..defaults
+    }
 }
 
 async fn once(
@@ -105,6 +116,8 @@ async fn once(
         finished_at: chrono::Utc::now(),
         duration_ms: started.elapsed().as_millis() as u64,
         report: serde_json::to_value(&report).map_err(|e| Failure::new(crate::exit::INDEX, e))?,
+        folders: args.folders.clone(),
+        max_file_mib: Some(args.max_file_mib),
     };
     if let Err(e) = home.save_last_index(&last) {
         tracing::warn!(

@@ -309,6 +309,43 @@ fn the_vault_is_indexed_in_the_background_at_start_while_reads_are_answered() {
 }
 
 #[test]
+fn the_server_re_indexes_the_vault_with_the_folder_mappings_it_was_indexed_with() {
+    let fixture = Fixture::new();
+    let inbox = fixture.vault().join("Inbox");
+    std::fs::create_dir(&inbox).unwrap();
+    std::fs::write(
+        inbox.join("Standing desk.md"),
+        "Try a standing desk at work.\n",
+    )
+    .unwrap();
+    let out = navigator(&fixture.home())
+        .args(["index", "--quiet", "--folder", "Inbox=area"])
+        .arg(fixture.vault())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let mut server = fixture.serve();
+    // A write waits out the start-up index run, so what follows sees its result.
+    write(
+        &mut server,
+        json!({ "path": "Inbox/Chair.md", "content": "A better chair." }),
+    );
+    let found = server.ok(
+        "search",
+        json!({ "query": "standing desk", "categories": ["area"] }),
+    );
+    // A clear match is a navigation to it; else the first result.
+    let hit = match found["action"].as_str() {
+        Some("navigate") => &found["navigationTarget"],
+        _ => &found["results"][0],
+    };
+    assert_eq!(
+        hit["itemId"], "Inbox/Standing desk.md",
+        "still an area after the server's own index run: {found}"
+    );
+}
+
+#[test]
 fn a_cancelled_call_leaves_the_session_working() {
     let fixture = Fixture::indexed();
     let repo = repo_root();

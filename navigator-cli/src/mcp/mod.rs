@@ -60,7 +60,8 @@ pub struct Args {
     pub home: Option<PathBuf>,
     /// The vault the note tools write into; indexed incrementally at start (in the
     /// background: reads are served meanwhile). Default: the folder the last `navigator
-    /// index` run indexed.
+    /// index` run indexed. That folder is indexed with that run's `--folder` mappings and
+    /// `--max-file-mib`.
     #[arg(long)]
     pub vault: Option<PathBuf>,
     /// The repository `build_context` and `replay_flight_plan` read.
@@ -379,12 +380,19 @@ pub fn run(args: Args) -> Outcome {
         }
         Ok(c)
     };
+    let last = home.last_index();
     let vault = match &args.vault {
         Some(v) => Some(canonical("--vault", v)?),
-        None => home
-            .last_index()
-            .map(|l| PathBuf::from(l.source))
+        None => last
+            .as_ref()
+            .map(|l| PathBuf::from(&l.source))
             .filter(|p| p.is_dir()),
+    };
+    // The vault `navigator index` last indexed is re-indexed with that run's options (its
+    // `--folder` mappings): the server must not move notes back to the default categories.
+    let ingest = match (&vault, &last) {
+        (Some(v), Some(l)) if Path::new(&l.source) == v => l.ingest_options(),
+        _ => IngestOptions::default(),
     };
     let repo = args
         .repo
@@ -403,7 +411,7 @@ pub fn run(args: Args) -> Outcome {
             engine,
             vault,
             repo,
-            ingest: IngestOptions::default(),
+            ingest,
             writer: Arc::new(tokio::sync::Mutex::new(())),
             plans: Mutex::new(Vec::new()),
         });
