@@ -24,8 +24,8 @@ pub struct Args {
     /// Map one more top-level folder to a category (`Inbox=resource`); repeatable.
     #[arg(long = "folder", value_name = "NAME=CATEGORY", value_parser = parse_mapping)]
     pub folders: Vec<(String, Category)>,
-    /// Skip files larger than this many MiB.
-    #[arg(long, default_value_t = 8)]
+    /// Skip files larger than this many MiB (at least 1).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_file_mib: u64,
     /// Print the report as JSON on stdout.
     #[arg(long)]
@@ -38,7 +38,8 @@ pub struct Args {
 fn parse_mapping(s: &str) -> Result<(String, Category), String> {
     let (name, cat) = s
         .split_once('=')
-        .ok_or_else(|| format!("`{s}`: expected NAME=CATEGORY"))?;
+        .filter(|(name, _)| !name.trim().is_empty())
+        .ok_or_else(|| format!("`{s}`: expected NAME=CATEGORY (a top-level folder's name)"))?;
     let category = Category::parse(&cat.trim().to_lowercase())
         .ok_or_else(|| format!("`{cat}` is not a category (project, area, resource, archive)"))?;
     Ok((name.trim().to_string(), category))
@@ -54,6 +55,17 @@ pub fn run(args: Args) -> Outcome {
         ));
     }
     let options = ingest_options(&args.folders, Some(args.max_file_mib));
+    // Item ids are paths inside the source: two vaults in one data directory share them.
+    let source = args.path.canonicalize().unwrap_or(args.path.clone());
+    if let Some(last) = home.last_index().filter(|l| Path::new(&l.source) != source) {
+        eprintln!(
+            "warning: this data directory holds the index of {}; notes of {} at the same \
+             paths inside it will replace those (one data directory per vault: set \
+             NAVIGATOR_HOME)",
+            last.source,
+            source.display()
+        );
+    }
     let rt = runtime()?;
     rt.block_on(async {
         let engine = home.engine().await?;

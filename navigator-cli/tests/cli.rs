@@ -382,4 +382,23 @@ fn toc_lists_a_note_under_the_category_its_front_matter_gives() {
     );
     let out = navigator(home.path(), &["toc", "--depth", "0"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    // Another vault into the same data directory: said, not silent.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("Note.md"), "# Note\n\nA second vault.\n").unwrap();
+    let out = navigator(
+        home.path(),
+        &["index", other.path().to_str().unwrap(), "--quiet"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("holds the index of"),
+        "{}",
+        text(&out)
+    );
+    for bad in [&["--folder", "=project"][..], &["--max-file-mib", "0"]] {
+        let mut args = vec!["index", other.path().to_str().unwrap()];
+        args.extend_from_slice(bad);
+        let out = navigator(home.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", text(&out));
+    }
 }

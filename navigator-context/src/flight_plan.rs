@@ -387,7 +387,12 @@ fn split_yaml_error(message: &str) -> (String, String) {
                     .chars()
                     .all(|c| c.is_alphanumeric() || "_.[]".contains(c)) =>
         {
-            (field.to_string(), rest.to_string())
+            // The budget is a count of tokens that must be at least 1, as `validate` says.
+            let rest = match field {
+                "token_budget" => rest.replace("of at least 0", "of at least 1"),
+                _ => rest.to_string(),
+            };
+            (field.to_string(), rest)
         }
         _ => (String::new(), message.to_string()),
     }
@@ -474,6 +479,13 @@ mod tests {
         assert_eq!(
             err,
             "invalid flight plan (line 3): token_budget: must be at least 1"
+        );
+        // A negative budget is told the same bound a zero one is.
+        let negative = PLAN.replace("token_budget: 500", "token_budget: -3");
+        let err = FlightPlan::from_yaml(&negative).unwrap_err().to_string();
+        assert!(
+            err.contains("token_budget") && err.contains("at least 1"),
+            "{err}"
         );
         let capped = PLAN.replace("    level: 4\n", "    level: 4\n    max_items: 0\n");
         let err = FlightPlan::from_yaml(&capped).unwrap_err().to_string();
