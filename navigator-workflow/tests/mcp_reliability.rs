@@ -1,13 +1,14 @@
 //! The MCP server under hostile conditions, over the real binary's stdio: broken JSON lines,
-//! unknown methods, 10,000 pending syncs, `kill -9` mid-run with a state file, two agents
-//! after one task, and a task escalated to a human handed back.
+//! unknown methods, input that ends with requests in flight, 10,000 pending syncs, `kill -9`
+//! mid-run with a state file, two agents after one task, and a task escalated to a human
+//! handed back.
 
 mod mcp_support;
 
 use std::ffi::OsStr;
 use std::path::Path;
 
-use mcp_support::{initialize, Server};
+use mcp_support::{initialize, Server, Stdin};
 use navigator_workflow::{Navigator, Task, WorkflowDefinition};
 use serde_json::{json, Value};
 
@@ -54,6 +55,81 @@ fn unparsable_line_gets_a_json_rpc_parse_error_and_the_server_keeps_serving() {
 
     let listed = server.request("tools/list", json!({}));
     assert!(listed["result"]["tools"].is_array(), "{listed}");
+}
+
+/// The handshake and then `calls` as `tools/call` requests with ids 2, 3, …, one per line.
+fn session_lines(calls: &[(&str, Value)]) -> String {
+    let mut lines = vec![
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "eof", "version": "0" } } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    ];
+    for (id, (tool, arguments)) in (2u64..).zip(calls) {
+        lines.push(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": tool, "arguments": arguments } }));
+    }
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
+/// The ids of the replies, in the order they came.
+fn reply_ids(messages: &[Value]) -> Vec<u64> {
+    messages.iter().filter_map(|m| m["id"].as_u64()).collect()
+}
+
+#[test]
+fn every_request_read_before_the_end_of_input_is_answered() {
+    // Regression: the process exited as soon as rmcp saw the end of its input, cancelling the
+    // task that copies replies to stdout, so the last replies were lost at random.
+    let workflows = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/workflows");
+    let tasks: Vec<Value> = (0..4)
+        .map(|i| json!({ "id": format!("t{i}"), "workflowType": "flow" }))
+        .collect();
+    let mut calls = vec![
+        ("list_workflows", json!({})),
+        ("load_workflow", json!({ "id": "flow", "definition": FLOW })),
+        ("load_task_tree", json!({ "tasks": tasks })),
+    ];
+    for i in 0..4 {
+        calls.push((
+            "advance_task",
+            json!({ "taskId": format!("t{i}"), "result": "passed" }),
+        ));
+    }
+    calls.push(("get_pending_syncs", json!({})));
+    let input = session_lines(&calls);
+    let expected: Vec<u64> = (1..=calls.len() as u64 + 1).collect();
+    for run in 0..10 {
+        let stdin = [Stdin::File, Stdin::Pipe][run % 2];
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state.json");
+        let args = [
+            OsStr::new("--state"),
+            state.as_os_str(),
+            workflows.as_os_str(),
+        ];
+        let (messages, status) = mcp_support::run_to_end(&args, &input, stdin);
+        assert!(status.success(), "run {run} ({stdin:?}): {status}");
+        let mut ids = reply_ids(&messages);
+        ids.sort_unstable();
+        assert_eq!(ids, expected, "run {run} ({stdin:?}): {messages:?}");
+        assert!(
+            messages.iter().all(|m| m["result"].is_object()),
+            "run {run} ({stdin:?}): {messages:?}"
+        );
+    }
+}
+
+#[test]
+fn a_last_request_without_its_newline_is_answered() {
+    let mut input = session_lines(&[("list_workflows", json!({}))]);
+    input.push_str(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    for stdin in [Stdin::File, Stdin::Pipe] {
+        let (messages, status) = mcp_support::run_to_end(&[], &input, stdin);
+        assert!(status.success(), "{stdin:?}: {status}");
+        assert_eq!(reply_ids(&messages), [1, 2, 3], "{stdin:?}: {messages:?}");
+        assert_eq!(messages[2]["result"], json!({}), "{stdin:?}");
+    }
 }
 
 #[test]

@@ -240,7 +240,8 @@ fn bad_arguments_get_clear_errors_and_the_server_keeps_serving() {
     let (is_error, _) = server.call("advance_task", json!({ "taskId": "", "result": "passed" }));
     assert!(is_error);
 
-    // Wrong shapes are rejected by the schema layer, naming the field.
+    // Wrong shapes are rejected by the schema layer, naming the field, with the same
+    // structured error as every other tool error (regression: they were text only).
     let reply = server.request(
         "tools/call",
         json!({ "name": "get_task", "arguments": { "task": "x" } }),
@@ -253,13 +254,29 @@ fn bad_arguments_get_clear_errors_and_the_server_keeps_serving() {
         text.contains("unknown field `task`, expected `taskId`"),
         "{reply}"
     );
-    let reply = server.request(
-        "tools/call",
-        json!({ "name": "advance_task", "arguments": { "taskId": "x" } }),
-    );
-    assert!(
-        reply.to_string().contains("missing field `result`"),
+    assert_eq!(
+        reply["result"]["structuredContent"]["error"],
+        json!({
+            "code": "invalid_argument",
+            "message": "invalid argument `arguments`: unknown field `task`, expected `taskId`"
+        }),
         "{reply}"
+    );
+    let (is_error, content) = server.call("advance_task", json!({ "taskId": "x" }));
+    assert!(is_error);
+    assert_eq!(content["error"]["code"], "invalid_argument", "{content}");
+    let message = content["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("missing field `result`"), "{content}");
+    let (is_error, content) = server.call("advance_task", json!({}));
+    assert!(is_error);
+    assert_eq!(content["error"]["code"], "invalid_argument", "{content}");
+    let (is_error, content) = server.call("get_next_tasks_from_tree", json!({ "limit": "ten" }));
+    assert!(is_error);
+    assert_eq!(content["error"]["code"], "invalid_argument", "{content}");
+    let message = content["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("invalid type: string \"ten\""),
+        "{content}"
     );
 
     // A malformed line is dropped; an unknown method and an unknown tool are JSON-RPC errors.

@@ -14,6 +14,7 @@
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 /// The longest request line accepted (16 MiB).
 pub(crate) const MAX_LINE_BYTES: usize = 16 << 20;
@@ -60,13 +61,15 @@ async fn pump_input(
     let mut line = Vec::new();
     let mut oversized = false;
     loop {
-        let buf = match reader.fill_buf().await {
-            Ok([]) | Err(_) => break,
-            Ok(buf) => buf,
-        };
+        let buf = reader.fill_buf().await.unwrap_or_default();
+        let end = buf.is_empty();
+        if end && line.is_empty() && !oversized {
+            break;
+        }
+        // At the end of the input a last line without its newline is a line all the same.
         let (take, complete) = match buf.iter().position(|&b| b == b'\n') {
             Some(i) => (i + 1, true),
-            None => (buf.len(), false),
+            None => (buf.len(), end),
         };
         if !oversized {
             line.extend_from_slice(&buf[..take]);
@@ -78,6 +81,9 @@ async fn pump_input(
         reader.consume(take);
         if !complete {
             continue;
+        }
+        if !line.ends_with(b"\n") {
+            line.push(b'\n');
         }
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
         let verdict = if oversized {
@@ -102,12 +108,17 @@ async fn pump_input(
         }
         line.clear();
         oversized = false;
+        if end {
+            break;
+        }
     }
     let _ = to_server.shutdown().await;
 }
 
 /// Copies the server's output lines and the parse-error replies to `output`, whole lines
-/// only, so the two never interleave inside a line.
+/// only, so the two never interleave inside a line. Returns once both are exhausted, or once
+/// the server has stopped and the replies already queued are written: a server that stops
+/// while the input is still open must not keep its process waiting on the input.
 async fn pump_output(
     from_server: DuplexStream,
     mut replies: mpsc::UnboundedReceiver<String>,
@@ -115,7 +126,6 @@ async fn pump_output(
 ) {
     let mut lines = BufReader::new(from_server);
     let mut line = Vec::new();
-    let mut server_open = true;
     loop {
         // Parse errors first: the one for a line is queued before any later line reaches the
         // server, so a client reads it before the replies to the requests after that line.
@@ -130,7 +140,6 @@ async fn pump_output(
                         return;
                     }
                 }
-                None if !server_open => return,
                 None => {
                     // The input side is done; drain what the server still says.
                     while let Ok(n) = lines.read_until(b'\n', &mut line).await {
@@ -143,9 +152,20 @@ async fn pump_output(
                     return;
                 }
             },
-            read = lines.read_until(b'\n', &mut line), if server_open => {
+            read = lines.read_until(b'\n', &mut line) => {
                 match read {
-                    Ok(0) | Err(_) => server_open = false,
+                    Ok(0) | Err(_) => {
+                        // Every parse error for a line before the end of the input was
+                        // queued before the server saw that end, so all are queued now.
+                        while let Ok(reply) = replies.try_recv() {
+                            let text = format!("{reply}\n");
+                            if output.write_all(text.as_bytes()).await.is_err() {
+                                return;
+                            }
+                        }
+                        let _ = output.flush().await;
+                        return;
+                    }
                     Ok(_) => {
                         if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
                             return;
@@ -159,17 +179,18 @@ async fn pump_output(
 }
 
 /// Puts the front between `input`/`output` and the server: returns the reader and writer
-/// the server should be served on, and spawns the two pumps.
+/// the server should be served on, and spawns the two pumps. The handle is the output pump:
+/// it finishes once the server's writer is dropped and everything it wrote is on `output`.
 pub(crate) fn front(
     input: impl AsyncRead + Unpin + Send + 'static,
     output: impl AsyncWrite + Unpin + Send + 'static,
-) -> (DuplexStream, DuplexStream) {
+) -> (DuplexStream, DuplexStream, JoinHandle<()>) {
     let (to_server, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, from_server) = tokio::io::duplex(1 << 16);
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(pump_input(input, to_server, tx));
-    tokio::spawn(pump_output(from_server, rx, output));
-    (server_in, server_out)
+    let output = tokio::spawn(pump_output(from_server, rx, output));
+    (server_in, server_out, output)
 }
 
 #[cfg(test)]

@@ -4,11 +4,12 @@
 //! Every successful call answers `{ "data": ..., "_sync_reminder"?: { message, count,
 //! pending, truncated } }` (the reminder on mutating calls while anything is unconfirmed; it
 //! lists the oldest [`REMINDER_PAGE`](crate::REMINDER_PAGE) syncs, `get_pending_syncs` pages
-//! through the rest). Arguments of the wrong shape are JSON-RPC `invalid_params` errors;
-//! arguments of the right shape that name unknown things, or break a rule, are tool errors
-//! (`isError: true`) whose structured content is `{ "error": { "code", "message" } }`, so
-//! the calling model sees what to fix. Every tool declares this envelope as its
-//! `outputSchema` and carries read-only / destructive / idempotent hints.
+//! through the rest). Arguments of the wrong shape (a missing or unknown field, a wrong
+//! type), arguments that name unknown things and arguments that break a rule are all tool
+//! errors (`isError: true`) whose structured content is `{ "error": { "code", "message" } }`
+//! (`invalid_argument` for the wrong shape), so the calling model sees what to fix. Every
+//! tool declares this envelope as its `outputSchema` and carries read-only / destructive /
+//! idempotent hints.
 //!
 //! With a state file ([`NavigatorServer::with_state`]) every change is written to disk
 //! (atomically, fsynced) before it is acknowledged, and loaded again on start, so a crash
@@ -42,11 +43,52 @@ use crate::navigator::Navigator;
 /// JSON-RPC `-32700` reply instead of rmcp's silence (see [`serve_stdio`]): give it the
 /// process's input and output, serve on the pair it returns. Must be called inside a tokio
 /// runtime (it spawns the two pumps).
+///
+/// The replies reach `output` through a task of their own, so a process that exits as soon
+/// as its server stops can lose the last ones; use [`json_rpc_front_drained`] and wait for
+/// the drain before exiting.
 pub fn json_rpc_front(
     input: impl tokio::io::AsyncRead + Unpin + Send + 'static,
     output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
 ) -> (tokio::io::DuplexStream, tokio::io::DuplexStream) {
-    jsonrpc::front(input, output)
+    let (server_in, server_out, _drain) = jsonrpc::front(input, output);
+    (server_in, server_out)
+}
+
+/// [`json_rpc_front`], plus the [`FrontDrain`] to wait for once the server has stopped, so
+/// that every reply the server wrote is on `output` before the process exits.
+///
+/// ```no_run
+/// # use rmcp::ServiceExt;
+/// # async fn run(server: navigator_workflow::mcp::NavigatorServer) -> Result<(), Box<dyn std::error::Error>> {
+/// let (input, output) = rmcp::transport::stdio_pipes();
+/// let (server_in, server_out, drain) = navigator_workflow::mcp::json_rpc_front_drained(input, output);
+/// server.serve((server_in, server_out)).await?.waiting().await?;
+/// drain.wait().await;
+/// # Ok(()) }
+/// ```
+pub fn json_rpc_front_drained(
+    input: impl tokio::io::AsyncRead + Unpin + Send + 'static,
+    output: impl tokio::io::AsyncWrite + Unpin + Send + 'static,
+) -> (tokio::io::DuplexStream, tokio::io::DuplexStream, FrontDrain) {
+    let (server_in, server_out, drain) = jsonrpc::front(input, output);
+    (server_in, server_out, FrontDrain(drain))
+}
+
+/// The output side of a [`json_rpc_front_drained`]: done once the server's writer is dropped
+/// (the server stopped) and every line it wrote, and every parse-error reply, is written and
+/// flushed to the front's output.
+#[derive(Debug)]
+pub struct FrontDrain(tokio::task::JoinHandle<()>);
+
+impl FrontDrain {
+    /// Waits until the front's output has everything the server wrote. Call it after the
+    /// server has stopped (e.g. after `RunningService::waiting`); before, it waits for that.
+    pub async fn wait(self) {
+        // The pump only ends by returning; a join error means the runtime is shutting down,
+        // when there is nothing left to wait for.
+        let _ = self.0.await;
+    }
 }
 
 pub use args::{
@@ -113,12 +155,16 @@ impl NavigatorServer {
         let transport = |e: &dyn std::fmt::Display| Error::Transport {
             message: e.to_string(),
         };
-        let service = self
-            .serve(jsonrpc::front(input, output))
-            .await
-            .map_err(|e| transport(&e))?;
-        service.waiting().await.map_err(|e| transport(&e))?;
-        Ok(())
+        let (server_in, server_out, drain) = jsonrpc::front(input, output);
+        let served = match self.serve((server_in, server_out)).await {
+            Ok(service) => service.waiting().await.map(drop).map_err(|e| transport(&e)),
+            Err(e) => Err(transport(&e)),
+        };
+        // At the end of the input rmcp answers the requests still in flight and then drops
+        // its writer; the replies reach `output` through the front's output pump, which the
+        // process would cancel by exiting now. Wait for it, so every request read is answered.
+        let _ = drain.await;
+        served
     }
 
     /// Writes `navigator` to the state file, if the server has one (after changing the

@@ -1,9 +1,11 @@
 //! The tools: one method each, with its hints. Every mutating tool persists the state (when
 //! the server has a state file) before it answers.
 
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
-use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
 use super::args::{
@@ -11,7 +13,7 @@ use super::args::{
     NextTasksArgs, PendingSyncsArgs, ReleaseTaskArgs, ResumeTaskArgs, TaskIdArgs,
     TasksByStatusArgs, WorkflowIdArgs,
 };
-use super::{envelope_schema, non_empty, respond, run, NavigatorServer};
+use super::{envelope_schema, fail, non_empty, respond, run, NavigatorServer};
 use crate::definition::WorkflowDefinition;
 use crate::error::Error;
 
@@ -349,7 +351,45 @@ impl NavigatorServer {
     name = "navigator-workflow",
     instructions = "Workflow GPS: load workflows and a task tree, ask for the next tasks, execute a step yourself, report its result with advance_task, persist the change and confirm the sync. Claim a task (claim_task) before working on it and release it after; resume_task hands a HITL task back. Page pending syncs with get_pending_syncs."
 )]
-impl ServerHandler for NavigatorServer {}
+impl ServerHandler for NavigatorServer {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let context = ToolCallContext::new(self, request, context);
+        let response = Self::tool_router().call(context).await?;
+        Ok(structure_argument_error(response))
+    }
+}
+
+/// rmcp answers arguments that do not fit a tool's input schema (a missing or unknown field,
+/// a wrong type) with a text-only tool error; give it the `{ error: { code, message } }`
+/// structured content every other tool error has and every `outputSchema` declares. Only
+/// those errors lack structured content: every tool body answers through `respond`/`fail`.
+fn structure_argument_error(response: CallToolResponse) -> CallToolResponse {
+    let CallToolResponse::Complete(result) = response else {
+        return response;
+    };
+    if result.is_error != Some(true) || result.structured_content.is_some() {
+        return CallToolResponse::Complete(result);
+    }
+    let text: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
+        .collect();
+    let text = text.join("\n");
+    let reason = text
+        .strip_prefix("failed to deserialize parameters:")
+        .unwrap_or(&text)
+        .trim();
+    let error = Error::InvalidArgument {
+        argument: "arguments",
+        reason: reason.to_string(),
+    };
+    CallToolResponse::Complete(fail(error).with_meta(result.meta))
+}
 
 /// A page size asked for (default [`PAGE`]), checked to be 1..=[`MAX_PAGE`].
 fn page_limit(limit: Option<u32>) -> Result<u32, Error> {

@@ -113,6 +113,53 @@ impl Drop for Server {
     }
 }
 
+/// How [`run_to_end`] hands the input over.
+#[derive(Debug, Clone, Copy)]
+pub enum Stdin {
+    /// A pipe, written and closed at once (how MCP clients launch servers).
+    Pipe,
+    /// A file (`server < requests.txt`), which the server reads through tokio's blocking pool.
+    File,
+}
+
+/// Runs the binary with `args` on `input` as its whole stdin and returns every JSON line it
+/// wrote before exiting, and its exit status.
+pub fn run_to_end(
+    args: &[&std::ffi::OsStr],
+    input: &str,
+    stdin: Stdin,
+) -> (Vec<Value>, std::process::ExitStatus) {
+    let dir = tempfile::tempdir().unwrap();
+    let source = match stdin {
+        Stdin::Pipe => Stdio::piped(),
+        Stdin::File => {
+            let path = dir.path().join("requests.txt");
+            std::fs::write(&path, input).unwrap();
+            Stdio::from(std::fs::File::open(&path).unwrap())
+        }
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_navigator-workflow-mcp"))
+        .args(args)
+        .stdin(source)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn the MCP server");
+    if let Some(mut pipe) = child.stdin.take() {
+        pipe.write_all(input.as_bytes()).unwrap();
+        // Dropped here: the end of input, with every request still to answer.
+    }
+    let output = child
+        .wait_with_output()
+        .expect("the server exits at the end of its input");
+    let messages = String::from_utf8(output.stdout)
+        .expect("the server writes UTF-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("server writes JSON lines"))
+        .collect();
+    (messages, output.status)
+}
+
 pub fn initialized() -> Server {
     initialize(Server::spawn())
 }
