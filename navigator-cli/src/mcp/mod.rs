@@ -424,15 +424,23 @@ pub fn run(args: Args) -> Outcome {
             return Ok(ExitCode::SUCCESS);
         }
         let (input, output) = rmcp::transport::stdio_pipes();
-        let service = server
-            .serve(navigator_workflow::mcp::json_rpc_front(input, output))
-            .await
-            .map_err(|e| Failure::new(INDEX, anyhow!("starting the MCP session: {e}")))?;
-        service
-            .waiting()
-            .await
-            .map_err(|e| Failure::new(INDEX, anyhow!("MCP session: {e}")))?;
-        Ok(ExitCode::SUCCESS)
+        let (server_in, server_out, drain) =
+            navigator_workflow::mcp::json_rpc_front_drained(input, output);
+        let served = match server.serve((server_in, server_out)).await {
+            Ok(service) => service
+                .waiting()
+                .await
+                .map(drop)
+                .map_err(|e| Failure::new(INDEX, anyhow!("MCP session: {e}"))),
+            Err(e) => Err(Failure::new(
+                INDEX,
+                anyhow!("starting the MCP session: {e}"),
+            )),
+        };
+        // Every reply the server wrote reaches stdout before the process exits: at the end of
+        // the input the requests still in flight are answered through the front's own task.
+        drain.wait().await;
+        served.map(|()| ExitCode::SUCCESS)
     })
 }
 
