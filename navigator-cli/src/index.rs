@@ -167,7 +167,7 @@ async fn watch(
     options: &IngestOptions,
 ) -> Result<(), Failure> {
     use notify::{RecursiveMode, Watcher};
-    let (tx, rx) = std::sync::mpsc::channel();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         if let Ok(e) = event {
             if !e.kind.is_access() {
@@ -181,16 +181,31 @@ async fn watch(
         .map_err(|e| Failure::new(INPUT, anyhow!("watching {}: {e}", args.path.display())))?;
     eprintln!("watching {} (Ctrl-C to stop)", args.path.display());
     let quiet = Duration::from_millis(500);
-    loop {
-        let got = tokio::task::block_in_place(|| rx.recv());
-        if got.is_err() {
-            return Ok(());
+    // One future for the whole watch: a signal during a run is kept, and the run finishes
+    // before the watch stops.
+    let stop = crate::signal::shutdown();
+    tokio::pin!(stop);
+    'watch: loop {
+        tokio::select! {
+            _ = &mut stop => break 'watch,
+            got = rx.recv() => if got.is_none() { return Ok(()) },
         }
-        tokio::task::block_in_place(|| while rx.recv_timeout(quiet).is_ok() {});
+        // Let a burst of events (an editor's save, a sync) settle into one run.
+        loop {
+            tokio::select! {
+                _ = &mut stop => break 'watch,
+                more = tokio::time::timeout(quiet, rx.recv()) => match more {
+                    Ok(Some(())) => continue,
+                    Ok(None) | Err(_) => break,
+                },
+            }
+        }
         if let Err(f) = once(home, engine, args, options).await {
             eprintln!("error: {:#}", f.error);
         }
     }
+    eprintln!("stopped watching {}", args.path.display());
+    Ok(())
 }
 
 fn is_jsonl(path: &Path) -> bool {

@@ -10,6 +10,7 @@ mod home;
 mod index;
 mod mcp;
 mod search;
+mod signal;
 mod status;
 mod toc;
 

@@ -318,13 +318,34 @@ fn index_watch_follows_writes_edits_and_deletes() {
     let deleted = reports.recv_timeout(wait).expect("a run after the delete");
     assert!(deleted.contains("1 deleted"), "{deleted}");
 
-    child.kill().unwrap();
-    child.wait().unwrap();
+    // Ctrl-C (SIGINT) stops the watch cleanly: exit 0, and the store was closed, so the
+    // next open has nothing to recover.
+    #[cfg(unix)]
+    {
+        let sent = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{status:?}");
+    }
+    #[cfg(not(unix))]
+    {
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
     let out = navigator(
         home.path(),
         &["search", "quasarite antenna", "--mode", "keyword", "--json"],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    #[cfg(unix)]
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("not closed cleanly"),
+        "{}",
+        text(&out)
+    );
     let hits: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(hits[0]["itemId"], "1 Projects/Orbit/Launch checklist.md");
     let out = navigator(home.path(), &["search", "zephyrine", "--mode", "keyword"]);

@@ -41,6 +41,8 @@ pub(crate) async fn serve(
     let service = service(server, allow_hosts);
     eprintln!("navigator mcp: listening on http://{bound}{PATH}");
     tracing::info!("MCP over streamable HTTP on http://{bound}{PATH}");
+    let stop = crate::signal::shutdown();
+    tokio::pin!(stop);
     loop {
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -52,7 +54,7 @@ pub(crate) async fn serve(
                     continue;
                 }
             },
-            _ = tokio::signal::ctrl_c() => return Ok(()),
+            _ = &mut stop => return Ok(()),
         };
         let service = service.clone();
         tokio::spawn(async move {
