@@ -128,6 +128,23 @@ fn index_search_toc_status_on_the_sample_vault() {
         "{hits}"
     );
 
+    // A folder named without its trailing `/`: nothing, and a hint saying how to name it.
+    let out = navigator(
+        home.path(),
+        &[
+            "search",
+            "budget",
+            "--parent",
+            "1 Projects/Kitchen Renovation",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("--parent '1 Projects/Kitchen Renovation/'"),
+        "{}",
+        text(&out)
+    );
+
     let out = navigator(
         home.path(),
         &["search", "xylophone quasar", "--mode", "keyword"],

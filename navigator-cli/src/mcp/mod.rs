@@ -75,7 +75,7 @@ pub struct Args {
     /// `127.0.0.1:8765`; port 0 picks a free one, printed on stderr) instead of stdio. Many
     /// clients can connect; they share the engine and the write lock.
     #[cfg(feature = "http")]
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen_addr)]
     pub http: Option<std::net::SocketAddr>,
     /// A host name (or host:port) the HTTP transport accepts in the `Host` header besides
     /// loopback; repeat for more. Needed when clients reach the server by another name.
@@ -444,6 +444,22 @@ pub fn run(args: Args) -> Outcome {
     })
 }
 
+/// `--http ADDR`: an address and port, or a host name and port (`localhost:8765`) resolved
+/// to its first address.
+#[cfg(feature = "http")]
+fn parse_listen_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    if let Ok(addr) = s.parse() {
+        return Ok(addr);
+    }
+    let mut addrs = s
+        .to_socket_addrs()
+        .map_err(|e| format!("`{s}`: {e} (give HOST:PORT, like 127.0.0.1:8765)"))?;
+    addrs
+        .next()
+        .ok_or_else(|| format!("`{s}` resolves to no address"))
+}
+
 /// Indexes the vault in the background with the write lock held, so reads are served from
 /// the start and writes answer `busy` until it is done.
 fn start_index(server: &McpServer) {
@@ -469,4 +485,21 @@ async fn load_memory(engine: &SearchEngine, path: &Path) -> Result<(), Failure> 
         .map_err(|e| Failure::new(INPUT, anyhow!("--memory {}: {e}", path.display())))?;
     tree.write_to(engine.store()).await?;
     Ok(())
+}
+
+#[cfg(all(test, feature = "http"))]
+mod tests {
+    use super::parse_listen_addr;
+
+    #[test]
+    fn listen_addresses_take_host_names_too() {
+        assert_eq!(
+            parse_listen_addr("127.0.0.1:8765").unwrap().to_string(),
+            "127.0.0.1:8765"
+        );
+        let named = parse_listen_addr("localhost:0").unwrap();
+        assert!(named.ip().is_loopback(), "{named}");
+        let e = parse_listen_addr("8765").unwrap_err();
+        assert!(e.contains("HOST:PORT"), "{e}");
+    }
 }
