@@ -100,6 +100,21 @@ fn the_endpoint_answers_initialize_and_refuses_other_paths_and_hosts() {
     // ... and a name given with --allow-host is accepted.
     let (status, body) = server.exchange("POST", "/mcp", "notes.internal", INITIALIZE);
     assert_eq!(status, 200, "{body}");
+
+    // Not JSON, and JSON that is no JSON-RPC message: JSON-RPC errors, as on stdio.
+    for (text, code) in [
+        ("this is not json", -32700),
+        (r#"{"hello":"world"}"#, -32600),
+    ] {
+        let (status, body) = server.exchange("POST", "/mcp", &host, text);
+        assert_eq!(status, 400, "{text}: {body}");
+        let reply: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(reply["error"]["code"], code, "{text}: {reply}");
+        assert_eq!(reply["id"], serde_json::Value::Null, "{reply}");
+    }
+    // The session still answers afterwards.
+    let (status, body) = server.exchange("POST", "/mcp", &host, INITIALIZE);
+    assert_eq!(status, 200, "{body}");
 }
 
 #[test]

@@ -102,5 +102,73 @@ async fn route(
         *response.status_mut() = StatusCode::NOT_FOUND;
         return response;
     }
-    service.handle(request).await
+    if request.method() != hyper::Method::POST {
+        return service.handle(request).await;
+    }
+    // A body that is not JSON, or JSON that is not a JSON-RPC message, is a JSON-RPC error
+    // (-32700, -32600) as on stdio, not rmcp's plain-text 415.
+    let (parts, body) = request.into_parts();
+    let bytes = match http_body_util::Limited::new(body, MAX_BODY_BYTES)
+        .collect()
+        .await
+    {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) => {
+            return json_rpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                -32600,
+                &format!("the request body could not be read whole: {e}"),
+            )
+        }
+    };
+    if let Err(e) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+        return json_rpc_error(
+            StatusCode::BAD_REQUEST,
+            -32700,
+            &format!("Parse error: {e}"),
+        );
+    }
+    let response = service
+        .handle(Request::from_parts(parts, Full::new(bytes)))
+        .await;
+    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
+    }
+    // rmcp's 415 for JSON that is no JSON-RPC message (its own content-type 415 says so in
+    // its text and is passed on as it is).
+    let (parts, body) = response.into_parts();
+    let text = body
+        .collect()
+        .await
+        .map(|c| String::from_utf8_lossy(&c.to_bytes()).into_owned())
+        .unwrap_or_default();
+    match text.strip_prefix("fail to deserialize request body") {
+        Some(why) => json_rpc_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            &format!("Invalid Request: not a JSON-RPC message ({})", why.trim()),
+        ),
+        None => Response::from_parts(parts, Full::new(Bytes::from(text)).boxed()),
+    }
+}
+
+/// The largest request body read (16 MiB, as a stdio line).
+const MAX_BODY_BYTES: usize = 16 << 20;
+
+/// A JSON-RPC error reply with no id (the request's could not be read).
+fn json_rpc_error(
+    status: StatusCode,
+    code: i64,
+    message: &str,
+) -> Response<BoxBody<Bytes, Infallible>> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message }
+    });
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    response
 }
