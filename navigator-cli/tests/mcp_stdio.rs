@@ -69,6 +69,13 @@ fn tools_resources_and_prompts_are_listed_with_schemas_and_hints() {
         .map(|r| r["uri"].as_str().unwrap())
         .collect();
     assert!(uris.contains(&"navigator://category/archive"));
+    let archive = resources["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["uri"] == "navigator://category/archive")
+        .unwrap();
+    assert_eq!(archive["title"], "Archives (category)", "{archive}");
     let brief = "navigator://note/1%20Projects/Website%20Relaunch/Project%20brief.md";
     assert!(uris.contains(&brief), "{uris:?}");
     let read = server.request("resources/read", json!({ "uri": brief }));

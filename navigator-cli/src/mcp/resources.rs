@@ -75,7 +75,12 @@ pub(crate) async fn list(
         .into_iter()
         .map(|c| {
             Resource::new(format!("{}{}", uri::CATEGORY, c.as_str()), c.as_str())
-                .with_title(format!("{} (category)", c.label()))
+                .with_title(match c {
+                    Category::Project => "Projects (category)",
+                    Category::Area => "Areas (category)",
+                    Category::Resource => "Resources (category)",
+                    Category::Archive => "Archives (category)",
+                })
                 .with_mime_type("application/json")
         })
         .collect();
