@@ -44,7 +44,26 @@ pub struct LastIndex {
 impl LastIndex {
     /// The ingest options of that run, for re-indexing the same source the same way.
     pub fn ingest_options(&self) -> navigator_search::ingest::IngestOptions {
-        crate::index::ingest_options(&self.folders, self.max_file_mib)
+        ingest_options(&self.folders, self.max_file_mib)
+    }
+}
+
+/// Ingest options from the command line's `--folder` mappings and `--max-file-mib` (`None`:
+/// the default).
+pub(crate) fn ingest_options(
+    folders: &[(String, navigator_core::Category)],
+    max_file_mib: Option<u64>,
+) -> navigator_search::ingest::IngestOptions {
+    let mut layout = navigator_search::ingest::ParaLayout::default();
+    for (name, category) in folders {
+        layout = layout.with_folder(name, *category);
+    }
+    let defaults = navigator_search::ingest::IngestOptions::default();
+    navigator_search::ingest::IngestOptions {
+        layout,
+        max_file_bytes: max_file_mib
+            .map_or(defaults.max_file_bytes, |m| m.saturating_mul(1024 * 1024)),
+        ..defaults
     }
 }
 

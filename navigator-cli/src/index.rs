@@ -1,11 +1,11 @@
 //! `navigator index <folder|file.jsonl> [--watch]`.
 
 use crate::exit::{Failure, Outcome, INPUT};
-use crate::home::{runtime, Home, LastIndex};
+use crate::home::{ingest_options, runtime, Home, LastIndex};
 use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressStyle};
 use navigator_core::Category;
-use navigator_search::ingest::{self, IngestOptions, IngestProgress, IngestReport, ParaLayout};
+use navigator_search::ingest::{self, IngestOptions, IngestProgress, IngestReport};
 use navigator_search::SearchEngine;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -75,25 +75,6 @@ pub fn run(args: Args) -> Outcome {
         }
         Ok(ExitCode::SUCCESS)
     })
-}
-
-/// Ingest options from the command line's `--folder` mappings and `--max-file-mib` (`None`:
-/// the default).
-pub(crate) fn ingest_options(
-    folders: &[(String, Category)],
-    max_file_mib: Option<u64>,
-) -> IngestOptions {
-    let mut layout = ParaLayout::default();
-    for (name, category) in folders {
-        layout = layout.with_folder(name, *category);
-    }
-    let defaults = IngestOptions::default();
-    IngestOptions {
-        layout,
-        max_file_bytes: max_file_mib
-            .map_or(defaults.max_file_bytes, |m| m.saturating_mul(1024 * 1024)),
-        ..defaults
-    }
 }
 
 async fn once(
