@@ -352,6 +352,39 @@ fn the_server_re_indexes_the_vault_with_the_folder_mappings_it_was_indexed_with(
     );
 }
 
+/// SIGTERM (as Ctrl-C) ends a session whose input is still open as the end of the input
+/// does: exit 0, and the store closed, so the next open recovers nothing.
+#[cfg(unix)]
+#[test]
+fn a_terminated_server_closes_the_store() {
+    let fixture = Fixture::indexed();
+    let mut server = fixture.serve();
+    server.ok("search", json!({ "query": "kitchen budget" }));
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    // A hang guard, not a timing assertion.
+    let mut status = None;
+    for _ in 0..1200 {
+        status = server.child.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = status.expect("the server stopped on SIGTERM");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    let out = navigator(&fixture.home()).arg("status").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("not closed cleanly"),
+        "{}",
+        text(&out)
+    );
+}
+
 #[test]
 fn a_cancelled_call_leaves_the_session_working() {
     let fixture = Fixture::indexed();

@@ -400,7 +400,7 @@ pub fn run(args: Args) -> Outcome {
         .map(|r| canonical("--repo", r))
         .transpose()?;
     let rt = runtime()?;
-    rt.block_on(async {
+    let outcome = rt.block_on(async {
         let engine = home.engine().await?;
         if let Some(path) = &args.memory {
             load_memory(&engine, path).await?;
@@ -427,11 +427,24 @@ pub fn run(args: Args) -> Outcome {
         let (server_in, server_out, drain) =
             navigator_workflow::mcp::json_rpc_front_drained(input, output);
         let served = match server.serve((server_in, server_out)).await {
-            Ok(service) => service
-                .waiting()
-                .await
-                .map(drop)
-                .map_err(|e| Failure::new(INDEX, anyhow!("MCP session: {e}"))),
+            Ok(service) => {
+                // Ctrl-C or SIGTERM ends the session as the end of the input does: the server
+                // stops, the store is closed, nothing is left to recover at the next open.
+                let token = service.cancellation_token();
+                let waiting = service.waiting();
+                tokio::pin!(waiting);
+                let stop = crate::signal::shutdown();
+                tokio::pin!(stop);
+                let quit = tokio::select! {
+                    quit = &mut waiting => quit,
+                    _ = &mut stop => {
+                        token.cancel();
+                        waiting.await
+                    }
+                };
+                quit.map(drop)
+                    .map_err(|e| Failure::new(INDEX, anyhow!("MCP session: {e}")))
+            }
             Err(e) => Err(Failure::new(
                 INDEX,
                 anyhow!("starting the MCP session: {e}"),
@@ -441,7 +454,11 @@ pub fn run(args: Args) -> Outcome {
         // the input the requests still in flight are answered through the front's own task.
         drain.wait().await;
         served.map(|()| ExitCode::SUCCESS)
-    })
+    });
+    // Stopped by a signal, the read of a still-open stdin is left blocked on its thread: do
+    // not wait for it (everything the session owned is dropped by now).
+    rt.shutdown_background();
+    outcome
 }
 
 /// `--http ADDR`: an address and port, or a host name and port (`localhost:8765`) resolved
