@@ -18,7 +18,8 @@ pub struct Args {
     #[arg(long)]
     pub under: Option<String>,
     /// How many levels to show (at least 1).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u16).range(1..))]
     pub depth: u16,
     /// Print the tree as JSON.
     #[arg(long)]

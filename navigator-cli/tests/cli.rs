@@ -418,8 +418,11 @@ fn toc_lists_a_note_under_the_category_its_front_matter_gives() {
         project.contains("Plan.md") && !project.contains("Soil.md"),
         "{project}"
     );
-    let out = navigator(home.path(), &["toc", "--depth", "0"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    for depth in ["0", "-1"] {
+        let out = navigator(home.path(), &["toc", "--depth", depth]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains("--depth"), "{}", text(&out));
+    }
     // Another vault into the same data directory: said, not silent.
     let other = tempfile::tempdir().unwrap();
     std::fs::write(other.path().join("Note.md"), "# Note\n\nA second vault.\n").unwrap();
