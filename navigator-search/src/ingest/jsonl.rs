@@ -170,10 +170,11 @@ pub fn parse_row(line: usize, text: &str, now: DateTime<Utc>) -> Result<Item, Ro
     let created = date(get(&["createdAt", "created_at"]), "createdAt", &err)?;
     let updated = date(get(&["updatedAt", "updated_at"]), "updatedAt", &err)?;
     // A row with one date uses it for both: an export that carries only `updatedAt` must not
-    // be "updated before it was created" (now).
+    // be "updated before it was created" (now), nor one with only `createdAt` sort as if it
+    // had just changed.
     let (created, updated) = match (created, updated) {
         (Some(c), Some(u)) => (c, u),
-        (Some(c), None) => (c, c.max(now)),
+        (Some(c), None) => (c, c),
         (None, Some(u)) => (u, u),
         (None, None) => (now, now),
     };
@@ -320,10 +321,7 @@ mod tests {
             row(r#","updatedAt":"2024-03-01""#),
             (day.clone(), day.clone())
         );
-        assert_eq!(
-            row(r#","createdAt":"2024-03-01""#),
-            (day, now().to_rfc3339())
-        );
+        assert_eq!(row(r#","createdAt":"2024-03-01""#), (day.clone(), day));
         assert_eq!(row(""), (now().to_rfc3339(), now().to_rfc3339()));
     }
 
