@@ -47,6 +47,20 @@ fn tools_list_has_every_tool_with_schemas_and_hints() {
         );
         assert!(hints["destructiveHint"].is_boolean() && hints["idempotentHint"].is_boolean());
     }
+    // Page sizes declare the bounds their descriptions state.
+    for (name, max) in [
+        ("get_next_tasks_from_tree", 1000),
+        ("get_tasks_by_status", 500),
+        ("get_pending_syncs", 500),
+    ] {
+        let tool = tools.iter().find(|t| t["name"] == name).unwrap();
+        let limit = &tool["inputSchema"]["properties"]["limit"];
+        assert_eq!(
+            (limit["minimum"].as_u64(), limit["maximum"].as_u64()),
+            (Some(1), Some(max)),
+            "{name}: {limit}"
+        );
+    }
     let advance = tools.iter().find(|t| t["name"] == "advance_task").unwrap();
     assert_eq!(
         advance["inputSchema"]["required"],

@@ -46,6 +46,7 @@ pub struct LoadTaskTreeArgs {
 pub struct NextTasksArgs {
     /// How many tasks to return, 1 to 1000 (default 1).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
     pub limit: Option<u32>,
 }
 
@@ -85,6 +86,7 @@ pub struct TasksByStatusArgs {
     pub offset: Option<u64>,
     /// Page size, 1 to 500 (default 100).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 500))]
     pub limit: Option<u32>,
 }
 
@@ -100,6 +102,7 @@ pub struct PendingSyncsArgs {
     pub offset: Option<u64>,
     /// Page size, 1 to 500 (default 100).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 500))]
     pub limit: Option<u32>,
 }
 
