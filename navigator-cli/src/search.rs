@@ -166,13 +166,18 @@ pub fn run(args: Args) -> Outcome {
         }
         if page.results.is_empty() {
             eprintln!("no results");
-            // Folder ids end with `/`: `--parent "1 Projects/Kitchen"` names no folder.
-            if let Some(p) = args.parent.as_deref().filter(|p| !p.ends_with('/')) {
-                eprintln!("note: folder ids end with `/`; for the folder: --parent '{p}/'");
-            }
         } else {
             eprintln!("{} of {} results", page.results.len(), page.total_results);
         }
+    }
+    // Folder ids end with `/`: `--parent "1 Projects/Kitchen"` names no folder (on stderr, so
+    // a `--json` reader gets it too without it touching stdout).
+    if let Some(p) = args
+        .parent
+        .as_deref()
+        .filter(|p| page.results.is_empty() && !p.ends_with('/'))
+    {
+        eprintln!("note: folder ids end with `/`; for the folder: --parent '{p}/'");
     }
     Ok(if page.results.is_empty() {
         ExitCode::from(NOTHING_FOUND)
