@@ -129,21 +129,25 @@ fn index_search_toc_status_on_the_sample_vault() {
     );
 
     // A folder named without its trailing `/`: nothing, and a hint saying how to name it.
-    let out = navigator(
-        home.path(),
-        &[
+    for json in [false, true] {
+        let mut args = vec![
             "search",
             "budget",
             "--parent",
             "1 Projects/Kitchen Renovation",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(
-        text(&out).contains("--parent '1 Projects/Kitchen Renovation/'"),
-        "{}",
-        text(&out)
-    );
+        ];
+        if json {
+            args.push("--json");
+        }
+        let out = navigator(home.path(), &args);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("--parent '1 Projects/Kitchen Renovation/'"),
+            "{}",
+            text(&out)
+        );
+    }
 
     let out = navigator(
         home.path(),
