@@ -4,6 +4,7 @@ use crate::exit::{Failure, Outcome, NOTHING_FOUND, USAGE};
 use crate::home::{runtime, Home};
 use navigator_core::{
     Category, DateRange, SearchFilters, SearchMode, SearchRequest, SearchService, TagFilter,
+    LIMIT_RANGE,
 };
 use std::process::ExitCode;
 
@@ -65,10 +66,13 @@ fn parse_mode(s: &str) -> Result<SearchMode, String> {
 
 /// `--limit`: 1 to 50, the page sizes a search request accepts.
 fn parse_limit(s: &str) -> Result<u32, String> {
+    let (lo, hi) = (LIMIT_RANGE.start(), LIMIT_RANGE.end());
     match s.trim().parse::<i64>() {
-        Ok(n @ 1..=50) => Ok(n as u32),
-        Ok(n) => Err(format!("{n} is not a page size: give 1 to 50")),
-        Err(_) => Err(format!("`{s}` is not a whole number (1 to 50)")),
+        Ok(n) => u32::try_from(n)
+            .ok()
+            .filter(|n| LIMIT_RANGE.contains(n))
+            .ok_or_else(|| format!("{n} is not a page size: give {lo} to {hi}")),
+        Err(_) => Err(format!("`{s}` is not a whole number ({lo} to {hi})")),
     }
 }
 
