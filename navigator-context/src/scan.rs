@@ -252,13 +252,7 @@ impl RepoMap {
                 let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
                 let dir = parent.unwrap_or(Path::new(".")).canonicalize().ok()?;
                 let rel = dir.join(p.file_name()?);
-                let rel = rel.strip_prefix(&canon).ok()?;
-                Some(
-                    rel.components()
-                        .map(|c| path_key(c.as_os_str()))
-                        .collect::<Vec<_>>()
-                        .join("/"),
-                )
+                Some(rel_key(rel.strip_prefix(&canon).ok()?))
             })
             .collect();
         let mut walked = walk(&canon);
@@ -362,11 +356,7 @@ fn walk(root: &Path) -> Vec<Walked> {
         let Ok(rel) = entry.path().strip_prefix(root) else {
             continue;
         };
-        let rel = rel
-            .components()
-            .map(|c| path_key(c.as_os_str()))
-            .collect::<Vec<_>>()
-            .join("/");
+        let rel = rel_key(rel);
         if ft.is_file() {
             out.push(Walked::File(entry.path().to_path_buf(), rel));
         } else if ft.is_symlink() {
@@ -388,6 +378,14 @@ fn walk(root: &Path) -> Vec<Walked> {
         }
     }
     out
+}
+
+/// A root-relative path as the map's key: `/`-separated [`path_key`]s of its components.
+fn rel_key(rel: &Path) -> String {
+    rel.components()
+        .map(|c| path_key(c.as_os_str()))
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// A path component as text, losslessly: bytes that are not UTF-8 are written `\xNN` and a
