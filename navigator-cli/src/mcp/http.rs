@@ -121,35 +121,26 @@ async fn route(
             )
         }
     };
-    if let Err(e) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+    let value = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(value) => value,
+        Err(e) => {
+            return json_rpc_error(
+                StatusCode::BAD_REQUEST,
+                -32700,
+                &format!("Parse error: {e}"),
+            )
+        }
+    };
+    if let Err(e) = serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value) {
         return json_rpc_error(
             StatusCode::BAD_REQUEST,
-            -32700,
-            &format!("Parse error: {e}"),
+            -32600,
+            &format!("Invalid Request: not a JSON-RPC message ({e})"),
         );
     }
-    let response = service
+    service
         .handle(Request::from_parts(parts, Full::new(bytes)))
-        .await;
-    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
-        return response;
-    }
-    // rmcp's 415 for JSON that is no JSON-RPC message (its own content-type 415 says so in
-    // its text and is passed on as it is).
-    let (parts, body) = response.into_parts();
-    let text = body
-        .collect()
         .await
-        .map(|c| String::from_utf8_lossy(&c.to_bytes()).into_owned())
-        .unwrap_or_default();
-    match text.strip_prefix("fail to deserialize request body") {
-        Some(why) => json_rpc_error(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            &format!("Invalid Request: not a JSON-RPC message ({})", why.trim()),
-        ),
-        None => Response::from_parts(parts, Full::new(Bytes::from(text)).boxed()),
-    }
 }
 
 /// The largest request body read (16 MiB, as a stdio line).
