@@ -16,6 +16,20 @@ const MAX_NAME_TWINS: usize = 3;
 const MAX_DEFINERS: usize = 4;
 /// Definitions weigh this much against a path match.
 const W_DEFINES: f64 = 0.5;
+/// A clue the goal's first line names counts this many times: a report's title names what
+/// broke, its body also names what the reproduction merely uses.
+const W_TITLE: f64 = 4.0;
+
+/// Whether `title` holds `clue` as a whole word (not inside a longer identifier).
+fn in_title(title: &str, clue: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    !clue.is_empty()
+        && title.match_indices(clue).any(|(k, _)| {
+            let before = title[..k].chars().next_back();
+            let after = title[k + clue.len()..].chars().next();
+            !before.is_some_and(is_word) && !after.is_some_and(is_word)
+        })
+}
 
 /// Per-file evidence from the goal's clues (not normalised), with a reason per file.
 pub(crate) struct Mentions {
@@ -88,7 +102,9 @@ fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
     out
 }
 
-pub(crate) fn mentions(files: &[FileEntry], goal: &Goal) -> Mentions {
+/// `title` is the goal's first line: the clues it names weigh [`W_TITLE`] times as much.
+pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mentions {
+    let weight = |clue: &str| if in_title(title, clue) { W_TITLE } else { 1.0 };
     let n = files.len();
     let mut score = vec![0.0; n];
     let mut reasons: Vec<Vec<String>> = vec![Vec::new(); n];
@@ -102,7 +118,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal) -> Mentions {
         let hits = best_tail_matches(&file_segs, &tail);
         for &i in &hits {
             let depth = common_tail(&file_segs[i], &tail) as f64;
-            score[i] += depth.min(3.0) / 3.0 / hits.len() as f64 + 0.5;
+            score[i] += weight(p) * (depth.min(3.0) / 3.0 / hits.len() as f64 + 0.5);
             reasons[i].push(format!("named in the goal as `{p}`"));
         }
     }
@@ -117,8 +133,9 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal) -> Mentions {
             if hits.is_empty() || hits.len() > MAX_NAME_TWINS {
                 continue;
             }
+            let w = weight(&q.join(".")).max(weight(&q.join("::")));
             for &i in &hits {
-                score[i] += 1.0 / hits.len() as f64;
+                score[i] += w / hits.len() as f64;
                 reasons[i].push(format!("module of `{}` named in the goal", q.join(".")));
             }
             break;
@@ -145,7 +162,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal) -> Mentions {
             continue;
         }
         for &i in &who {
-            score[i] += W_DEFINES / who.len() as f64;
+            score[i] += weight(name) * W_DEFINES / who.len() as f64;
             reasons[i].push(format!("defines `{name}` named in the goal"));
         }
     }
@@ -242,6 +259,16 @@ mod tests {
         assert!(failure_sites(&files, &goal, &mut reasons)
             .iter()
             .all(|&x| x == 0.0));
+    }
+
+    #[test]
+    fn title_clues_are_whole_words_of_the_first_line() {
+        let title = "GZipMiddleware: no `Vary` on responses";
+        assert!(in_title(title, "GZipMiddleware"));
+        assert!(in_title(title, "Vary"));
+        assert!(!in_title(title, "Middleware"), "inside a longer identifier");
+        assert!(!in_title(title, "PlainTextResponse"));
+        assert!(!in_title(title, ""));
     }
 
     #[test]

@@ -210,7 +210,7 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
             }
         }
     }
-    let mut named = crate::mentions::mentions(files, &parsed);
+    let mut named = crate::mentions::mentions(files, &parsed, title);
     normalise(&mut named.score);
     for (i, x) in named.score.iter().enumerate() {
         if *x > 0.0 {
@@ -645,6 +645,27 @@ mod tests {
             .reasons
             .iter()
             .any(|r| r.contains("inside the scope the goal starts with")));
+    }
+
+    #[test]
+    fn what_a_report_s_title_names_outweighs_what_its_reproduction_uses() {
+        // The body's reproduction uses a response class; the title names the middleware
+        // that broke.
+        let (_d, map) = map_of(&[
+            (
+                "pkg/middleware/gzip.py",
+                "class GZipMiddleware:\n    def __init__(self, app):\n        self.app = app\n",
+            ),
+            (
+                "pkg/responses.py",
+                "class Response:\n    pass\n\n\nclass PlainTextResponse(Response):\n    pass\n",
+            ),
+        ]);
+        let goal = "GZipMiddleware: compressed replies lack a header\n\n\
+            To reproduce:\n\n```python\napp = GZipMiddleware(PlainTextResponse('x' * 1000))\n```\n\
+            Every reply lacks it.";
+        let ranked = rank(&map, goal);
+        assert_eq!(ranked[0].path, "pkg/middleware/gzip.py", "{ranked:?}");
     }
 
     #[test]
