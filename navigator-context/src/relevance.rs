@@ -249,11 +249,14 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         if f.lang.is_none() {
             text[i] *= NON_CODE_PENALTY;
         }
+        // Most goals declare no scope: then no directory is lower-cased for nothing.
         let mut dirs = f.path.split('/').rev().skip(1);
-        if dirs.any(|d| {
-            let d = d.to_lowercase();
-            prefix.iter().any(|p| *p == d || abbreviates(&d, p))
-        }) {
+        if !prefix.is_empty()
+            && dirs.any(|d| {
+                let d = d.to_lowercase();
+                prefix.iter().any(|p| *p == d || abbreviates(&d, p))
+            })
+        {
             text[i] *= 1.0 + PREFIX_WEIGHT;
             reasons[i].push("inside the scope the goal starts with".into());
         }
