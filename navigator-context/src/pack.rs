@@ -23,10 +23,14 @@ const FULL_SCORE: f64 = 0.35;
 const FULL_SHARE: f64 = 0.7;
 /// ... except a clear first file (the next one scoring at most [`CLEAR_GAP`] of it), which may
 /// take this share on its own: the file a task is about is worth more whole than its
-/// neighbours' outlines.
+/// neighbours' outlines ...
 const CLEAR_SHARE: f64 = 0.85;
 const CLEAR_GAP: f64 = 0.8;
-/// The first this many files may share [`CLEAR_SHARE`] at full source when the top-level
+/// ... or more, all the budget but the path lines of this many next candidates: a file that
+/// fits whole is shown whole rather than cut into items for a few more outlines, but never at
+/// the cost of the paths of the files ranked after it (a file not shown at all is not found).
+const PATH_RESERVE_FILES: usize = 20;
+/// The first this many files may share the clear file's share at full source when the top-level
 /// outlines of the next [`RESERVE_FILES`] candidates still fit beside them: two close
 /// candidates shown whole beat one whole and one outlined, as long as the map stays wide.
 const PAIR: usize = 2;
@@ -255,13 +259,20 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         .collect();
     let mut full_used = 0;
     let clear = ranked.get(1).is_none_or(|&(_, s)| s <= CLEAR_GAP);
+    // The clear file's share: [`CLEAR_SHARE`], or all but the next candidates' path lines.
+    let paths: usize = ranked
+        .iter()
+        .skip(1)
+        .take(PATH_RESERVE_FILES)
+        .map(|&(j, _)| costs.cost(j, Level::Path).0)
+        .sum();
+    let clear_share = ((budget as f64 * CLEAR_SHARE) as usize).max(remaining.saturating_sub(paths));
     let share_of = |k: usize| {
-        let share = if k == 0 && clear {
-            CLEAR_SHARE
+        if k == 0 && clear {
+            clear_share
         } else {
-            FULL_SHARE
-        };
-        (budget as f64 * share) as usize
+            (budget as f64 * FULL_SHARE) as usize
+        }
     };
     let mut too_big: Vec<(usize, usize)> = Vec::new();
     // The best file, too big to show whole, is zoomed into before any weaker file is given
@@ -279,7 +290,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
                 (0, true),
                 c,
                 (0, remaining),
-                share_of(0),
+                (share_of(0), clear_share),
             )
         {
             return None;
@@ -325,7 +336,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             (k, k < PAIR),
             c,
             (full_used, remaining),
-            share_of(k),
+            (share_of(k), clear_share),
         ) {
             full_used += c;
             remaining -= c;
@@ -382,23 +393,35 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     }
     // Breadth first: every candidate gets its top-level outline (else its path) before any
     // gets more, so the plausible files further down the ranking stay visible; then the
-    // better ones get all signatures, in rank order.
+    // better ones get all signatures, in rank order. An outline never takes the room of the
+    // path lines of the next [`PATH_RESERVE_FILES`] candidates.
     let taken: std::collections::HashSet<usize> = chosen.iter().map(|&(i, _)| i).collect();
     let first_ranked = chosen.len();
-    for &(i, score) in ranked.iter().filter(|(i, _)| !taken.contains(i)) {
+    let rest: Vec<(usize, f64)> = ranked
+        .iter()
+        .filter(|(i, _)| !taken.contains(i))
+        .copied()
+        .collect();
+    let path_costs: Vec<usize> = rest
+        .iter()
+        .map(|&(i, _)| costs.cost(i, Level::Path).0)
+        .collect();
+    for (p, &(i, score)) in rest.iter().enumerate() {
+        let paths: usize = path_costs.iter().skip(p + 1).take(PATH_RESERVE_FILES).sum();
         let mut level = if score >= OUTLINE_SCORE {
             Level::TopLevel
         } else {
             Level::Path
         };
         // Long outlines are capped; once the budget runs short, to what is left of it.
-        if level == Level::TopLevel && remaining >= MIN_BLOCK {
-            let cap = costs.cap_for(i, OUTLINE_CAP.min(remaining));
+        let room = remaining.saturating_sub(paths);
+        if level == Level::TopLevel && room >= MIN_BLOCK {
+            let cap = costs.cap_for(i, OUTLINE_CAP.min(room));
             costs.set_limit(i, cap);
         }
         while level > Level::Hidden {
             let (c, _) = costs.cost(i, level);
-            if c <= remaining {
+            if c <= remaining && (level == Level::Path || c <= room) {
                 remaining -= c;
                 chosen.push((i, level));
                 break;
@@ -483,13 +506,12 @@ fn fits_whole(
     (k, pair): (usize, bool),
     c: usize,
     (full_used, remaining): (usize, usize),
-    share: usize,
+    (share, pair_share): (usize, usize),
 ) -> bool {
-    let budget = costs.plan.token_budget;
     c <= remaining
         && (full_used + c <= share
             || pair
-                && full_used + c <= (budget as f64 * CLEAR_SHARE) as usize
+                && full_used + c <= pair_share
                 && remaining.saturating_sub(c)
                     >= ranked
                         .iter()
@@ -848,6 +870,63 @@ mod tests {
         assert_ne!(second, Some(Level::Full));
     }
 
+    /// The level `pack` gives `big.rs` (one long function, scoring 1.0) ranked ahead of
+    /// twenty small candidates (scoring 0.5 and less), and whether every candidate still
+    /// shows, when the budget leaves `spare` tokens beside `big.rs` whole.
+    fn clear_first(spare: impl Fn(usize) -> usize) -> (Option<Level>, bool) {
+        let body: String = (0..200).map(|i| format!("    let x{i} = {i};\n")).collect();
+        let mut files = vec![("big.rs".to_string(), format!("pub fn big() {{\n{body}}}\n"))];
+        files.extend((0..20).map(|k| (format!("c{k:02}.rs"), format!("pub fn c{k}() {{}}\n"))));
+        let (_d, map) = crate::scan::temp_map(&files);
+        let ranking: Vec<Scored> = map
+            .files()
+            .iter()
+            .map(|f| Scored {
+                score: if f.path == "big.rs" { 1.0 } else { 0.5 },
+                path: f.path.clone(),
+                reasons: Vec::new(),
+            })
+            .collect();
+        let probe = FlightPlan::new("goal", 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let big = costs.cost(costs.index("big.rs").unwrap(), Level::Full).0;
+        let paths: usize = (0..20)
+            .map(|k| {
+                costs
+                    .cost(costs.index(&format!("c{k:02}.rs")).unwrap(), Level::Path)
+                    .0
+            })
+            .sum();
+        let overhead = probe.tokenizer.count(&header(&probe)) + 8;
+        let budget = big + overhead + spare(paths);
+        assert!(
+            big as f64 > 0.85 * budget as f64,
+            "the fixture must exceed 85 %"
+        );
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
+        let level_of = |path: &str| {
+            packed
+                .rules
+                .iter()
+                .find(|r| r.path == path)
+                .map(|r| r.level)
+        };
+        let all_shown = (0..20).all(|k| level_of(&format!("c{k:02}.rs")) >= Some(Level::Path));
+        (level_of("big.rs"), all_shown)
+    }
+
+    #[test]
+    fn a_clear_first_file_is_whole_when_the_next_candidates_keep_their_paths() {
+        // Room for the twenty path lines beside it: whole, though over 85 % of the budget.
+        let (level, all_shown) = clear_first(|paths| paths + 4);
+        assert_eq!(level, Some(Level::Full));
+        assert!(all_shown);
+        // Room for half of them only: cut to the items of its outline instead.
+        let (level, all_shown) = clear_first(|paths| paths / 2);
+        assert_ne!(level, Some(Level::Full));
+        assert!(all_shown);
+    }
+
     #[test]
     fn every_candidate_gets_an_outline_before_any_gets_signatures() {
         let (_d, map) = wide_map(12);
@@ -858,7 +937,7 @@ mod tests {
             .enumerate()
             .map(|(k, f)| Scored {
                 path: f.path.clone(),
-                score: 0.45 - 0.01 * k as f64,
+                score: 0.34 - 0.005 * k as f64,
                 reasons: Vec::new(),
             })
             .collect();
