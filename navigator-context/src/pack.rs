@@ -26,9 +26,10 @@ const FULL_SHARE: f64 = 0.7;
 /// neighbours' outlines ...
 const CLEAR_SHARE: f64 = 0.85;
 const CLEAR_GAP: f64 = 0.8;
-/// ... or more, all the budget but the path lines of this many next candidates: a file that
-/// fits whole is shown whole rather than cut into items for a few more outlines, but never at
-/// the cost of the paths of the files ranked after it (a file not shown at all is not found).
+/// ... or more, all the budget but the path lines of this many next candidates and the
+/// (capped) top-level outlines of the first [`RESERVE_FILES`] of them: a file that fits whole is
+/// shown whole rather than cut into items for the outlines of the long tail, but never at the
+/// cost of the outlines of the files ranked just after it, in case it is the wrong one.
 const PATH_RESERVE_FILES: usize = 20;
 /// The first this many files may share the clear file's share at full source when the top-level
 /// outlines of the next [`RESERVE_FILES`] candidates still fit beside them: two close
@@ -259,14 +260,23 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         .collect();
     let mut full_used = 0;
     let clear = ranked.get(1).is_none_or(|&(_, s)| s <= CLEAR_GAP);
-    // The clear file's share: [`CLEAR_SHARE`], or all but the next candidates' path lines.
-    let paths: usize = ranked
+    // The clear file's share: [`CLEAR_SHARE`], or all but the next candidates' outlines and
+    // path lines.
+    let next: usize = ranked
         .iter()
         .skip(1)
         .take(PATH_RESERVE_FILES)
-        .map(|&(j, _)| costs.cost(j, Level::Path).0)
+        .enumerate()
+        .map(|(n, &(j, _))| {
+            let path = costs.cost(j, Level::Path).0;
+            if n < RESERVE_FILES {
+                path.max(costs.cost(j, Level::TopLevel).0.min(OUTLINE_CAP))
+            } else {
+                path
+            }
+        })
         .sum();
-    let clear_share = ((budget as f64 * CLEAR_SHARE) as usize).max(remaining.saturating_sub(paths));
+    let clear_share = ((budget as f64 * CLEAR_SHARE) as usize).max(remaining.saturating_sub(next));
     let share_of = |k: usize| {
         if k == 0 && clear {
             clear_share
@@ -871,9 +881,11 @@ mod tests {
     }
 
     /// The level `pack` gives `big.rs` (one long function, scoring 1.0) ranked ahead of
-    /// twenty small candidates (scoring 0.5 and less), and whether every candidate still
-    /// shows, when the budget leaves `spare` tokens beside `big.rs` whole.
-    fn clear_first(spare: impl Fn(usize) -> usize) -> (Option<Level>, bool) {
+    /// twenty small candidates (scoring 0.5), and whether the first ten still show their
+    /// outlines and the other ten their paths, when the budget leaves `spare(outlines, paths)`
+    /// tokens beside `big.rs` whole: `outlines` the first ten's outlines, `paths` the other
+    /// ten's path lines.
+    fn clear_first(spare: impl Fn(usize, usize) -> usize) -> (Option<Level>, bool) {
         let body: String = (0..200).map(|i| format!("    let x{i} = {i};\n")).collect();
         let mut files = vec![("big.rs".to_string(), format!("pub fn big() {{\n{body}}}\n"))];
         files.extend((0..20).map(|k| (format!("c{k:02}.rs"), format!("pub fn c{k}() {{}}\n"))));
@@ -890,41 +902,44 @@ mod tests {
         let probe = FlightPlan::new("goal", 100_000);
         let mut costs = Costs::new(&map, &probe);
         let big = costs.cost(costs.index("big.rs").unwrap(), Level::Full).0;
-        let paths: usize = (0..20)
-            .map(|k| {
-                costs
-                    .cost(costs.index(&format!("c{k:02}.rs")).unwrap(), Level::Path)
-                    .0
-            })
-            .sum();
+        let mut cost = |k: usize, level| {
+            costs
+                .cost(costs.index(&format!("c{k:02}.rs")).unwrap(), level)
+                .0
+        };
+        let outlines: usize = (0..10).map(|k| cost(k, Level::TopLevel)).sum();
+        let paths: usize = (10..20).map(|k| cost(k, Level::Path)).sum();
         let overhead = probe.tokenizer.count(&header(&probe)) + 8;
-        let budget = big + overhead + spare(paths);
+        let budget = big + overhead + spare(outlines, paths);
         assert!(
             big as f64 > 0.85 * budget as f64,
             "the fixture must exceed 85 %"
         );
         let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
-        let level_of = |path: &str| {
+        let level_of = |k: usize| {
             packed
                 .rules
                 .iter()
-                .find(|r| r.path == path)
+                .find(|r| r.path == format!("c{k:02}.rs"))
                 .map(|r| r.level)
         };
-        let all_shown = (0..20).all(|k| level_of(&format!("c{k:02}.rs")) >= Some(Level::Path));
-        (level_of("big.rs"), all_shown)
+        let kept = (0..10).all(|k| level_of(k) >= Some(Level::TopLevel))
+            && (10..20).all(|k| level_of(k) >= Some(Level::Path));
+        let big = packed.rules.iter().find(|r| r.path == "big.rs");
+        (big.map(|r| r.level), kept)
     }
 
     #[test]
-    fn a_clear_first_file_is_whole_when_the_next_candidates_keep_their_paths() {
-        // Room for the twenty path lines beside it: whole, though over 85 % of the budget.
-        let (level, all_shown) = clear_first(|paths| paths + 4);
+    fn a_clear_first_file_is_whole_when_the_next_candidates_keep_their_outlines() {
+        // Room for the next ten outlines and ten path lines beside it: whole, though over 85 %
+        // of the budget.
+        let (level, kept) = clear_first(|outlines, paths| outlines + paths + 4);
         assert_eq!(level, Some(Level::Full));
-        assert!(all_shown);
-        // Room for half of them only: cut to the items of its outline instead.
-        let (level, all_shown) = clear_first(|paths| paths / 2);
+        assert!(kept);
+        // Room for path lines only: cut to the items of its outline instead.
+        let (level, kept) = clear_first(|_, paths| 2 * paths + 4);
         assert_ne!(level, Some(Level::Full));
-        assert!(all_shown);
+        assert!(kept);
     }
 
     #[test]
