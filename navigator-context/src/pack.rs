@@ -21,17 +21,19 @@ const MAX_FULL: usize = 6;
 const FULL_SCORE: f64 = 0.35;
 /// ... together taking at most this share of the budget (the rest keeps the map wide) ...
 const FULL_SHARE: f64 = 0.7;
-/// ... except a clear first file (the next one scoring at most [`CLEAR_GAP`] of it), which may
-/// take this share on its own: the file a task is about is worth more whole than its
-/// neighbours' outlines ...
-const CLEAR_SHARE: f64 = 0.85;
-const CLEAR_GAP: f64 = 0.8;
+/// ... except the first file, which may take this share on its own, clear of the next or not:
+/// the file a task is about is worth more whole than its neighbours' outlines, and the best
+/// guess is likelier to be it than the files after it (cutting an unclear first file over 70 %
+/// to its items left weaker files whole in its place) ...
+const FIRST_SHARE: f64 = 0.85;
 /// ... or more, all the budget but the path lines of this many next candidates and the
 /// (capped) top-level outlines of the first [`RESERVE_FILES`] of them: a file that fits whole is
 /// shown whole rather than cut into items for the outlines of the long tail, but never at the
 /// cost of the outlines of the files ranked just after it, in case it is the wrong one.
 const PATH_RESERVE_FILES: usize = 20;
-/// The first this many files may share the clear file's share at full source when the top-level
+/// The first file is clear when the next one scores at most this share of it.
+const CLEAR_GAP: f64 = 0.8;
+/// The first this many files may share the first file's share at full source when the top-level
 /// outlines of the next [`RESERVE_FILES`] candidates still fit beside them: two close
 /// candidates shown whole beat one whole and one outlined, as long as the map stays wide.
 const PAIR: usize = 2;
@@ -260,7 +262,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         .collect();
     let mut full_used = 0;
     let clear = ranked.get(1).is_none_or(|&(_, s)| s <= CLEAR_GAP);
-    // The clear file's share: [`CLEAR_SHARE`], or all but the next candidates' outlines and
+    // The first file's share: [`FIRST_SHARE`], or all but the next candidates' outlines and
     // path lines.
     let next: usize = ranked
         .iter()
@@ -276,10 +278,10 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             }
         })
         .sum();
-    let clear_share = ((budget as f64 * CLEAR_SHARE) as usize).max(remaining.saturating_sub(next));
+    let first_share = ((budget as f64 * FIRST_SHARE) as usize).max(remaining.saturating_sub(next));
     let share_of = |k: usize| {
-        if k == 0 && clear {
-            clear_share
+        if k == 0 {
+            first_share
         } else {
             (budget as f64 * FULL_SHARE) as usize
         }
@@ -300,7 +302,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
                 (0, true),
                 c,
                 (0, remaining),
-                (share_of(0), clear_share),
+                (share_of(0), first_share),
             )
         {
             return None;
@@ -346,7 +348,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             (k, k < PAIR),
             c,
             (full_used, remaining),
-            (share_of(k), clear_share),
+            (share_of(k), first_share),
         ) {
             full_used += c;
             remaining -= c;
@@ -508,7 +510,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
 
 /// Whether the `k`-th ranked file, costing `c` tokens whole, is shown whole when whole files
 /// have used `full_used` tokens and `remaining` are left: within its `share`, or — the first
-/// two files — together within the clear file's share while what is left still holds the
+/// two files — together within the first file's share while what is left still holds the
 /// outlines of the next candidates (counted only when needed).
 fn fits_whole(
     costs: &mut Costs,
@@ -868,7 +870,7 @@ mod tests {
     }
 
     #[test]
-    fn two_close_candidates_share_the_clear_share_only_while_the_next_outlines_fit() {
+    fn two_close_candidates_share_the_first_share_only_while_the_next_outlines_fit() {
         let (first, second, rest) = pair_levels(false);
         assert_eq!((first, second), (Some(Level::Full), Some(Level::Full)));
         assert!(rest.iter().all(|l| *l >= Some(Level::TopLevel)), "{rest:?}");
@@ -881,20 +883,36 @@ mod tests {
     }
 
     /// The level `pack` gives `big.rs` (one long function, scoring 1.0) ranked ahead of
-    /// twenty small candidates (scoring 0.5), and whether the first ten still show their
-    /// outlines and the other ten their paths, when the budget leaves `spare(outlines, paths)`
-    /// tokens beside `big.rs` whole: `outlines` the first ten's outlines, `paths` the other
-    /// ten's path lines.
-    fn clear_first(spare: impl Fn(usize, usize) -> usize) -> (Option<Level>, bool) {
-        let body: String = (0..200).map(|i| format!("    let x{i} = {i};\n")).collect();
+    /// twenty candidates of `fns` functions each (the first scoring `runner_up`, the others
+    /// 0.5), and whether the first ten still show their outlines and the other ten their
+    /// paths, when the budget leaves `spare(outlines, paths)` tokens beside `big.rs` whole:
+    /// `outlines` the first ten's outlines capped to [`OUTLINE_CAP`], `paths` the other ten's
+    /// path lines.
+    fn big_first(
+        runner_up: f64,
+        fns: usize,
+        spare: impl Fn(usize, usize) -> usize,
+    ) -> (Option<Level>, bool) {
+        let body: String = (0..1000)
+            .map(|i| format!("    let x{i} = {i};\n"))
+            .collect();
         let mut files = vec![("big.rs".to_string(), format!("pub fn big() {{\n{body}}}\n"))];
-        files.extend((0..20).map(|k| (format!("c{k:02}.rs"), format!("pub fn c{k}() {{}}\n"))));
+        files.extend((0..20).map(|k| {
+            let text: String = (0..fns)
+                .map(|m| format!("pub fn c{k}_{m}(input: &str) -> usize {{ 0 }}\n"))
+                .collect();
+            (format!("c{k:02}.rs"), text)
+        }));
         let (_d, map) = crate::scan::temp_map(&files);
         let ranking: Vec<Scored> = map
             .files()
             .iter()
             .map(|f| Scored {
-                score: if f.path == "big.rs" { 1.0 } else { 0.5 },
+                score: match f.path.as_str() {
+                    "big.rs" => 1.0,
+                    "c00.rs" => runner_up,
+                    _ => 0.5,
+                },
                 path: f.path.clone(),
                 reasons: Vec::new(),
             })
@@ -907,7 +925,9 @@ mod tests {
                 .cost(costs.index(&format!("c{k:02}.rs")).unwrap(), level)
                 .0
         };
-        let outlines: usize = (0..10).map(|k| cost(k, Level::TopLevel)).sum();
+        let outlines: usize = (0..10)
+            .map(|k| cost(k, Level::TopLevel).min(OUTLINE_CAP))
+            .sum();
         let paths: usize = (10..20).map(|k| cost(k, Level::Path)).sum();
         let overhead = probe.tokenizer.count(&header(&probe)) + 8;
         let budget = big + overhead + spare(outlines, paths);
@@ -933,11 +953,25 @@ mod tests {
     fn a_clear_first_file_is_whole_when_the_next_candidates_keep_their_outlines() {
         // Room for the next ten outlines and ten path lines beside it: whole, though over 85 %
         // of the budget.
-        let (level, kept) = clear_first(|outlines, paths| outlines + paths + 4);
+        let (level, kept) = big_first(0.5, 1, |outlines, paths| outlines + paths + 4);
         assert_eq!(level, Some(Level::Full));
         assert!(kept);
         // Room for path lines only: cut to the items of its outline instead.
-        let (level, kept) = clear_first(|_, paths| 2 * paths + 4);
+        let (level, kept) = big_first(0.5, 1, |_, paths| 2 * paths + 4);
+        assert_ne!(level, Some(Level::Full));
+        assert!(kept);
+    }
+
+    #[test]
+    fn an_unclear_first_file_gets_the_same_room_before_it_is_cut_to_its_items() {
+        // The next candidate scores 0.9 of it: still the best guess, whole over 70 % (the
+        // share of the files after it) while the next candidates keep their capped outlines,
+        // though their whole outlines (30 functions each) would not fit beside it ...
+        let (level, kept) = big_first(0.9, 30, |outlines, paths| outlines + paths + 4);
+        assert_eq!(level, Some(Level::Full));
+        assert!(kept);
+        // ... and cut to its items when they would not.
+        let (level, kept) = big_first(0.9, 30, |_, paths| 2 * paths + 4);
         assert_ne!(level, Some(Level::Full));
         assert!(kept);
     }
