@@ -950,30 +950,21 @@ mod tests {
     }
 
     #[test]
-    fn a_clear_first_file_is_whole_when_the_next_candidates_keep_their_outlines() {
-        // Room for the next ten outlines and ten path lines beside it: whole, though over 85 %
-        // of the budget.
-        let (level, kept) = big_first(0.5, 1, |outlines, paths| outlines + paths + 4);
-        assert_eq!(level, Some(Level::Full));
-        assert!(kept);
-        // Room for path lines only: cut to the items of its outline instead.
-        let (level, kept) = big_first(0.5, 1, |_, paths| 2 * paths + 4);
-        assert_ne!(level, Some(Level::Full));
-        assert!(kept);
-    }
-
-    #[test]
-    fn an_unclear_first_file_gets_the_same_room_before_it_is_cut_to_its_items() {
-        // The next candidate scores 0.9 of it: still the best guess, whole over 70 % (the
-        // share of the files after it) while the next candidates keep their capped outlines,
-        // though their whole outlines (30 functions each) would not fit beside it ...
-        let (level, kept) = big_first(0.9, 30, |outlines, paths| outlines + paths + 4);
-        assert_eq!(level, Some(Level::Full));
-        assert!(kept);
-        // ... and cut to its items when they would not.
-        let (level, kept) = big_first(0.9, 30, |_, paths| 2 * paths + 4);
-        assert_ne!(level, Some(Level::Full));
-        assert!(kept);
+    fn the_first_file_is_whole_when_the_next_candidates_keep_their_outlines() {
+        // Clear (the next candidate scores half of it), or not (0.9 of it: still the best
+        // guess, and over the 70 % the files after it share), with the next candidates'
+        // outlines short, or long (30 functions each: only their capped outlines fit).
+        for (runner_up, fns) in [(0.5, 1), (0.9, 30)] {
+            // Room for the next ten outlines and ten path lines beside it: whole, though over
+            // 85 % of the budget.
+            let (level, kept) = big_first(runner_up, fns, |outlines, paths| outlines + paths + 4);
+            assert_eq!(level, Some(Level::Full), "{runner_up}");
+            assert!(kept, "{runner_up}");
+            // Room for path lines only: cut to the items of its outline instead.
+            let (level, kept) = big_first(runner_up, fns, |_, paths| 2 * paths + 4);
+            assert_ne!(level, Some(Level::Full), "{runner_up}");
+            assert!(kept, "{runner_up}");
+        }
     }
 
     #[test]
