@@ -687,7 +687,13 @@ mod tests {
         let mut bytes = std::fs::read(&term).unwrap();
         let middle = bytes.len() / 2;
         bytes[middle] ^= 0x5a;
-        std::fs::write(&term, &bytes).unwrap();
+        // The damaged copy is renamed over the file, never written into it: a reload tantivy
+        // started on a thread of its own when the index opened can still be reading the
+        // file's mapping after the index is dropped, and truncating a mapped file in place
+        // kills the process with SIGBUS.
+        let damaged = term.with_extension("damaged");
+        std::fs::write(&damaged, &bytes).unwrap();
+        std::fs::rename(&damaged, &term).unwrap();
         let (index, opened) = KeywordIndex::open(&path).unwrap();
         match opened {
             Opened::Damaged(why) => assert!(why.contains(".term"), "{why}"),
