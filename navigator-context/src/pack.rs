@@ -48,6 +48,13 @@ const UNCLEAR_ZOOM_SHARE: f64 = 0.25;
 const CHEAP_SHARE: f64 = 0.1;
 /// ... together at most this share.
 const CHEAP_TOTAL_SHARE: f64 = 0.3;
+/// The best file zoomed first also leaves room for the next file whole when it scores at
+/// least this (of the best's 1.0) ...
+const RUNNER_UP_SCORE: f64 = 0.6;
+/// ... and is whole within this share of the budget: a clear first file otherwise filled its
+/// whole share with its weaker items and left a close second, often the other file to change,
+/// as an outline.
+const RUNNER_UP_SHARE: f64 = 0.35;
 
 /// Zooming keeps room for the top-level outlines of this many next candidates ...
 const RESERVE_FILES: usize = 10;
@@ -319,9 +326,18 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             .map(|(c, _)| c)
             .sum::<usize>()
             .min((budget as f64 * CHEAP_TOTAL_SHARE) as usize);
+        // A close second too big to count as cheap (a cheap one is counted above).
+        let runner_up = ranked
+            .get(1)
+            .filter(|&&(_, s)| s >= RUNNER_UP_SCORE)
+            .map(|&(j, _)| costs.cost(j, Level::Full))
+            .filter(|&(c, l)| {
+                l == Level::Full && c > cheap_max && c <= (budget as f64 * RUNNER_UP_SHARE) as usize
+            })
+            .map_or(0, |(c, _)| c);
         let cap = if clear { 1.0 } else { UNCLEAR_ZOOM_SHARE };
         let allowed = remaining
-            .saturating_sub(reserve + cheap)
+            .saturating_sub(reserve + cheap + runner_up)
             .min(share_of(0))
             .min((budget as f64 * cap) as usize);
         zoom(&mut costs, map, plan, i, allowed).map(|c| (i, c))
@@ -1181,6 +1197,72 @@ mod tests {
         assert_eq!(big.focus, ["add_vary_header"], "{big:?}");
         assert!(shown);
         assert!(small.level >= Level::TopLevel, "{small:?}");
+    }
+
+    /// Packs `big.rs` (forty functions, every one about the goal, far over the budget) ranked
+    /// first and `small.rs` (whole at 30 % of the budget) ranked second with `second`: their
+    /// rules, and the tokens of `small.rs` whole and of the budget.
+    fn runner_up_packed(second: f64) -> (Rule, Rule, [usize; 2]) {
+        let body: String = (0..12)
+            .map(|i| format!("    let value_{i} = input.len() * {i} + limit;\n"))
+            .collect();
+        let big: String = (0..40)
+            .map(|m| {
+                format!("pub fn vary_header_{m}(input: &str, limit: usize) -> usize {{\n{body}    limit\n}}\n")
+            })
+            .collect();
+        let small: String = (0..30)
+            .map(|i| format!("pub const TABLE_{i}: [u32; 4] = [{i}, 1, 2, 3];\n"))
+            .collect();
+        let files = vec![("big.rs".to_string(), big), ("small.rs".to_string(), small)];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let ranking = vec![
+            Scored {
+                path: "big.rs".into(),
+                score: 1.0,
+                reasons: Vec::new(),
+            },
+            Scored {
+                path: "small.rs".into(),
+                score: second,
+                reasons: Vec::new(),
+            },
+        ];
+        let probe = FlightPlan::new(VARY_GOAL, 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let whole_small = costs.cost(costs.index("small.rs").unwrap(), Level::Full).0;
+        let budget = whole_small * 10 / 3;
+        let whole_big = costs.cost(costs.index("big.rs").unwrap(), Level::Full).0;
+        assert!(
+            whole_big > 2 * budget,
+            "the fixture needs a file over the budget"
+        );
+        let packed = pack(&map, &ranking, &FlightPlan::new(VARY_GOAL, budget));
+        let rule = |p: &str| packed.rules.iter().find(|r| r.path == p).cloned().unwrap();
+        let fitted = fit(&map, packed.clone(), &HashMap::new()).unwrap();
+        assert!(
+            fitted.rendered.tokens <= budget,
+            "{}",
+            fitted.rendered.tokens
+        );
+        (rule("big.rs"), rule("small.rs"), [whole_small, budget])
+    }
+
+    #[test]
+    fn a_clear_first_file_zoomed_into_leaves_room_for_a_close_second_whole() {
+        // Every item of `big.rs` is about the goal: zoomed into, it would fill its share.
+        // A second scoring 0.7 of it (clear of it, yet close) is shown whole beside its
+        // items; one scoring 0.5 leaves the room to the best file.
+        let (big, small, [whole_small, budget]) = runner_up_packed(0.7);
+        assert!(
+            whole_small as f64 > CHEAP_SHARE * budget as f64,
+            "the second must not count as cheap"
+        );
+        assert_eq!(small.level, Level::Full, "{small:?}");
+        assert!(!big.focus.is_empty(), "{big:?}");
+        let (big, small, _) = runner_up_packed(0.5);
+        assert!(small.level < Level::Full, "{small:?}");
+        assert!(big.focus.len() > 1, "{big:?}");
     }
 
     #[test]
