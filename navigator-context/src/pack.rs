@@ -1073,24 +1073,19 @@ mod tests {
         assert!(r.level >= Level::TopLevel && r.max_items.is_none(), "{r:?}");
     }
 
-    /// `big.rs`, far over the budget, with forty functions of which `add_vary_header` is what
-    /// the goal is about; `small.rs`, `rows` lines of constants, ranked second with `second`
-    /// and whole at 60 % of the budget returned. Also returned: the tokens of `big.rs` zoomed
-    /// into `add_vary_header`, and of `small.rs` whole.
-    fn vary_fixture(
-        second: f64,
+    /// `big.rs`, forty twelve-line functions named by `name`, ranked first, and `small.rs`,
+    /// `rows` lines of constants, ranked second with `second`.
+    fn big_and_small(
+        name: impl Fn(usize) -> String,
         rows: usize,
-    ) -> (tempfile::TempDir, RepoMap, Vec<Scored>, [usize; 3]) {
+        second: f64,
+    ) -> (tempfile::TempDir, RepoMap, Vec<Scored>) {
         let body: String = (0..12)
             .map(|i| format!("    let value_{i} = input.len() * {i} + limit;\n"))
             .collect();
         let big: String = (0..40)
             .map(|m| {
-                let name = if m == 17 {
-                    "add_vary_header".to_string()
-                } else {
-                    format!("step_{m}")
-                };
+                let name = name(m);
                 format!(
                     "pub fn {name}(input: &str, limit: usize) -> usize {{\n{body}    limit\n}}\n"
                 )
@@ -1101,18 +1096,33 @@ mod tests {
             .collect();
         let files = vec![("big.rs".to_string(), big), ("small.rs".to_string(), small)];
         let (dir, map) = crate::scan::temp_map(&files);
-        let ranking = vec![
-            Scored {
-                path: "big.rs".into(),
-                score: 1.0,
+        let ranking = [("big.rs", 1.0), ("small.rs", second)]
+            .into_iter()
+            .map(|(path, score)| Scored {
+                path: path.into(),
+                score,
                 reasons: Vec::new(),
-            },
-            Scored {
-                path: "small.rs".into(),
-                score: second,
-                reasons: Vec::new(),
-            },
-        ];
+            })
+            .collect();
+        (dir, map, ranking)
+    }
+
+    /// `big.rs`, far over the budget, with forty functions of which `add_vary_header` is what
+    /// the goal is about; `small.rs`, `rows` lines of constants, ranked second with `second`
+    /// and whole at 60 % of the budget returned. Also returned: the tokens of `big.rs` zoomed
+    /// into `add_vary_header`, and of `small.rs` whole.
+    fn vary_fixture(
+        second: f64,
+        rows: usize,
+    ) -> (tempfile::TempDir, RepoMap, Vec<Scored>, [usize; 3]) {
+        let name = |m: usize| {
+            if m == 17 {
+                "add_vary_header".to_string()
+            } else {
+                format!("step_{m}")
+            }
+        };
+        let (dir, map, ranking) = big_and_small(name, rows, second);
         let probe = FlightPlan::new(VARY_GOAL, 100_000);
         let mut costs = Costs::new(&map, &probe);
         let (b, sm) = (
@@ -1203,31 +1213,7 @@ mod tests {
     /// first and `small.rs` (whole at 30 % of the budget) ranked second with `second`: their
     /// rules, and the tokens of `small.rs` whole and of the budget.
     fn runner_up_packed(second: f64) -> (Rule, Rule, [usize; 2]) {
-        let body: String = (0..12)
-            .map(|i| format!("    let value_{i} = input.len() * {i} + limit;\n"))
-            .collect();
-        let big: String = (0..40)
-            .map(|m| {
-                format!("pub fn vary_header_{m}(input: &str, limit: usize) -> usize {{\n{body}    limit\n}}\n")
-            })
-            .collect();
-        let small: String = (0..30)
-            .map(|i| format!("pub const TABLE_{i}: [u32; 4] = [{i}, 1, 2, 3];\n"))
-            .collect();
-        let files = vec![("big.rs".to_string(), big), ("small.rs".to_string(), small)];
-        let (_d, map) = crate::scan::temp_map(&files);
-        let ranking = vec![
-            Scored {
-                path: "big.rs".into(),
-                score: 1.0,
-                reasons: Vec::new(),
-            },
-            Scored {
-                path: "small.rs".into(),
-                score: second,
-                reasons: Vec::new(),
-            },
-        ];
+        let (_d, map, ranking) = big_and_small(|m| format!("vary_header_{m}"), 30, second);
         let probe = FlightPlan::new(VARY_GOAL, 100_000);
         let mut costs = Costs::new(&map, &probe);
         let whole_small = costs.cost(costs.index("small.rs").unwrap(), Level::Full).0;
