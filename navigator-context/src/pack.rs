@@ -297,8 +297,9 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     // The best file, too big to show whole, is zoomed into before any weaker file is given
     // full source: its items are likelier to be the code to change than a weaker file whole
     // (zoomed last, it got what the whole files left, often nothing). It keeps room for the
-    // outlines of the next candidates and for the next ones that are cheap whole; a clear
-    // first file may take its whole share, an unclear one [`UNCLEAR_ZOOM_SHARE`].
+    // outlines of the next candidates, for the next ones that are cheap whole and for a close
+    // second whole ([`RUNNER_UP_SCORE`]); a clear first file may take its whole share, an
+    // unclear one [`UNCLEAR_ZOOM_SHARE`].
     let first_zoomed = ranked.first().and_then(|&(i, score)| {
         let (c, level) = costs.cost(i, Level::Full);
         if score < FULL_SCORE
