@@ -1226,13 +1226,14 @@ mod tests {
         );
         let packed = pack(&map, &ranking, &FlightPlan::new(VARY_GOAL, budget));
         let rule = |p: &str| packed.rules.iter().find(|r| r.path == p).cloned().unwrap();
-        let fitted = fit(&map, packed.clone(), &HashMap::new()).unwrap();
+        let (big, small) = (rule("big.rs"), rule("small.rs"));
+        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
         assert!(
             fitted.rendered.tokens <= budget,
             "{}",
             fitted.rendered.tokens
         );
-        (rule("big.rs"), rule("small.rs"), [whole_small, budget])
+        (big, small, [whole_small, budget])
     }
 
     #[test]
