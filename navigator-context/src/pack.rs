@@ -1226,14 +1226,13 @@ mod tests {
         );
         let packed = pack(&map, &ranking, &FlightPlan::new(VARY_GOAL, budget));
         let rule = |p: &str| packed.rules.iter().find(|r| r.path == p).cloned().unwrap();
-        let (big, small) = (rule("big.rs"), rule("small.rs"));
-        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
+        let fitted = fit(&map, packed.clone(), &HashMap::new()).unwrap();
         assert!(
             fitted.rendered.tokens <= budget,
             "{}",
             fitted.rendered.tokens
         );
-        (big, small, [whole_small, budget])
+        (rule("big.rs"), rule("small.rs"), [whole_small, budget])
     }
 
     #[test]
