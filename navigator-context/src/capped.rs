@@ -1,5 +1,6 @@
-//! Capped outlines: a file's outline cut to its first few entries, those that share a word
-//! with the goal first, and a line counting the rest.
+//! Capped outlines: a file's outline cut to a few entries, those the goal names (or whose
+//! members it names) first, then those sharing the most words with it, and a line counting
+//! the rest.
 //!
 //! Why: a top-level outline costs what the file declares, from 20 tokens to over 2,000 (a
 //! module of long `impl` headers with `where` clauses). Packing gives every plausible file its
@@ -10,29 +11,42 @@
 
 use crate::bm25::{terms, Stems};
 use crate::flight_plan::Level;
+use crate::goal::Goal;
 use crate::outline::Symbol;
 use crate::scan::FileEntry;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-/// The goal's words, stemmed: the entries of a capped outline that share one come first.
+/// The goal's words, stemmed, and the identifiers it spells as code: they choose the entries
+/// of a capped outline.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct GoalWords {
     words: BTreeSet<String>,
-    /// A hash of the words, naming them in the keys of a file's memo of capped blocks.
+    /// Identifiers the goal spells as code (backticks, code blocks, frames, the last segment
+    /// of qualified names), lower case.
+    names: BTreeSet<String>,
+    /// A hash of the words and names, naming them in the keys of a file's memo of capped
+    /// blocks.
     fingerprint: u64,
 }
 
 impl GoalWords {
-    /// The stemmed terms of `goal`.
+    /// The stemmed terms of `goal` and the identifiers it names.
     pub(crate) fn new(goal: &str) -> Self {
         let mut stems = Stems::new();
         let words: BTreeSet<String> = terms(goal).into_iter().map(|t| stems.of(t)).collect();
+        let names: BTreeSet<String> = Goal::parse(goal)
+            .identifiers
+            .iter()
+            .map(|i| i.to_lowercase())
+            .collect();
         let mut h = DefaultHasher::new();
         words.hash(&mut h);
+        names.hash(&mut h);
         GoalWords {
             words,
+            names,
             fingerprint: h.finish(),
         }
     }
@@ -42,12 +56,61 @@ impl GoalWords {
         self.fingerprint
     }
 
-    fn shares_a_word(&self, stems: &mut Stems, text: &str) -> bool {
-        !self.words.is_empty()
-            && terms(text)
-                .into_iter()
-                .any(|t| self.words.contains(&stems.of(t)))
+    /// How many of the goal's words `text` holds.
+    fn shared_words(&self, stems: &mut Stems, text: &str) -> usize {
+        if self.words.is_empty() {
+            return 0;
+        }
+        terms(text)
+            .into_iter()
+            .map(|t| stems.of(t))
+            .filter(|t| self.words.contains(t))
+            .collect::<BTreeSet<_>>()
+            .len()
     }
+
+    fn names(&self, symbol: &Symbol) -> bool {
+        !symbol.name.is_empty() && self.names.contains(&symbol.name.to_lowercase())
+    }
+}
+
+/// The `max` entries (indices into `file`'s outline symbols, out of `all`) a capped outline
+/// keeps, in source order: first those the goal names, then those with a member the goal
+/// names (the `impl` or class of a method it names), then those whose signature shares the
+/// most of its words, then the first ones in source order.
+pub(crate) fn kept(file: &FileEntry, all: &[usize], max: usize, goal: &GoalWords) -> Vec<usize> {
+    let Some(outline) = file.outline() else {
+        return Vec::new();
+    };
+    let symbols = &outline.symbols;
+    let mut stems = Stems::new();
+    let mut order: Vec<(u8, usize, usize)> = all
+        .iter()
+        .map(|&k| {
+            let s = &symbols[k];
+            let members = symbols[k + 1..]
+                .iter()
+                .take_while(|m| m.depth > s.depth)
+                .any(|m| goal.names(m));
+            let tier = if goal.names(s) { 2 } else { u8::from(members) };
+            (tier, goal.shared_words(&mut stems, &s.signature), k)
+        })
+        .collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let mut kept: Vec<usize> = order.into_iter().take(max).map(|(_, _, k)| k).collect();
+    kept.sort_unstable();
+    kept
+}
+
+/// The line counting the entries a capped outline left out (`left` of them, at `level`).
+pub(crate) fn more_line(level: Level, left: usize) -> String {
+    let what = match (level, left) {
+        (Level::TopLevel, 1) => "top-level item",
+        (Level::TopLevel, _) => "top-level items",
+        (_, 1) => "item",
+        _ => "items",
+    };
+    format!("  … {left} more {what}\n")
 }
 
 /// Indices (into the outline's symbols) of the entries `level` shows: the top-level ones at
@@ -82,10 +145,9 @@ pub(crate) fn write_entry(out: &mut String, file: &FileEntry, symbol: &Symbol, l
     let _ = writeln!(out, "{indent}{}", symbol.signature);
 }
 
-/// The body of `file`'s outline at `level` (2 or 3) with at most `max` entries: those whose
-/// signature shares a word with `goal` first, then the rest in source order, listed in source
-/// order, then a line counting the entries left out. `None` when nothing would be left out
-/// (the plain outline applies).
+/// The body of `file`'s outline at `level` (2 or 3) with at most `max` entries, chosen by
+/// [`kept`] and listed in source order, then a line counting the entries left out. `None`
+/// when nothing would be left out (the plain outline applies).
 pub(crate) fn capped_body(
     file: &FileEntry,
     level: Level,
@@ -98,25 +160,12 @@ pub(crate) fn capped_body(
     if all.len() <= max {
         return None;
     }
-    let mut stems = Stems::new();
-    let (mut kept, rest): (Vec<usize>, Vec<usize>) = all
-        .iter()
-        .partition(|&&k| goal.shares_a_word(&mut stems, &outline.symbols[k].signature));
-    kept.truncate(max);
-    kept.extend(rest.into_iter().take(max - kept.len()));
-    kept.sort_unstable();
+    let kept = kept(file, &all, max, goal);
     let mut out = String::new();
     for &k in &kept {
         write_entry(&mut out, file, &outline.symbols[k], level);
     }
-    let left = all.len() - kept.len();
-    let what = match (level, left) {
-        (Level::TopLevel, 1) => "top-level item",
-        (Level::TopLevel, _) => "top-level items",
-        (_, 1) => "item",
-        _ => "items",
-    };
-    let _ = writeln!(out, "  … {left} more {what}");
+    out.push_str(&more_line(level, all.len() - kept.len()));
     Some(out)
 }
 
@@ -161,6 +210,53 @@ mod tests {
         assert_eq!(
             sigs.lines().collect::<Vec<_>>(),
             ["  // Doc 7.", "  pub fn parse_header()", "  … 7 more items"]
+        );
+    }
+
+    #[test]
+    fn entries_the_goal_names_or_whose_members_it_names_come_before_shared_words() {
+        let mut text = String::new();
+        for k in 0..6 {
+            text.push_str(&format!(
+                "def envvar_value_{k}(value):\n    return value\n\n\n"
+            ));
+        }
+        text.push_str(
+            "class Parameter:\n    def resolve_envvar_value(self, ctx):\n        return None\n\n\n",
+        );
+        text.push_str("def split_envvar_value(rv):\n    return rv.split()\n\n\n");
+        text.push_str("def split_tuple_value(value):\n    return value\n");
+        let (_d, map) = temp_map(&[("core.py".to_string(), text)]);
+        let f = &map.files()[0];
+        let goal = GoalWords::new(
+            "TypeError in `resolve_envvar_value`: split_envvar_value gets a tuple value",
+        );
+        // Named (split_envvar_value), then the class of a named method, then the entry
+        // sharing the most of the goal's words (split, tuple, value) before the earlier ones
+        // sharing two (envvar, value).
+        let body = capped_body(f, Level::TopLevel, 3, &goal).unwrap();
+        assert_eq!(
+            body.lines().collect::<Vec<_>>(),
+            [
+                "  class Parameter",
+                "  def split_envvar_value(rv)",
+                "  def split_tuple_value(value)",
+                "  … 6 more top-level items"
+            ]
+        );
+        let four = capped_body(f, Level::TopLevel, 4, &goal).unwrap();
+        assert!(
+            four.starts_with("  def envvar_value_0(value)\n  class Parameter\n"),
+            "{four}"
+        );
+        let two = capped_body(f, Level::TopLevel, 2, &goal).unwrap();
+        assert_eq!(
+            two.lines().collect::<Vec<_>>(),
+            [
+                "  class Parameter",
+                "  def split_envvar_value(rv)",
+                "  … 7 more top-level items"
+            ]
         );
     }
 
