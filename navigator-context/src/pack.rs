@@ -512,7 +512,10 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     rules.extend(chosen.into_iter().map(|(i, l)| {
         let path = map.files()[i].path.clone();
         match (costs.focus.remove(&i), costs.limits.get(&i)) {
-            (Some(focus), _) if l < Level::Full => Rule::focused(path, l, focus),
+            (Some(focus), limit) if l < Level::Full => Rule {
+                max_items: limit.copied().filter(|_| l >= Level::TopLevel),
+                ..Rule::focused(path, l, focus)
+            },
             (_, Some(&m)) if matches!(l, Level::TopLevel | Level::Signatures) => {
                 Rule::capped(path, l, m)
             }
@@ -592,13 +595,38 @@ fn zoom(
     allowance: usize,
 ) -> Option<usize> {
     let file = &map.files()[i];
-    let focus = ItemQuery::new(&plan.goal).choose(file, allowance, plan.tokenizer, |focus| {
+    let mut query = ItemQuery::new(&plan.goal);
+    let focus = query.choose(file, allowance, plan.tokenizer, |focus| {
         file_block(file, Level::TopLevel, focus, plan.tokenizer).1
+    });
+    if !focus.is_empty() {
+        costs.set_focus(i, focus);
+        return Some(costs.cost(i, Level::TopLevel).0);
+    }
+    // The whole outline leaves no room for the items (a big file, a small budget) and the
+    // goal points at an item by name or by a traceback frame: around the items, only the
+    // entries the goal is about, capped like a candidate's outline. (For goals that only share
+    // words with the file, its whole outline or weaker files whole were worth more.)
+    if !query.points_into(file) {
+        return None;
+    }
+    let cap = costs.cap_for(i, OUTLINE_CAP)?;
+    let goal = &costs.goal;
+    let focus = query.choose(file, allowance, plan.tokenizer, |focus| {
+        shaped_block(
+            file,
+            Level::TopLevel,
+            focus,
+            Some((cap, goal)),
+            plan.tokenizer,
+        )
+        .1
     });
     if focus.is_empty() {
         return None;
     }
     costs.set_focus(i, focus);
+    costs.set_limit(i, Some(cap));
     Some(costs.cost(i, Level::TopLevel).0)
 }
 
@@ -1192,6 +1220,78 @@ mod tests {
             assert!(shown, "{second}");
             assert_eq!(small.level, Level::Full, "{second}: {small:?}");
         }
+    }
+
+    #[test]
+    fn a_best_file_whose_whole_outline_leaves_no_room_is_zoomed_into_with_a_capped_one() {
+        // A budget smaller than `big.rs`'s whole top-level outline plus the item the goal
+        // names: around the item, a capped outline.
+        let (_d, map, ranking, _) = vary_fixture(0.3, 5);
+        let probe = FlightPlan::new(VARY_GOAL, 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let b = costs.index("big.rs").unwrap();
+        let outline = costs.cost(b, Level::TopLevel).0;
+        let budget = outline + 100;
+        let goal = "`add_vary_header` forgets the header";
+        let packed = pack(&map, &ranking, &FlightPlan::new(goal, budget));
+        let big = packed.rules.iter().find(|r| r.path == "big.rs").unwrap();
+        assert_eq!(big.focus, ["add_vary_header"], "{big:?}");
+        assert!(big.max_items.is_some_and(|m| m < 40), "{big:?}");
+        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
+        assert!(fitted.degraded.is_empty(), "{:?}", fitted.degraded);
+        assert!(
+            fitted.rendered.tokens <= budget,
+            "{}",
+            fitted.rendered.tokens
+        );
+        let text = &fitted.rendered.text;
+        assert!(text.contains("pub fn add_vary_header(input"), "{text}");
+        assert!(text.contains("more top-level items"), "{text}");
+        let shown = fitted
+            .rendered
+            .shown
+            .iter()
+            .find(|s| s.path == "big.rs")
+            .unwrap();
+        assert!(
+            shown.omitted > 0 && !shown.full_lines.is_empty(),
+            "{shown:?}"
+        );
+        // A goal that only shares words with the item does not cut the outline for it.
+        let packed = pack(&map, &ranking, &FlightPlan::new(VARY_GOAL, budget));
+        let big = packed.rules.iter().find(|r| r.path == "big.rs").unwrap();
+        assert!(big.focus.is_empty(), "{big:?}");
+    }
+
+    #[test]
+    fn a_zoom_counts_the_files_head_that_comes_with_its_items() {
+        // A long head of imports, shown with any focused item: the best item does not fit
+        // beside it, a smaller one does (counting without the head took the best item, went
+        // over, and dropped it, leaving nothing).
+        let mut text: String = (0..55)
+            .map(|k| format!("import package_module_{k} as alias_{k}\n"))
+            .collect();
+        text.push_str("\n\ndef parse_header(x):\n");
+        for i in 0..15 {
+            text.push_str(&format!("    value_{i} = x * {i} + header_count\n"));
+        }
+        text.push_str("    return x\n\n\ndef small_header(x):\n    return x\n");
+        for k in 0..5 {
+            text.push_str(&format!("\n\ndef other_{k}(y):\n    return y\n"));
+        }
+        let (_d, map) = crate::scan::temp_map(&[("mod.py".to_string(), text)]);
+        let plan = FlightPlan::new("fix `parse_header` for the header", 100_000);
+        let f = &map.files()[0];
+        let cost = |focus: &[&str]| {
+            let focus: Vec<String> = focus.iter().map(|s| s.to_string()).collect();
+            file_block(f, Level::TopLevel, &focus, plan.tokenizer).1
+        };
+        let allowance = cost(&["small_header"]) + 5;
+        assert!(cost(&["parse_header"]) > allowance);
+        let mut costs = Costs::new(&map, &plan);
+        let used = zoom(&mut costs, &map, &plan, 0, allowance).expect("an item fits");
+        assert!(used <= allowance, "{used} > {allowance}");
+        assert_eq!(costs.focus[&0], ["small_header"]);
     }
 
     #[test]

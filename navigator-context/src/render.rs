@@ -162,7 +162,7 @@ pub(crate) fn shaped_block(
     tokenizer: Tokenizer,
 ) -> (String, usize) {
     if matches!(level, Level::TopLevel | Level::Signatures) && !focus.is_empty() {
-        if let Some(body) = crate::zoom::focused_body(file, level, focus) {
+        if let Some(body) = crate::zoom::focused_body(file, level, focus, cap) {
             let n = focus_count(file, focus);
             let block = format!(
                 "## {} (level {}: {}, {n} {} at full source, {} tokens)\n{body}",
@@ -234,16 +234,32 @@ fn focus_count(file: &FileEntry, focus: &[String]) -> usize {
         .count()
 }
 
-/// The outline entries a rule's `max_items` leaves out of `file` at `level` (a focus that
-/// resolves wins over the cap, as in [`shaped_block`]).
-fn omitted(file: &FileEntry, level: Level, focus: &[String], cap: Option<u32>) -> usize {
-    match cap {
-        Some(max) if focus_count(file, focus) == 0 => {
-            let n = crate::capped::entries(file, level).len();
-            n.saturating_sub(max as usize)
-        }
-        _ => 0,
+/// The outline entries a rule's `max_items` leaves out of `file` at `level` (beside a focus
+/// that resolves, the entries enclosing a focused item are shown too, as in [`shaped_block`]).
+fn omitted(
+    file: &FileEntry,
+    level: Level,
+    focus: &[String],
+    cap: Option<(u32, &GoalWords)>,
+) -> usize {
+    let Some((max, _)) = cap else {
+        return 0;
+    };
+    if !matches!(level, Level::TopLevel | Level::Signatures) {
+        return 0;
     }
+    if focus_count(file, focus) > 0 {
+        // Read back from the block's last line ("  … N more items").
+        return crate::zoom::focused_body(file, level, focus, cap)
+            .and_then(|b| {
+                let last = b.lines().last()?.trim_start().strip_prefix("… ")?;
+                last.split(' ').next()?.parse().ok()
+            })
+            .unwrap_or(0);
+    }
+    crate::capped::entries(file, level)
+        .len()
+        .saturating_sub(max as usize)
 }
 
 /// The line ranges of `file` shown at full source at `level` with `focus`.
@@ -351,7 +367,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
                 tokens,
                 content_tokens: stated_tokens(&block),
                 full_lines: full_lines(file, level, &rule.focus),
-                omitted: omitted(file, level, &rule.focus, rule.max_items),
+                omitted: omitted(file, level, &rule.focus, cap),
             };
             content.insert((order, file.path.clone()), (block, shown));
         }

@@ -10,6 +10,7 @@
 //! and a policy (or a person) can write one; the plan's pins catch an edited file.
 
 use crate::bm25::{terms, Stems};
+use crate::capped::{entries, kept, more_line, GoalWords};
 use crate::flight_plan::Level;
 use crate::goal::Goal;
 use crate::lang::Lang;
@@ -152,13 +153,7 @@ fn ranges(lines: &[&str], items: &[Item], focus: &[String]) -> Vec<(u32, u32)> {
     if r.is_empty() {
         return r;
     }
-    let first = items.first().map_or(1, |i| i.start);
-    let head = (1..first).rev().find(|&l| {
-        lines
-            .get(l as usize - 1)
-            .is_some_and(|t| !t.trim().is_empty())
-    });
-    if let Some(h) = head.filter(|&h| h <= HEAD_LINES) {
+    if let Some(h) = head_end(lines, items) {
         r.push((1, h));
     }
     r.sort();
@@ -172,6 +167,21 @@ fn ranges(lines: &[&str], items: &[Item], focus: &[String]) -> Vec<(u32, u32)> {
     merged
 }
 
+/// The last line of the file's head shown beside focused items (imports, module docs: the
+/// lines above the first item, up to its last non-blank one), `None` when it is empty or
+/// longer than [`HEAD_LINES`].
+fn head_end(lines: &[&str], items: &[Item]) -> Option<u32> {
+    let first = items.first().map_or(1, |i| i.start);
+    (1..first)
+        .rev()
+        .find(|&l| {
+            lines
+                .get(l as usize - 1)
+                .is_some_and(|t| !t.trim().is_empty())
+        })
+        .filter(|&h| h <= HEAD_LINES)
+}
+
 /// The lines of `file` that `focus` shows at full source (empty when no name resolves).
 pub(crate) fn focused_lines(file: &FileEntry, focus: &[String]) -> Vec<(u32, u32)> {
     if focus.is_empty() {
@@ -182,8 +192,15 @@ pub(crate) fn focused_lines(file: &FileEntry, focus: &[String]) -> Vec<(u32, u32
 }
 
 /// The body of `file` at `level` (top-level outline or all signatures) with the items named
-/// by `focus` at full source; `None` when no name resolves (the plain outline applies).
-pub(crate) fn focused_body(file: &FileEntry, level: Level, focus: &[String]) -> Option<String> {
+/// by `focus` at full source; `None` when no name resolves (the plain outline applies). With
+/// a `cap` of `max` entries the outline around the items keeps only those [`kept`] chooses
+/// (and the ones enclosing a focused item), and a line after the source counts the rest.
+pub(crate) fn focused_body(
+    file: &FileEntry,
+    level: Level,
+    focus: &[String],
+    cap: Option<(u32, &GoalWords)>,
+) -> Option<String> {
     let items = items(file);
     let (outline, text, lang) = (file.outline()?, file.text()?, file.lang?);
     let lines: Vec<&str> = text.lines().collect();
@@ -191,6 +208,11 @@ pub(crate) fn focused_body(file: &FileEntry, level: Level, focus: &[String]) -> 
     if spans.is_empty() {
         return None;
     }
+    let all = entries(file, level);
+    let listed: Option<HashSet<usize>> = cap
+        .filter(|&(max, _)| all.len() > max as usize)
+        .map(|(max, goal)| kept(file, &all, max as usize, goal).into_iter().collect());
+    let mut left = 0;
     let cm = lang.line_comment();
     let mut fence = "```".to_string();
     while text.contains(fence.as_str()) {
@@ -216,6 +238,10 @@ pub(crate) fn focused_body(file: &FileEntry, level: Level, focus: &[String]) -> 
         if inside || !(level == Level::Signatures || s.depth == 0 || encloses) {
             continue;
         }
+        if !encloses && listed.as_ref().is_some_and(|l| !l.contains(&item.symbol)) {
+            left += 1;
+            continue;
+        }
         let source = lines.get(s.line as usize - 1).copied().unwrap_or("");
         let indent = &source[..source.len() - source.trim_start().len()];
         if level == Level::Signatures {
@@ -229,6 +255,9 @@ pub(crate) fn focused_body(file: &FileEntry, level: Level, focus: &[String]) -> 
         emit(&mut out, span);
     }
     let _ = writeln!(out, "{fence}");
+    if left > 0 {
+        out.push_str(&more_line(level, left));
+    }
     Some(out)
 }
 
@@ -282,17 +311,32 @@ impl ItemQuery {
         }
     }
 
+    /// The lines of `file` that the goal's traceback or panic frames point at.
+    fn frame_lines(&self, file: &FileEntry) -> Vec<u32> {
+        let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+        self.frames
+            .iter()
+            .filter(|(f, _)| f.replace('\\', "/").ends_with(name))
+            .map(|&(_, l)| l)
+            .collect()
+    }
+
+    /// Whether the goal points at an item of `file` itself: names it as code, or has a
+    /// traceback or panic frame inside it (not only words its text shares).
+    pub(crate) fn points_into(&self, file: &FileEntry) -> bool {
+        let frame_lines = self.frame_lines(file);
+        items(file).iter().any(|it| {
+            let own = it.name.rsplit(['.', ':']).next().unwrap_or("");
+            (!it.container && self.identifiers.contains(&own.to_lowercase()))
+                || frame_lines.iter().any(|&l| it.start <= l && l <= it.end)
+        })
+    }
+
     /// A relevance score per item of `file` (0 for containers, which their members stand for).
     fn scores(&mut self, file: &FileEntry, items: &[Item]) -> Vec<f64> {
         let text = file.text().unwrap_or("");
         let lines: Vec<&str> = text.lines().collect();
-        let name = file.path.rsplit('/').next().unwrap_or(&file.path);
-        let frame_lines: Vec<u32> = self
-            .frames
-            .iter()
-            .filter(|(f, _)| f.replace('\\', "/").ends_with(name))
-            .map(|&(_, l)| l)
-            .collect();
+        let frame_lines = self.frame_lines(file);
         let docs: Vec<(HashMap<String, u32>, usize)> = items
             .iter()
             .map(|it| {
@@ -365,28 +409,44 @@ impl ItemQuery {
             .filter(|&k| scores[k] >= MIN_SHARE * best)
             .collect();
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-        let mut total = cost(&[]);
-        if total > allowance {
+        let outline = cost(&[]);
+        if outline > allowance {
             return Vec::new();
         }
         // Each item adds about its own text and a line header (its outline line goes, which
         // keeps the estimate on the safe side); the exact block is counted once at the end.
         let lines: Vec<&str> = file.text().unwrap_or("").lines().collect();
         let header = tokenizer.count("# lines 1000-2000\n");
-        let mut focus: Vec<String> = Vec::new();
-        for k in order {
-            let it = &items[k];
-            if focus.contains(&it.name) {
-                continue;
+        let greedy = |head: usize| {
+            let (mut total, mut head) = (outline, head);
+            let mut focus: Vec<String> = Vec::new();
+            for &k in &order {
+                let it = &items[k];
+                if focus.contains(&it.name) {
+                    continue;
+                }
+                let c = tokenizer.count(&item_text(&lines, it)) + header + head;
+                if total + c <= allowance {
+                    total += c;
+                    head = 0;
+                    focus.push(it.name.clone());
+                }
             }
-            let c = tokenizer.count(&item_text(&lines, it)) + header;
-            if total + c <= allowance {
-                total += c;
-                focus.push(it.name.clone());
+            while !focus.is_empty() && cost(&focus) > allowance {
+                focus.pop();
             }
-        }
-        while !focus.is_empty() && cost(&focus) > allowance {
-            focus.pop();
+            focus
+        };
+        let mut focus = greedy(0);
+        if focus.is_empty() {
+            // The file's head, which comes with the first item, took the room the estimate
+            // gave the best items: choose again counting it (smaller items fit beside it).
+            let head = head_end(&lines, &items).map_or(0, |h| {
+                tokenizer.count(&lines[..(h as usize).min(lines.len())].join("\n")) + header
+            });
+            if head > 0 {
+                focus = greedy(head);
+            }
         }
         let rank: HashMap<&str, usize> = items
             .iter()
@@ -450,7 +510,7 @@ mod tests {
     fn focused_body_splices_items_into_the_outline() {
         let (_d, m) = map(&[("make.py", PY)]);
         let f = m.file("make.py").unwrap();
-        let body = focused_body(f, Level::TopLevel, &["Builder.slots".into()]).unwrap();
+        let body = focused_body(f, Level::TopLevel, &["Builder.slots".into()], None).unwrap();
         assert_eq!(
             body,
             "```python\n# lines 1-1\nimport os\nclass Builder\n# lines 10-13\n    @property\n    def slots(self):\n        # cached slots\n        return self.cls.__slots__\ndef attrs(maybe_cls=None)\n```\n"
@@ -458,8 +518,8 @@ mod tests {
         // Nested focus folds into its parent's range; unknown names resolve to nothing.
         let both = ["Builder".into(), "Builder.slots".into()];
         assert_eq!(focused_lines(f, &both), vec![(1, 1), (4, 13)]);
-        assert!(focused_body(f, Level::TopLevel, &["nope".into()]).is_none());
-        let sigs = focused_body(f, Level::Signatures, &["attrs".into()]).unwrap();
+        assert!(focused_body(f, Level::TopLevel, &["nope".into()], None).is_none());
+        let sigs = focused_body(f, Level::Signatures, &["attrs".into()], None).unwrap();
         assert!(
             sigs.contains("    # Builds.\n") || sigs.contains("# Builds."),
             "{sigs}"
