@@ -84,7 +84,7 @@ impl StopReason {
             StopReason::MaxTurns => "the turn limit was reached".into(),
             StopReason::Declined => "the approver declined to continue".into(),
             StopReason::NothingRelevant => {
-                "nothing in the repository matches the goal's terms (after the first scan); the context is the satellite view".into()
+                "nothing in the repository matches the goal's terms (after the first scan); the context is the repository's overview".into()
             }
             StopReason::PolicyFailed { step, message } => format!(
                 "the policy failed at turn {step} ({message}); the context is the one the turns before it built"
@@ -307,6 +307,15 @@ impl<'a> Explorer<'a> {
                 }
             }
             turns.push(report);
+        }
+        if stop == StopReason::NothingRelevant {
+            // No file to rank: the goal-less overview spends the budget on the repository's
+            // shape (folders, files, outlines) rather than leaving it at the first map.
+            let blank = FlightPlan {
+                rules: Vec::new(),
+                ..plan.clone()
+            };
+            plan = crate::overview::overview(self.map, goal, b.tokens, blank)?;
         }
         let mut filled = None;
         if self.fill && stop != StopReason::Declined {

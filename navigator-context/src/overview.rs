@@ -10,9 +10,10 @@
 use crate::error::Result;
 use crate::flight_plan::{FlightPlan, Level, Rule};
 use crate::pack::fit;
+use crate::relevance::is_auxiliary;
 use crate::render::header;
 use crate::scan::RepoMap;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The directory part of a path, with its trailing `/` (`""` at the root).
 fn parent(path: &str) -> &str {
@@ -42,6 +43,7 @@ pub(crate) fn overview(
     // Directory tree: files directly in each directory, subdirectories, files below.
     let mut direct: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut below: HashMap<String, usize> = HashMap::new();
+    let mut code_below: HashMap<String, usize> = HashMap::new();
     let mut children: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (i, f) in files.iter().enumerate() {
         let dir = parent(&f.path).to_string();
@@ -49,6 +51,7 @@ pub(crate) fn overview(
         let mut d = dir.as_str();
         loop {
             *below.entry(d.to_string()).or_default() += 1;
+            *code_below.entry(d.to_string()).or_default() += usize::from(f.lang.is_some());
             if d.is_empty() {
                 break;
             }
@@ -67,10 +70,14 @@ pub(crate) fn overview(
     remaining = remaining.saturating_sub(8);
     let mut opened: HashSet<String> = HashSet::new();
     let mut order: Vec<String> = Vec::new();
-    // Children are listed in path order and pushed behind their parents: breadth first.
-    let mut queue: VecDeque<String> = VecDeque::from([String::new()]);
+    // Directories open shallowest first, in path order, except that those of tests,
+    // benches and examples, and those mostly of files that are not code (docs), wait until
+    // the code's directories at every depth had their turn: a `src/` layout's package opens
+    // before `docs/` lists its pages.
+    let secondary = |d: &str| is_auxiliary(d) || code_below[d] * 2 < below[d];
+    let mut queue: BTreeSet<(bool, usize, String)> = BTreeSet::from([(false, 0, String::new())]);
     let mut first = true;
-    while let Some(dir) = queue.pop_front() {
+    while let Some((_, _, dir)) = queue.pop_first() {
         let kids: Vec<String> = children.get(&dir).into_iter().flatten().cloned().collect();
         let opened_cost: usize = direct
             .get(&dir)
@@ -93,7 +100,7 @@ pub(crate) fn overview(
             remaining -= extra;
             opened.insert(dir.clone());
             order.push(dir);
-            queue.extend(kids);
+            queue.extend(kids.into_iter().map(|k| (secondary(&k), depth(&k), k)));
         }
         first = false;
     }
@@ -122,12 +129,12 @@ pub(crate) fn overview(
         }
     }
     if all_open {
-        // Every path is listed: top-level outlines, shallowest files first.
+        // Every path is listed: top-level outlines, the code before tests, benches and
+        // examples (a `src/` layout's package before `tests/`), shallowest files first.
         let mut by_depth: Vec<usize> = (0..files.len()).collect();
-        by_depth.sort_by(|&a, &b| {
-            depth(&files[a].path)
-                .cmp(&depth(&files[b].path))
-                .then(files[a].path.cmp(&files[b].path))
+        by_depth.sort_by_cached_key(|&i| {
+            let path = &files[i].path;
+            (is_auxiliary(path), depth(path), path.clone())
         });
         map.outline_all();
         let probe = FlightPlan {

@@ -3,8 +3,8 @@
 mod fixture;
 
 use navigator_context::{
-    render, Approver, Budgets, Explorer, FlightPlan, HeuristicPolicy, Level, RepoMap, StopReason,
-    TurnReport, Verdict,
+    render, satellite, Approver, Budgets, Explorer, FlightPlan, HeuristicPolicy, Level, RepoMap,
+    StopReason, Tokenizer, TurnReport, Verdict,
 };
 
 fn repo() -> (tempfile::TempDir, RepoMap) {
@@ -112,6 +112,20 @@ fn nothing_relevant_is_said_after_the_first_scan() {
         out.reasoning
     );
     assert!(out.tokens <= 3_000);
+    // The budget goes to the repository's overview, not the first scan's coarse map.
+    let overview = satellite(&map, "kubernetes helm chart", 3_000, Tokenizer::default()).unwrap();
+    let overview = render(&map, &overview).unwrap();
+    let mut shown = render(&map, &out.plan).unwrap().levels;
+    let mut expected = overview.levels.clone();
+    shown.sort();
+    expected.sort();
+    assert_eq!(shown, expected);
+    assert_eq!(out.tokens, overview.tokens);
+    assert!(
+        out.context.contains("level 2: top-level outline"),
+        "{}",
+        out.context
+    );
 }
 
 #[test]
