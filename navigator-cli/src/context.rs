@@ -6,30 +6,45 @@
 //! navigator context --replay plan.yaml ./repo [--refit]
 //! navigator context "..." ./repo --llm openai --base-url http://127.0.0.1:8765/v1 --model local
 //! navigator context ./repo-overview-only --tokens 4000      # no goal: breadth-first overview
+//! navigator context --goal-file bug-report.txt ./repo       # a long goal, from a file or `-`
 //! ```
 //! The context goes to stdout (or, with `--json`, one JSON object with the context, its files
 //! in order with level, tokens, the line ranges shown at full source, score and reasons, and
-//! the plan); reports go to stderr. Exit codes: 0 done, 1 error, 3 the repository changed
-//! since the replayed plan was made.
+//! the plan); reports go to stderr. Exit codes: 0 done, 1 error, 2 a command line that cannot
+//! work ([`Usage`]), 3 the repository changed since the replayed plan was made.
+
+mod llm;
+
+pub(crate) use llm::policy;
 
 use anyhow::{bail, Context as _};
 use clap::ValueEnum;
+use llm::{check_llm_flags, explained};
 use navigator_context::{
-    render, replay, satellite, Budgets, Error, Explorer, FlightPlan, HeuristicPolicy, LlmPolicy,
-    Policy, Rendered, RepoMap, ScanOptions, Scored, TerminalApprover,
+    render, replay, satellite, Budgets, Error, Explorer, FlightPlan, Rendered, RepoMap,
+    ScanOptions, Scored,
 };
-use navigator_core::{
-    AnthropicClient, AnthropicConfig, Llm, OpenAiClient, OpenAiConfig, Pricing, PricingTable,
-};
-use std::io::Write;
+use std::io::{IsTerminal as _, Read as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// Exit code when a replayed plan no longer matches the repository.
 const EXIT_DRIFT: u8 = 3;
 /// The token budget when `--tokens` is not given.
 const DEFAULT_TOKENS: usize = 10_000;
+
+/// A command line that cannot work as given (exit code 2, as clap's own refusals): `main`
+/// tells it from a failed run by its type.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
 
 /// How the explorer runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -57,7 +72,7 @@ pub enum LlmKind {
 pub struct Args {
     /// What the context is for: a task, a commit subject, a bug report with its traceback.
     /// Without it (and without --replay) the output is a breadth-first overview; a single
-    /// argument naming a directory is the repository to overview.
+    /// argument naming a directory is the repository to overview. A long one: --goal-file.
     pub goal: Option<String>,
     /// The repository root (default: the current directory).
     pub repo: Option<PathBuf>,
@@ -65,6 +80,11 @@ pub struct Args {
     /// budget unless --refit is given too).
     #[arg(long, value_parser = parse_tokens, allow_negative_numbers = true)]
     pub tokens: Option<usize>,
+    /// Read the goal from this file (`-`: from stdin) instead of the command line, for a long
+    /// one such as a bug report with its traceback; the one positional argument is then the
+    /// repository.
+    #[arg(long, value_name = "PATH", conflicts_with = "replay")]
+    pub goal_file: Option<PathBuf>,
     /// The most USD the LLM policy may spend.
     #[arg(long, value_parser = parse_usd, allow_negative_numbers = true)]
     pub usd: Option<f64>,
@@ -80,6 +100,10 @@ pub struct Args {
     /// The model name.
     #[arg(long)]
     pub model: Option<String>,
+    /// Seconds the LLM server has to answer each request (default 120); a request that times
+    /// out is sent up to 3 more times before the exploration fails.
+    #[arg(long, value_name = "SECS", value_parser = llm::parse_seconds, allow_negative_numbers = true)]
+    pub llm_timeout: Option<f64>,
     /// Write the Flight Plan (pinned to the files' content) to this YAML file.
     #[arg(long)]
     pub plan: Option<PathBuf>,
@@ -146,73 +170,36 @@ fn parse_usd(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Refuses `--base-url` and `--model` that nothing would use, and base URLs that are not
-/// http(s).
-fn check_llm_flags(args: &Args) -> anyhow::Result<()> {
-    if args.llm == LlmKind::None && (args.base_url.is_some() || args.model.is_some()) {
-        bail!("--base-url and --model choose the LLM of --llm openai or --llm anthropic; with --llm none (the default) nothing would use them");
-    }
-    if let Some(url) = &args.base_url {
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            bail!("--base-url {url}: not an http:// or https:// URL (a local server: http://127.0.0.1:8765/v1)");
+/// The goal `--goal-file` names: the file's text, or stdin's for `-`.
+fn read_goal(path: &Path, mode: Mode) -> anyhow::Result<String> {
+    let text = if path == Path::new("-") {
+        if mode == Mode::Interactive {
+            return Err(Usage("--goal-file - reads the goal from stdin, where --mode interactive reads each turn's answer: put the goal in a file".into()).into());
         }
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("reading the goal from stdin (--goal-file -)")?;
+        text
+    } else {
+        std::fs::read_to_string(path)
+            .with_context(|| format!("reading the goal from --goal-file {}", path.display()))?
+    };
+    if text.trim().is_empty() {
+        bail!(
+            "--goal-file {}: the goal is empty (for the repository's overview, leave out the goal)",
+            path.display()
+        );
     }
-    Ok(())
+    Ok(text.trim_end().to_string())
 }
 
-/// The policy `args` ask for.
-pub(crate) fn policy(args: &Args) -> anyhow::Result<Box<dyn Policy>> {
-    check_llm_flags(args)?;
-    let priced = |model: &str, local: bool| {
-        let mut prices = PricingTable::default();
-        if local || prices.get(model).is_err() {
-            // A local server costs nothing; an unknown hosted model would be priced wrongly,
-            // so it is refused below unless it runs at a base URL the user gave.
-            prices.set(model.to_string(), Pricing::free());
-        }
-        prices
-    };
-    Ok(match args.llm {
-        LlmKind::None => Box::new(HeuristicPolicy::new()),
-        LlmKind::Anthropic => {
-            let model = args
-                .model
-                .clone()
-                .unwrap_or_else(|| "claude-sonnet-4-5".into());
-            let mut config = AnthropicConfig::new(&model);
-            if let Some(url) = &args.base_url {
-                config = config.with_base_url(url);
-            }
-            if args.base_url.is_none() && PricingTable::default().get(&model).is_err() {
-                bail!("--model {model}: no price known for it, so --usd could not be enforced");
-            }
-            let client: Arc<dyn Llm> = Arc::new(AnthropicClient::new(config)?);
-            Box::new(LlmPolicy::new(
-                client,
-                priced(&model, args.base_url.is_some()),
-            ))
-        }
-        LlmKind::Openai => {
-            let (config, model) = match &args.base_url {
-                Some(url) => {
-                    let model = args.model.clone().unwrap_or_else(|| "local".into());
-                    (OpenAiConfig::compatible(url, &model), model)
-                }
-                None => {
-                    let model = args.model.clone().unwrap_or_else(|| "gpt-5-mini".into());
-                    if PricingTable::default().get(&model).is_err() {
-                        bail!("--model {model}: no price known for it, so --usd could not be enforced");
-                    }
-                    (OpenAiConfig::openai(&model), model)
-                }
-            };
-            let client: Arc<dyn Llm> = Arc::new(OpenAiClient::new(config)?);
-            Box::new(LlmPolicy::new(
-                client,
-                priced(&model, args.base_url.is_some()),
-            ))
-        }
-    })
+/// `n turns`, or `1 turn`.
+pub(crate) fn turns(n: usize) -> String {
+    match n {
+        1 => "1 turn".into(),
+        n => format!("{n} turns"),
+    }
 }
 
 /// The JSON form: the context, its files in order (content first, then paths), the plan.
@@ -275,6 +262,21 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         bail!("--refit applies to --replay PLAN only");
     }
     check_llm_flags(&args)?;
+    if let Some(path) = args.goal_file.clone() {
+        // `--goal-file FILE REPO`: the one positional given is the repository.
+        match args.goal.take() {
+            Some(repo) if args.repo.is_none() => args.repo = Some(PathBuf::from(repo)),
+            Some(goal) => {
+                return Err(Usage(format!(
+                    "--goal-file {} gives the goal, so the command line takes none (got `{goal}`): the goal comes from the command line or from a file, not both",
+                    path.display()
+                ))
+                .into())
+            }
+            None => {}
+        }
+        args.goal = Some(read_goal(&path, args.mode)?);
+    }
     if args.replay.is_some() {
         // `--replay plan.yaml REPO`: the one positional given is the repository.
         match args.goal.take() {
@@ -287,7 +289,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         if args.tokens.is_some() && !args.refit {
             bail!("--tokens with --replay needs --refit: a replay keeps the plan's own budget, and --refit fits the plan to the one given");
         }
-    } else if args.repo.is_none() {
+    } else if args.repo.is_none() && args.goal_file.is_none() {
         // `navigator context DIR`: a single argument naming a directory is the repository
         // (its overview), not a one-word goal for the current directory.
         if let Some(dir) = args
@@ -301,10 +303,26 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             }
             args.repo = Some(PathBuf::from(dir));
         } else if let Some(g) = args.goal.as_deref().filter(|g| looks_like_a_path(g)) {
+            if Path::new(g).exists() {
+                bail!("{g} is a file, not a directory: the repository is a directory (to read the goal from that file: navigator context --goal-file {} .)", shell_quote(g));
+            }
             bail!("{g}: no such directory (for that goal in the current directory: navigator context '{g}' .)");
         }
     }
+    let explores =
+        args.replay.is_none() && args.goal.as_deref().is_some_and(|g| !g.trim().is_empty());
+    if explores && args.mode == Mode::Interactive && !std::io::stdin().is_terminal() {
+        // End of input would read as "decline" after the first turn: a weaker context that
+        // looks like a success.
+        return Err(Usage("--mode interactive reads each turn's answer from a terminal, and stdin is not one (it is redirected or piped): run it in a terminal, or leave out --mode interactive".into()).into());
+    }
     let repo = args.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+    if repo.exists() && !repo.is_dir() {
+        bail!(
+            "{} is a file, not a directory: the repository is a directory",
+            repo.display()
+        );
+    }
     let tokens = args.tokens.unwrap_or(DEFAULT_TOKENS);
     let options = ScanOptions {
         history: !args.no_history,
@@ -351,6 +369,11 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                     println!("{}", serde_json::to_string_pretty(&value)?);
                 }
                 return Ok(ExitCode::from(EXIT_DRIFT));
+            }
+            // A refit lowers every file down to nothing before it gives up: what is left is
+            // the goal's header.
+            Err(Error::OverBudget { tokens, budget }) if args.refit => {
+                bail!("a budget of {budget} tokens is too small for the goal's header alone, which takes {tokens}: refit with --tokens {tokens} or more");
             }
             Err(Error::OverBudget { tokens, budget }) => {
                 bail!("the plan's context takes {tokens} tokens, over its budget of {budget}; replay with --refit (and --tokens N for another budget) to fit it");
@@ -439,9 +462,12 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     budgets.usd = args.usd;
     let mut explorer = Explorer::new(&map, budgets).fill_unspent(!args.no_fill);
     if args.mode == Mode::Interactive {
-        explorer = explorer.interactive(TerminalApprover);
+        explorer = explorer.interactive(navigator_context::TerminalApprover);
     }
-    let out = explorer.explore(goal, policy.as_mut()).await?;
+    let out = explorer
+        .explore(goal, policy.as_mut())
+        .await
+        .map_err(|e| explained(e, &args))?;
     if out.tokens > tokens {
         // Only the goal's header and the folded directory lines are left by then.
         bail!(
@@ -451,19 +477,19 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     }
     let comments = vec![
         format!(
-            "explored with policy `{}`: {} turns, ${:.4}",
+            "explored with policy `{}`: {}, ${:.4}",
             policy.name(),
-            out.turns.len(),
+            turns(out.turns.len()),
             out.usd
         ),
         format!("stopped: {}", out.stop.describe()),
     ];
     write_plan(&args, &out.plan, &comments)?;
     eprintln!(
-        "{} of {} tokens, {} turns, ${:.4}; {}",
+        "{} of {} tokens, {}, ${:.4}; {}",
         out.tokens,
         tokens,
-        out.turns.len(),
+        turns(out.turns.len()),
         out.usd,
         out.stop.describe()
     );
@@ -477,4 +503,16 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         json(&rendered, &out.ranking, &out.plan, extra),
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::turns;
+
+    #[test]
+    fn one_turn_is_not_1_turns() {
+        assert_eq!(turns(1), "1 turn");
+        assert_eq!(turns(0), "0 turns");
+        assert_eq!(turns(4), "4 turns");
+    }
 }

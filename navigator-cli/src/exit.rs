@@ -4,7 +4,7 @@
 //! |---|---|
 //! | 0 | success |
 //! | 1 | a search found nothing; `context` failed |
-//! | 2 | bad command line (clap's own code) |
+//! | 2 | bad command line (clap's own code, and `context`'s [`Usage`](crate::context::Usage)) |
 //! | 3 | configuration: the data directory, the runtime or the model |
 //! | 4 | the input: a folder or file that cannot be read |
 //! | 5 | the index: store or index failure |

@@ -90,8 +90,14 @@ fn main() -> std::process::ExitCode {
         Command::Reindex(args) => status::reindex(args),
         Command::Mcp(args) => mcp::run(args),
         Command::Context(args) => home::runtime().and_then(|rt| {
-            rt.block_on(context::run(args))
-                .map_err(|e| exit::Failure::new(exit::CONTEXT, e))
+            rt.block_on(context::run(args)).map_err(|e| {
+                let code = if e.is::<context::Usage>() {
+                    exit::USAGE
+                } else {
+                    exit::CONTEXT
+                };
+                exit::Failure::new(code, e)
+            })
         }),
     };
     if let (true, Err(f)) = (json, &result) {

@@ -611,3 +611,223 @@ fn json_files_state_their_content_tokens_as_their_headers_do() {
         );
     }
 }
+
+#[test]
+fn an_llm_server_that_never_answers_fails_at_the_llm_timeout_and_says_so() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    // Bound and listening, never accepting: the kernel completes the connection, and the
+    // request then waits for an answer that never comes.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", silent.local_addr().unwrap());
+    let started = std::time::Instant::now();
+    let out = navigator(
+        &[
+            "context",
+            "Refactor the auth middleware",
+            root,
+            "--llm",
+            "openai",
+            "--base-url",
+            &url,
+            "--llm-timeout",
+            "0.5",
+        ],
+        cache.path(),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the LLM server at {url} did not answer within 0.5 s"
+        )) && err.contains("--llm-timeout"),
+        "{err}"
+    );
+    // Four attempts of half a second and the backoffs between them, not minutes.
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    drop(silent);
+    for bad in ["0", "-3", "soon"] {
+        let out = navigator(
+            &[
+                "context",
+                "g",
+                root,
+                "--llm",
+                "openai",
+                "--llm-timeout",
+                bad,
+            ],
+            cache.path(),
+        );
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("--llm-timeout") && err.contains("seconds"),
+            "{bad}: {err}"
+        );
+    }
+    let unused = navigator(&["context", "g", root, "--llm-timeout", "5"], cache.path());
+    assert_eq!(unused.status.code(), Some(1));
+    assert!(
+        text(&unused.stderr).contains("--llm none"),
+        "{}",
+        text(&unused.stderr)
+    );
+}
+
+#[test]
+fn interactive_mode_without_a_terminal_on_stdin_is_a_usage_error() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    // `output()` gives the child no stdin: end of input at once, as `</dev/null` does.
+    let args = [
+        "context",
+        "auth middleware token",
+        root,
+        "--mode",
+        "interactive",
+    ];
+    let out = navigator(&args, cache.path());
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--mode interactive") && err.contains("terminal"),
+        "{err}"
+    );
+    // It fails before the first turn: no report, no context.
+    assert!(!err.contains("approve"), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = navigator(&[&args[..], &["--json"]].concat(), cache.path());
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["exit_code"], 2);
+    assert!(v["error"].as_str().unwrap().contains("terminal"), "{v}");
+}
+
+#[test]
+fn a_file_given_as_the_repository_is_named_a_file_not_a_missing_directory() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let report = dir.path().join("report.txt");
+    fs::write(&report, "thread 'main' panicked at src/lib.rs:3:5\n").unwrap();
+    let report = report.to_str().unwrap();
+    for args in [vec!["context", report], vec!["context", "the goal", report]] {
+        let out = navigator(&args, cache.path());
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("{report} is a file, not a directory")),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("no such directory"), "{args:?}: {err}");
+    }
+    // The lone file's error points to the flag that reads a goal from it.
+    let out = navigator(&["context", report], cache.path());
+    assert!(text(&out.stderr).contains("--goal-file"));
+}
+
+#[test]
+fn a_long_goal_comes_from_a_file_or_stdin() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    let report = "Every request is rejected after the upgrade.\n\nTraceback:\n  at AuthMiddleware::handle (src/auth/middleware.rs:5)\n  at Router::dispatch\n";
+    let file = cache.path().join("bug.txt");
+    fs::write(&file, report).unwrap();
+    let file = file.to_str().unwrap();
+    let check = |out: &Output| {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // The plan keeps the whole report, the traceback included.
+        assert_eq!(v["goal"], report.trim_end());
+        assert_eq!(v["files"][0]["path"], "src/auth/middleware.rs", "{v}");
+    };
+    let args = ["--tokens", "1500", "--json"];
+    check(&navigator(
+        &[&["context", "--goal-file", file, root][..], &args].concat(),
+        cache.path(),
+    ));
+    // `-`: stdin.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_navigator"))
+        .args([&["context", "--goal-file", "-", root][..], &args].concat())
+        .env("NAVIGATOR_CACHE_DIR", cache.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), report.as_bytes()).unwrap();
+    check(&child.wait_with_output().unwrap());
+    // A goal on the command line and one from a file: refused, both named.
+    let both = navigator(
+        &["context", "fix auth", root, "--goal-file", file],
+        cache.path(),
+    );
+    let err = text(&both.stderr);
+    assert_eq!(both.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--goal-file") && err.contains("fix auth") && err.contains("not both"),
+        "{err}"
+    );
+    let replay = navigator(
+        &["context", root, "--goal-file", file, "--replay", file],
+        cache.path(),
+    );
+    assert_eq!(replay.status.code(), Some(2), "{}", text(&replay.stderr));
+    // An empty or missing file is an error that names it, not an overview.
+    let empty = cache.path().join("empty.txt");
+    fs::write(&empty, "\n  \n").unwrap();
+    let missing = cache.path().join("missing.txt");
+    for (path, needle) in [(&empty, "the goal is empty"), (&missing, "missing.txt")] {
+        let out = navigator(
+            &["context", "--goal-file", path.to_str().unwrap(), root],
+            cache.path(),
+        );
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(needle), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_refit_to_a_budget_below_the_goal_header_says_the_tokens_it_needs() {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    let root = repo.path().to_str().unwrap();
+    let plan = cache.path().join("plan.yaml");
+    let plan = plan.to_str().unwrap();
+    let first = navigator(
+        &["context", "auth middleware token", root, "--plan", plan],
+        cache.path(),
+    );
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let out = navigator(
+        &[
+            "context", "--replay", plan, root, "--refit", "--tokens", "3",
+        ],
+        cache.path(),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("a budget of 3 tokens is too small for the goal's header alone"),
+        "{err}"
+    );
+    // --refit was given: the error does not ask for it again.
+    assert!(!err.contains("replay with --refit"), "{err}");
+    // The budget it names is enough.
+    let needed = err
+        .split("refit with --tokens ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("no budget named: {err}"));
+    let out = navigator(
+        &[
+            "context", "--replay", plan, root, "--refit", "--tokens", needed,
+        ],
+        cache.path(),
+    );
+    assert!(out.status.success(), "{needed}: {}", text(&out.stderr));
+}

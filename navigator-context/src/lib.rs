@@ -47,6 +47,8 @@ pub use policy::{Action, Decision, Policy, RuleChange, TurnInput};
 pub use relevance::{rank, Scored};
 pub use render::{render, Rendered, Shown};
 pub use replay::{drift, pin, replay, Drift, Replayed};
-pub use report::{Approver, DecisionLog, LogEntry, TerminalApprover, TurnReport, Verdict};
+pub use report::{
+    Approver, DecisionLog, LineApprover, LogEntry, TerminalApprover, TurnReport, Verdict,
+};
 pub use scan::{default_cache_dir, Content, FileEntry, RepoMap, ScanOptions, CACHE_DIR_ENV};
 pub use tokens::Tokenizer;

@@ -119,25 +119,57 @@ pub trait Approver: Send {
 
 /// Interactive mode on a terminal: each turn report goes to stderr, the answer comes from a
 /// line of stdin (Enter approves, `d` declines, anything else is feedback; end of input
-/// declines).
+/// declines): a [`LineApprover`] on the process's stdin and stderr.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TerminalApprover;
 
 impl Approver for TerminalApprover {
     fn review(&mut self, report: &TurnReport) -> Verdict {
-        use std::io::{BufRead, Write as _};
-        eprintln!("\n{}", report.summary());
-        eprint!("[Enter] approve, [d] decline, or type feedback: ");
-        let _ = std::io::stderr().flush();
-        let mut line = String::new();
-        if std::io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
-            return Verdict::Decline;
-        }
-        match line.trim() {
-            "" | "a" | "y" => Verdict::Approve,
-            "d" | "n" | "q" => Verdict::Decline,
-            text => Verdict::Feedback(text.to_string()),
-        }
+        review_lines(&mut std::io::stdin().lock(), &mut std::io::stderr(), report)
+    }
+}
+
+/// Reads each turn's answer from `input` and writes the report and the prompt to `output`:
+/// Enter approves, `d` declines, anything else is feedback. End of input declines, and ends
+/// the prompt's line first, so that the summary printed next starts on a line of its own.
+pub struct LineApprover<R, W> {
+    input: R,
+    output: W,
+}
+
+impl<R, W> LineApprover<R, W> {
+    /// An approver reading answers from `input` and prompting on `output`.
+    pub fn new(input: R, output: W) -> Self {
+        Self { input, output }
+    }
+}
+
+impl<R: std::io::BufRead + Send, W: std::io::Write + Send> Approver for LineApprover<R, W> {
+    fn review(&mut self, report: &TurnReport) -> Verdict {
+        review_lines(&mut self.input, &mut self.output, report)
+    }
+}
+
+/// One review: `report` and the prompt to `output`, the answer from a line of `input`.
+fn review_lines(
+    input: &mut impl std::io::BufRead,
+    output: &mut impl std::io::Write,
+    report: &TurnReport,
+) -> Verdict {
+    // A prompt that cannot be written (stderr closed) still waits for its answer.
+    let _ = writeln!(output, "\n{}", report.summary());
+    let _ = write!(output, "[Enter] approve, [d] decline, or type feedback: ");
+    let _ = output.flush();
+    let mut line = String::new();
+    if input.read_line(&mut line).unwrap_or(0) == 0 {
+        let _ = writeln!(output);
+        let _ = output.flush();
+        return Verdict::Decline;
+    }
+    match line.trim() {
+        "" | "a" | "y" => Verdict::Approve,
+        "d" | "n" | "q" => Verdict::Decline,
+        text => Verdict::Feedback(text.to_string()),
     }
 }
 
@@ -160,4 +192,56 @@ pub(crate) fn build_prompt(
         let _ = write!(p, "\n## Feedback from the user\n{f}\n");
     }
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> TurnReport {
+        TurnReport {
+            step: 1,
+            action: "zoom_in".into(),
+            turn_usd: 0.0,
+            total_usd: 0.0,
+            map_tokens: 120,
+            token_budget: 1000,
+            focus: vec!["src/auth/".into()],
+            prompt_tokens: 0,
+            history_prompt_tokens: 0,
+            reasoning: "the goal names auth".into(),
+        }
+    }
+
+    /// The answers `input` gives to as many reviews, and what was written meanwhile.
+    fn answers(input: &str, reviews: usize) -> (Vec<Verdict>, String) {
+        let mut output = Vec::new();
+        let mut approver = LineApprover::new(input.as_bytes(), &mut output);
+        let verdicts = (0..reviews).map(|_| approver.review(&report())).collect();
+        (verdicts, String::from_utf8(output).unwrap())
+    }
+
+    #[test]
+    fn lines_approve_decline_or_give_feedback() {
+        let (verdicts, _) = answers("\nlook at the session store\nd\n", 3);
+        assert_eq!(
+            verdicts,
+            [
+                Verdict::Approve,
+                Verdict::Feedback("look at the session store".into()),
+                Verdict::Decline
+            ]
+        );
+    }
+
+    #[test]
+    fn end_of_input_declines_and_ends_the_prompt_line() {
+        let (verdicts, output) = answers("", 1);
+        assert_eq!(verdicts, [Verdict::Decline]);
+        // What is printed next (the summary) starts on a line of its own.
+        assert!(
+            output.ends_with("type feedback: \n"),
+            "{output:?} leaves the cursor on the prompt's line"
+        );
+    }
 }

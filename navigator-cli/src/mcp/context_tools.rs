@@ -208,6 +208,8 @@ impl McpServer {
             },
             base_url: args.base_url,
             model: args.model,
+            llm_timeout: None,
+            goal_file: None,
             plan: None,
             replay: None,
             refit: false,
@@ -248,12 +250,12 @@ impl McpServer {
         progress.report(
             total,
             Some(total),
-            format!("explored in {} turns", out.turns.len()),
+            format!("explored in {}", context::turns(out.turns.len())),
         );
         let comments = [
             format!(
-                "explored with policy `{policy_name}`: {} turns, ${:.4}",
-                out.turns.len(),
+                "explored with policy `{policy_name}`: {}, ${:.4}",
+                context::turns(out.turns.len()),
                 out.usd
             ),
             format!("stopped: {}", out.stop.describe()),
