@@ -341,7 +341,22 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             .saturating_sub(reserve + cheap + runner_up)
             .min(share_of(0))
             .min((budget as f64 * cap) as usize);
-        zoom(&mut costs, map, plan, i, allowed).map(|c| (i, c))
+        // A zoom that needs a rescue (see [`zoom`]) is not worth it when the second file
+        // would be whole in its place.
+        let rescue = ranked.get(1).is_none_or(|&(j, s)| {
+            let (c, level) = costs.cost(j, Level::Full);
+            s < FULL_SCORE
+                || level != Level::Full
+                || !fits_whole(
+                    &mut costs,
+                    &ranked,
+                    (1, true),
+                    c,
+                    (0, remaining),
+                    (share_of(1), first_share),
+                )
+        });
+        zoom(&mut costs, map, plan, i, (allowed, rescue)).map(|c| (i, c))
     });
     if let Some((i, c)) = first_zoomed {
         full_used += c;
@@ -386,7 +401,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         .take(MAX_ZOOMED.saturating_sub(zoomed_before))
     {
         let allowed = allowance(remaining, reserve, share_of(k), full_used, budget);
-        if let Some(c) = zoom(&mut costs, map, plan, i, allowed) {
+        if let Some(c) = zoom(&mut costs, map, plan, i, (allowed, true)) {
             full_used += c;
             remaining -= c.min(remaining);
             chosen.push((i, Level::TopLevel));
@@ -586,17 +601,19 @@ fn allowance(
 }
 
 /// Zooms file `i` into the items the goal is about within `allowance` tokens for its whole
-/// block; the block's tokens, `None` when no item fits or matches.
+/// block; the block's tokens, `None` when no item fits or matches. With `rescue`, a zoom the
+/// first choice leaves empty is tried again: the items counted with the file's head, then,
+/// when the goal names an item or has a frame in the file, inside a capped outline.
 fn zoom(
     costs: &mut Costs,
     map: &RepoMap,
     plan: &FlightPlan,
     i: usize,
-    allowance: usize,
+    (allowance, rescue): (usize, bool),
 ) -> Option<usize> {
     let file = &map.files()[i];
     let mut query = ItemQuery::new(&plan.goal);
-    let focus = query.choose(file, allowance, plan.tokenizer, |focus| {
+    let focus = query.choose(file, (allowance, rescue), plan.tokenizer, |focus| {
         file_block(file, Level::TopLevel, focus, plan.tokenizer).1
     });
     if !focus.is_empty() {
@@ -607,12 +624,12 @@ fn zoom(
     // goal points at an item by name or by a traceback frame: around the items, only the
     // entries the goal is about, capped like a candidate's outline. (For goals that only share
     // words with the file, its whole outline or weaker files whole were worth more.)
-    if !query.points_into(file) {
+    if !rescue || !query.points_into(file) {
         return None;
     }
     let cap = costs.cap_for(i, OUTLINE_CAP)?;
     let goal = &costs.goal;
-    let focus = query.choose(file, allowance, plan.tokenizer, |focus| {
+    let focus = query.choose(file, (allowance, rescue), plan.tokenizer, |focus| {
         shaped_block(
             file,
             Level::TopLevel,
@@ -1289,7 +1306,7 @@ mod tests {
         let allowance = cost(&["small_header"]) + 5;
         assert!(cost(&["parse_header"]) > allowance);
         let mut costs = Costs::new(&map, &plan);
-        let used = zoom(&mut costs, &map, &plan, 0, allowance).expect("an item fits");
+        let used = zoom(&mut costs, &map, &plan, 0, (allowance, true)).expect("an item fits");
         assert!(used <= allowance, "{used} > {allowance}");
         assert_eq!(costs.focus[&0], ["small_header"]);
     }

@@ -388,11 +388,12 @@ impl ItemQuery {
     /// block, best first until it is spent; empty when none fits or none matches the goal.
     /// `cost` gives the exact tokens of the file's block with a focus (the renderer's count:
     /// passed in, so this module does not depend on the renderer that depends on it). Names
-    /// come back in source order.
+    /// come back in source order. With `rescue`, a choice the file's head (shown with the
+    /// first item, left out of the estimate) emptied is made again counting it.
     pub(crate) fn choose(
         &mut self,
         file: &FileEntry,
-        allowance: usize,
+        (allowance, rescue): (usize, bool),
         tokenizer: Tokenizer,
         cost: impl Fn(&[String]) -> usize,
     ) -> Vec<String> {
@@ -438,7 +439,7 @@ impl ItemQuery {
             focus
         };
         let mut focus = greedy(0);
-        if focus.is_empty() {
+        if focus.is_empty() && rescue {
             // The file's head, which comes with the first item, took the room the estimate
             // gave the best items: choose again counting it (smaller items fit beside it).
             let head = head_end(&lines, &items).map_or(0, |h| {
@@ -540,7 +541,7 @@ mod tests {
         let tok = Tokenizer::default();
         let mut q = ItemQuery::new("Cache the slots of the builder");
         assert_eq!(
-            q.choose(f, 10_000, tok, |focus| crate::render::file_block(
+            q.choose(f, (10_000, true), tok, |focus| crate::render::file_block(
                 f,
                 Level::TopLevel,
                 focus,
@@ -553,7 +554,7 @@ mod tests {
         let outline_only = crate::render::file_block(f, Level::TopLevel, &[], tok).1;
         let slots = crate::render::file_block(f, Level::TopLevel, &["Builder.slots".into()], tok).1;
         assert_eq!(
-            q.choose(f, slots, tok, |focus| crate::render::file_block(
+            q.choose(f, (slots, true), tok, |focus| crate::render::file_block(
                 f,
                 Level::TopLevel,
                 focus,
@@ -564,19 +565,15 @@ mod tests {
             "the best item first, the rest only if it fits"
         );
         assert!(q
-            .choose(f, outline_only - 1, tok, |focus| crate::render::file_block(
-                f,
-                Level::TopLevel,
-                focus,
-                tok
-            )
-            .1)
+            .choose(f, (outline_only - 1, true), tok, |focus| {
+                crate::render::file_block(f, Level::TopLevel, focus, tok).1
+            })
             .is_empty());
         let mut traceback = ItemQuery::new(
             "Crash\n\nTraceback (most recent call last):\n  File \"/x/make.py\", line 17, in attrs\nTypeError: bad",
         );
         assert_eq!(
-            traceback.choose(f, slots, tok, |focus| crate::render::file_block(
+            traceback.choose(f, (slots, true), tok, |focus| crate::render::file_block(
                 f,
                 Level::TopLevel,
                 focus,
