@@ -621,7 +621,6 @@ fn an_llm_server_that_never_answers_fails_at_the_llm_timeout_and_says_so() {
     // request then waits for an answer that never comes.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1", silent.local_addr().unwrap());
-    let started = std::time::Instant::now();
     let out = navigator(
         &[
             "context",
@@ -644,8 +643,6 @@ fn an_llm_server_that_never_answers_fails_at_the_llm_timeout_and_says_so() {
         )) && err.contains("--llm-timeout"),
         "{err}"
     );
-    // Four attempts of half a second and the backoffs between them, not minutes.
-    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
     drop(silent);
     for bad in ["0", "-3", "soon"] {
         let out = navigator(
