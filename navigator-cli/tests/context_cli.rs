@@ -26,6 +26,13 @@ fn write_repo(root: &Path) {
     }
 }
 
+/// A fixture repository (`write_repo`) and an empty outline cache folder.
+fn repo_and_cache() -> (tempfile::TempDir, tempfile::TempDir) {
+    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_repo(repo.path());
+    (repo, cache)
+}
+
 fn navigator(args: &[&str], cache: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_navigator"))
         .args(args)
@@ -40,8 +47,7 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn json_lists_files_in_rank_order_with_levels_tokens_scores_and_reasons() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     let out = navigator(
         &[
@@ -77,8 +83,7 @@ fn json_lists_files_in_rank_order_with_levels_tokens_scores_and_reasons() {
 
 #[test]
 fn plan_then_replay_is_identical_and_a_changed_file_fails_or_refits() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     let plan = cache.path().join("plan.yaml");
     let plan = plan.to_str().unwrap();
@@ -128,8 +133,7 @@ fn plan_then_replay_is_identical_and_a_changed_file_fails_or_refits() {
 
 #[test]
 fn a_plan_saved_inside_the_repository_is_not_part_of_it() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     let plan = repo.path().join("plan.yaml");
     let plan = plan.to_str().unwrap();
@@ -159,8 +163,7 @@ fn a_plan_saved_inside_the_repository_is_not_part_of_it() {
 
 #[test]
 fn without_a_goal_the_overview_spends_the_budget() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     // A lone positional would be the goal: the overview runs in the repository itself.
     let out = Command::new(env!("CARGO_BIN_EXE_navigator"))
         .args(["context", "--tokens", "300", "--json"])
@@ -299,8 +302,7 @@ fn a_lone_directory_argument_is_the_repository_to_overview() {
 
 #[test]
 fn replay_takes_a_new_budget_only_with_refit() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     let plan = cache.path().join("plan.yaml");
     let plan = plan.to_str().unwrap();
@@ -361,8 +363,7 @@ fn replay_takes_a_new_budget_only_with_refit() {
 
 #[test]
 fn a_budget_the_goal_alone_overflows_is_an_error_not_a_context() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     let out = navigator(
         &["context", "auth middleware token", root, "--tokens", "3"],
@@ -435,8 +436,7 @@ fn files_named_like_globs_are_shown() {
 
 #[test]
 fn with_json_errors_and_drift_are_json_on_stdout_too() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     let bad = cache.path().join("bad.yaml");
     fs::write(&bad, "goal: g\ntoken_budget: 0\nrules: []\n").unwrap();
@@ -538,8 +538,7 @@ fn a_token_budget_below_one_is_refused_by_the_parser() {
 
 #[test]
 fn the_overview_reports_what_it_shows_and_an_empty_directory_is_named() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     let out = navigator(
         &["context", root, "--tokens", "120", "--json"],
@@ -585,8 +584,7 @@ fn the_overview_reports_what_it_shows_and_an_empty_directory_is_named() {
 
 #[test]
 fn json_files_state_their_content_tokens_as_their_headers_do() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     let out = navigator(
         &["context", "ledger rows", root, "--tokens", "1500", "--json"],
@@ -614,8 +612,7 @@ fn json_files_state_their_content_tokens_as_their_headers_do() {
 
 #[test]
 fn an_llm_server_that_never_answers_fails_at_the_llm_timeout_and_says_so() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     // Bound and listening, never accepting: the kernel completes the connection, and the
     // request then waits for an answer that never comes.
@@ -675,8 +672,7 @@ fn an_llm_server_that_never_answers_fails_at_the_llm_timeout_and_says_so() {
 
 #[test]
 fn interactive_mode_without_a_terminal_on_stdin_is_a_usage_error() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     // `output()` gives the child no stdin: end of input at once, as `</dev/null` does.
     let args = [
@@ -726,8 +722,7 @@ fn a_file_given_as_the_repository_is_named_a_file_not_a_missing_directory() {
 
 #[test]
 fn a_long_goal_comes_from_a_file_or_stdin() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     let report = "Every request is rejected after the upgrade.\n\nTraceback:\n  at AuthMiddleware::handle (src/auth/middleware.rs:5)\n  at Router::dispatch\n";
     let file = cache.path().join("bug.txt");
@@ -790,8 +785,7 @@ fn a_long_goal_comes_from_a_file_or_stdin() {
 
 #[test]
 fn a_refit_to_a_budget_below_the_goal_header_says_the_tokens_it_needs() {
-    let (repo, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    write_repo(repo.path());
+    let (repo, cache) = repo_and_cache();
     let root = repo.path().to_str().unwrap();
     let plan = cache.path().join("plan.yaml");
     let plan = plan.to_str().unwrap();
