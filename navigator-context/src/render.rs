@@ -162,7 +162,7 @@ pub(crate) fn shaped_block(
     tokenizer: Tokenizer,
 ) -> (String, usize) {
     if matches!(level, Level::TopLevel | Level::Signatures) && !focus.is_empty() {
-        if let Some(body) = crate::zoom::focused_body(file, level, focus, cap) {
+        if let Some((body, _)) = crate::zoom::focused_body(file, level, focus, cap) {
             let n = focus_count(file, focus);
             let block = format!(
                 "## {} (level {}: {}, {n} {} at full source, {} tokens)\n{body}",
@@ -249,13 +249,7 @@ fn omitted(
         return 0;
     }
     if focus_count(file, focus) > 0 {
-        // Read back from the block's last line ("  … N more items").
-        return crate::zoom::focused_body(file, level, focus, cap)
-            .and_then(|b| {
-                let last = b.lines().last()?.trim_start().strip_prefix("… ")?;
-                last.split(' ').next()?.parse().ok()
-            })
-            .unwrap_or(0);
+        return crate::zoom::focused_body(file, level, focus, cap).map_or(0, |(_, left)| left);
     }
     crate::capped::entries(file, level)
         .len()

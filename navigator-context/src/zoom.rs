@@ -192,15 +192,16 @@ pub(crate) fn focused_lines(file: &FileEntry, focus: &[String]) -> Vec<(u32, u32
 }
 
 /// The body of `file` at `level` (top-level outline or all signatures) with the items named
-/// by `focus` at full source; `None` when no name resolves (the plain outline applies). With
-/// a `cap` of `max` entries the outline around the items keeps only those [`kept`] chooses
-/// (and the ones enclosing a focused item), and a line after the source counts the rest.
+/// by `focus` at full source, and how many outline entries a `cap` left out; `None` when no
+/// name resolves (the plain outline applies). With a `cap` of `max` entries the outline around
+/// the items keeps only those [`kept`] chooses (and the ones enclosing a focused item), and a
+/// line after the source counts the rest.
 pub(crate) fn focused_body(
     file: &FileEntry,
     level: Level,
     focus: &[String],
     cap: Option<(u32, &GoalWords)>,
-) -> Option<String> {
+) -> Option<(String, usize)> {
     let items = items(file);
     let (outline, text, lang) = (file.outline()?, file.text()?, file.lang?);
     let lines: Vec<&str> = text.lines().collect();
@@ -258,7 +259,7 @@ pub(crate) fn focused_body(
     if left > 0 {
         out.push_str(&more_line(level, left));
     }
-    Some(out)
+    Some((out, left))
 }
 
 /// The source lines of `item`.
@@ -511,7 +512,9 @@ mod tests {
     fn focused_body_splices_items_into_the_outline() {
         let (_d, m) = map(&[("make.py", PY)]);
         let f = m.file("make.py").unwrap();
-        let body = focused_body(f, Level::TopLevel, &["Builder.slots".into()], None).unwrap();
+        let body = focused_body(f, Level::TopLevel, &["Builder.slots".into()], None)
+            .unwrap()
+            .0;
         assert_eq!(
             body,
             "```python\n# lines 1-1\nimport os\nclass Builder\n# lines 10-13\n    @property\n    def slots(self):\n        # cached slots\n        return self.cls.__slots__\ndef attrs(maybe_cls=None)\n```\n"
@@ -520,7 +523,9 @@ mod tests {
         let both = ["Builder".into(), "Builder.slots".into()];
         assert_eq!(focused_lines(f, &both), vec![(1, 1), (4, 13)]);
         assert!(focused_body(f, Level::TopLevel, &["nope".into()], None).is_none());
-        let sigs = focused_body(f, Level::Signatures, &["attrs".into()], None).unwrap();
+        let sigs = focused_body(f, Level::Signatures, &["attrs".into()], None)
+            .unwrap()
+            .0;
         assert!(
             sigs.contains("    # Builds.\n") || sigs.contains("# Builds."),
             "{sigs}"
