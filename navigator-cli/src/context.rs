@@ -355,6 +355,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                     Error::PlanDrift {
                         changed,
                         deleted,
+                        left_out,
                         added,
                         recounted,
                         ..
@@ -364,6 +365,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
                     let value = serde_json::json!({
                         "error": e.to_string(), "exit_code": EXIT_DRIFT,
                         "changed": changed, "deleted": deleted, "added": added,
+                        "left_out": left_out.iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
                         "recounted": recounted.iter().map(|(d, a, b)| serde_json::json!({"dir": d, "pinned": a, "now": b})).collect::<Vec<_>>(),
                     });
                     println!("{}", serde_json::to_string_pretty(&value)?);

@@ -70,6 +70,9 @@ pub enum Error {
         changed: Vec<String>,
         /// Pinned files that are gone.
         deleted: Vec<String>,
+        /// Pinned files still there that the scan now leaves out, with the reason
+        /// (unreadable, binary, a symlink leaving the root).
+        left_out: Vec<(String, String)>,
         /// Files the plan now shows that it did not.
         added: Vec<String>,
         /// Collapsed directories whose file count changed: (directory, pinned, now). Files

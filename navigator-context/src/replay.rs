@@ -25,6 +25,9 @@ pub struct Drift {
     pub changed: Vec<String>,
     /// Pinned files no longer in the repository.
     pub deleted: Vec<String>,
+    /// Pinned files still in the repository that the scan now leaves out, with the reason
+    /// (unreadable, binary, a symlink leaving the root): not deleted, and not shown either.
+    pub left_out: Vec<(String, String)>,
     /// Files the plan's rules now show that were not there when it was pinned.
     pub added: Vec<String>,
     /// Collapsed directories whose file count changed: (directory, pinned, now).
@@ -36,6 +39,7 @@ impl Drift {
     pub fn is_empty(&self) -> bool {
         self.changed.is_empty()
             && self.deleted.is_empty()
+            && self.left_out.is_empty()
             && self.added.is_empty()
             && self.recounted.is_empty()
     }
@@ -64,6 +68,14 @@ impl Drift {
             if !list.is_empty() {
                 parts.push(format!("{what}: {}", listed(list.clone())));
             }
+        }
+        if !self.left_out.is_empty() {
+            let files = self
+                .left_out
+                .iter()
+                .map(|(path, why)| format!("{path} ({why})"))
+                .collect();
+            parts.push(format!("left out: {}", listed(files)));
         }
         if !self.recounted.is_empty() {
             let dirs: Vec<String> = self
@@ -156,10 +168,20 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
     let rendered = render(map, plan)?;
     let now = pins_of(map, &rendered);
     let mut d = Drift::default();
+    let skipped = |path: &str| -> Option<String> {
+        map.skipped()
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, why)| why.clone())
+    };
+    let gone = |d: &mut Drift, path: &str| match skipped(path) {
+        Some(why) => d.left_out.push((path.to_string(), why)),
+        None => d.deleted.push(path.to_string()),
+    };
     for (path, hash) in &old.files {
         match now.files.get(path) {
             // A file that dropped to a collapsed line or out of the rules still exists.
-            None if map.file(path).is_none() => d.deleted.push(path.clone()),
+            None if map.file(path).is_none() => gone(&mut d, path),
             None => {}
             Some(h) if !hash.is_empty() && !h.is_empty() && h != hash => {
                 d.changed.push(path.clone())
@@ -177,8 +199,9 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
             .files()
             .partition_point(|f| f.path.as_str() < dir.as_str());
         let is_dir = map.files().get(k).is_some_and(|f| f.path.starts_with(&dir));
-        if literal && map.file(p).is_none() && !is_dir && !d.deleted.iter().any(|x| x == p) {
-            d.deleted.push(rule.path.clone());
+        let named = d.deleted.iter().any(|x| x == p) || d.left_out.iter().any(|(x, _)| x == p);
+        if literal && map.file(p).is_none() && !is_dir && !named {
+            gone(&mut d, p);
         }
     }
     d.added = now
@@ -313,6 +336,7 @@ pub fn replay(map: &RepoMap, plan: &FlightPlan, refit: bool) -> Result<Replayed>
             summary: drift.describe(),
             changed: drift.changed,
             deleted: drift.deleted,
+            left_out: drift.left_out,
             added: drift.added,
             recounted: drift.recounted,
         });

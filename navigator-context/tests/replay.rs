@@ -109,6 +109,39 @@ fn a_deleted_and_an_added_file_are_named() {
     }
 }
 
+#[test]
+fn a_file_the_scan_now_leaves_out_is_named_with_its_reason_not_deleted() {
+    let (dir, plan, _) = explored(2_000);
+    // The shown file is still there, but binary now: the scan skips it.
+    fs::write(
+        dir.path().join("src/auth/middleware.rs"),
+        b"\0\x01\x02 blob \0",
+    )
+    .unwrap();
+    let map = open(dir.path());
+    let err = replay(&map, &plan, false).unwrap_err();
+    let Error::PlanDrift {
+        deleted,
+        left_out,
+        summary,
+        ..
+    } = &err
+    else {
+        panic!("expected drift, got {err:?}");
+    };
+    assert!(deleted.is_empty(), "{deleted:?}");
+    assert_eq!(left_out.len(), 1, "{left_out:?}");
+    assert_eq!(left_out[0].0, "src/auth/middleware.rs");
+    assert!(left_out[0].1.contains("binary"), "{left_out:?}");
+    assert!(
+        summary.contains("left out: src/auth/middleware.rs (binary"),
+        "{summary}"
+    );
+    let refit = replay(&map, &plan, true).unwrap();
+    assert!(refit.rendered.tokens <= plan.token_budget);
+    assert_eq!(refit.drift.left_out, left_out.clone());
+}
+
 /// Runs git in `root` with a throwaway identity, asserting it succeeds.
 fn git(root: &std::path::Path, args: &[&str]) {
     let out = std::process::Command::new("git")
