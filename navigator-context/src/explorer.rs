@@ -62,9 +62,10 @@ pub enum StopReason {
     Declined,
     /// Nothing in the repository matched the goal (found by the first scan).
     NothingRelevant,
-    /// The policy failed after at least one turn had been decided (an LLM call that errs on
-    /// every retry: a window too small for the map, a timeout, a server gone): the context is
-    /// the one the earlier turns built. A failure on the first turn is returned as the error.
+    /// The policy failed: an LLM call that errs on every retry (a window too small for the
+    /// map, a timeout, a server gone) after at least one turn had been decided, or, at any
+    /// turn, a model that answered every try with no valid action. The context is the one the
+    /// earlier turns built. A call failing on the first turn is returned as the error.
     PolicyFailed {
         /// The turn that failed.
         step: usize,
@@ -288,7 +289,9 @@ impl<'a> Explorer<'a> {
                 reasoning: decision.action.reasoning().to_string(),
             };
             feedback = None;
-            if let Action::FinalizeContext { .. } = decision.action {
+            if let Some(message) = decision.gave_up {
+                stop = StopReason::PolicyFailed { step, message };
+            } else if let Action::FinalizeContext { .. } = decision.action {
                 stop = StopReason::Finalized;
             }
             if let Some(approver) = self.approver.as_mut() {
@@ -299,7 +302,10 @@ impl<'a> Explorer<'a> {
                         // Feedback widens the goal the offline ranking sees, and reaches the policy.
                         ranking = rank(self.map, &format!("{goal} {text}"));
                         values = ranking.iter().map(|s| (s.path.clone(), s.score)).collect();
-                        if stop == StopReason::Finalized {
+                        if matches!(
+                            stop,
+                            StopReason::Finalized | StopReason::PolicyFailed { .. }
+                        ) {
                             stop = StopReason::MaxTurns;
                         }
                         feedback = Some(text);

@@ -81,6 +81,7 @@ impl Policy for HeuristicPolicy {
             action,
             usage: Usage::default(),
             usd: 0.0,
+            gave_up: None,
         })
     }
 }

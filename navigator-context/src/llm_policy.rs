@@ -123,6 +123,7 @@ impl Policy for LlmPolicy {
         let mut usd = 0.0;
         let mut usage = Usage::default();
         let mut correction: Option<String> = None;
+        let mut tries = 0;
         for attempt in 0..=self.retries {
             let request = self.request(input, correction.as_deref());
             let projected = self.project(&request)?;
@@ -130,6 +131,7 @@ impl Policy for LlmPolicy {
             if attempt > 0 && input.usd_left.is_some_and(|left| usd + projected > left) {
                 break;
             }
+            tries += 1;
             let extractor = Extractor::<Action>::new().retries(0).validate(check);
             match extractor.extract(self.llm.as_ref(), request).await {
                 Ok(got) => {
@@ -139,6 +141,7 @@ impl Policy for LlmPolicy {
                         action: got.value,
                         usage,
                         usd,
+                        gave_up: None,
                     });
                 }
                 Err(navigator_core::Error::StructuredOutput {
@@ -156,12 +159,18 @@ impl Policy for LlmPolicy {
         }
         // Deliver what there is rather than fail the whole exploration; the cost stays counted.
         let why = correction.unwrap_or_else(|| "the budget left no room to re-ask".into());
+        let why = format!(
+            "the model gave no valid action in {tries} {}: {}",
+            if tries == 1 { "try" } else { "tries" },
+            why.lines().next().unwrap_or_default()
+        );
         Ok(Decision {
             action: Action::FinalizeContext {
-                reasoning: format!("the model gave no valid action at step {} ({why}); finalising with the current map", input.step),
+                reasoning: format!("{why}; finalising with the current map"),
             },
             usage,
             usd,
+            gave_up: Some(why),
         })
     }
 }

@@ -97,6 +97,10 @@ pub struct Decision {
     pub usage: Usage,
     /// What the decision cost in USD.
     pub usd: f64,
+    /// Set when the policy could not decide and stands in `action` (a finalise) for it: why
+    /// (a model that answered every try with no valid action). The explorer reports it as
+    /// [`StopReason::PolicyFailed`](crate::StopReason::PolicyFailed), not as a finalised context.
+    pub gave_up: Option<String>,
 }
 
 /// Everything a policy may look at in one turn: the state, never the history of maps.

@@ -237,6 +237,34 @@ fn filling_the_budget_keeps_every_file_a_rule_of_the_model_matches() {
 }
 
 #[test]
+fn a_model_that_never_gives_a_valid_action_is_reported_as_failing_not_finalising() {
+    let (_dir, map) = repo();
+    let prose = "I would look at the auth middleware first.";
+    let llm = scripted(&[UPDATE, prose, prose, prose]);
+    let mut policy = LlmPolicy::new(llm.clone(), prices());
+    let out = block_on(
+        Explorer::new(&map, Budgets::tokens(3_000))
+            .explore("Refactor the auth middleware", &mut policy),
+    )
+    .unwrap();
+    let StopReason::PolicyFailed { step, message } = &out.stop else {
+        panic!("expected a failed policy, got {:?}", out.stop);
+    };
+    assert_eq!(*step, 2);
+    assert!(message.contains("no valid action in 3 tries"), "{message}");
+    assert_eq!(llm.requests().len(), 4);
+    // The first turn's plan is kept, and the summary says the policy failed.
+    let r = navigator_context::render(&map, &out.plan).unwrap();
+    assert_eq!(r.level_of("src/auth/middleware.rs"), Level::Full);
+    assert!(
+        out.reasoning.contains("the policy failed at turn 2"),
+        "{}",
+        out.reasoning
+    );
+    assert!(!out.reasoning.contains("finalised"), "{}", out.reasoning);
+}
+
+#[test]
 fn a_model_failing_after_a_turn_keeps_that_turn_and_one_failing_at_once_is_an_error() {
     let (_dir, map) = repo();
     // One answer recorded: the second call fails (nothing left to replay).

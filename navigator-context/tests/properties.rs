@@ -62,6 +62,7 @@ impl Policy for RandomCost {
             },
             usage: Usage::default(),
             usd: self.projections[i] * self.shares[i],
+            gave_up: None,
         })
     }
 }
