@@ -148,7 +148,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
     let wanted: std::collections::HashSet<&str> =
         goal.identifiers.iter().map(String::as_str).collect();
     for (i, f) in files.iter().enumerate() {
-        if let Some(o) = f.outline() {
+        if let Some(o) = f.code_outline() {
             let mut seen = std::collections::HashSet::new();
             for s in &o.symbols {
                 if wanted.contains(s.name.as_str()) && seen.insert(s.name.as_str()) {

@@ -7,7 +7,7 @@ use tree_sitter::{Node, Parser};
 /// Longest signature or doc line kept, in bytes; long ones are cut at a char boundary.
 const MAX_LINE: usize = 200;
 /// Deepest nesting outlined; deeper items are rarely worth their tokens in a map.
-const MAX_DEPTH: usize = 3;
+pub(crate) const MAX_DEPTH: usize = 3;
 
 /// One item of an outline.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,11 +178,11 @@ fn strip_comment_marker(line: &str) -> &str {
     l
 }
 
-fn collapse_ws(s: &str) -> String {
+pub(crate) fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn clip(s: &str) -> String {
+pub(crate) fn clip(s: &str) -> String {
     if s.len() <= MAX_LINE {
         return s.to_string();
     }

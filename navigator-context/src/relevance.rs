@@ -540,7 +540,7 @@ fn lift_module_roots(files: &[FileEntry], scores: &mut [f64], share: f64) -> Vec
 }
 
 fn doc_terms(f: &FileEntry) -> Vec<String> {
-    f.outline()
+    f.code_outline()
         .into_iter()
         .flat_map(|o| o.symbols.iter().filter_map(|s| s.doc.as_deref()))
         .flat_map(terms)
@@ -596,6 +596,40 @@ mod tests {
             .reasons
             .iter()
             .any(|r| r.contains("directory the goal names")));
+    }
+
+    #[test]
+    fn a_documents_headings_are_not_definitions() {
+        // Word for word the same mentions of `merge_configs`; only the module defines it. A
+        // heading of the same name is a document's outline, not a definition.
+        let (_d, map) = map_of(&[
+            (
+                "docs/merge_configs.md",
+                "# merge_configs\n\n## merge_configs\n\nCalls merge_configs.\n",
+            ),
+            (
+                "src/merge.py",
+                "def merge_configs(a, b):\n    \"\"\"Calls merge_configs.\"\"\"\n",
+            ),
+        ]);
+        assert!(map
+            .file("docs/merge_configs.md")
+            .unwrap()
+            .outline()
+            .is_some());
+        let ranked = rank(&map, "`merge_configs` drops keys");
+        let reasons = |p: &str| {
+            ranked
+                .iter()
+                .find(|s| s.path == p)
+                .map(|s| s.reasons.join("; "))
+                .unwrap_or_default()
+        };
+        assert!(reasons("src/merge.py").contains("defines"), "{ranked:?}");
+        assert!(
+            !reasons("docs/merge_configs.md").contains("defines"),
+            "{ranked:?}"
+        );
     }
 
     #[test]

@@ -585,6 +585,45 @@ mod tests {
     }
 
     #[test]
+    fn markdown_and_toml_documents_show_their_headings_and_tables_as_outlines() {
+        let (_d, map) = crate::scan::temp_map(&[
+            (
+                "README.md".to_string(),
+                "# Tool\n\nIntro.\n\n## Install\n\nRun it.\n\n### From source\n\nBuild.\n"
+                    .to_string(),
+            ),
+            (
+                "Cargo.toml".to_string(),
+                "[package]\nname = \"tool\"\n\n[dependencies]\nserde = \"1\"\n".to_string(),
+            ),
+            ("notes.txt".to_string(), "plain\n".to_string()),
+        ]);
+        let mut plan = FlightPlan::new("install", 1000);
+        plan.rules = vec![Rule::new("**", Level::TopLevel)];
+        let out = render(&map, &plan).unwrap();
+        assert_eq!(out.level_of("README.md"), Level::TopLevel, "{}", out.text);
+        assert!(
+            out.text.contains("  # Tool\n  ## Install\n") && !out.text.contains("From source"),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text.contains("  [package]\n  [dependencies]\n"),
+            "{}",
+            out.text
+        );
+        // A text file without a format still skips from path to full source.
+        assert_eq!(out.level_of("notes.txt"), Level::Path);
+        plan.rules = vec![Rule::new("**", Level::Signatures)];
+        let out = render(&map, &plan).unwrap();
+        assert!(out.text.contains("    ### From source\n"), "{}", out.text);
+        assert!(out.text.contains("    serde = \"1\"\n"), "{}", out.text);
+        // Headings are shown, never read as definitions.
+        let readme = map.file("README.md").unwrap();
+        assert!(readme.outline().is_some() && readme.code_outline().is_none());
+    }
+
+    #[test]
     fn a_folded_line_beside_listed_files_counts_them_as_more() {
         let files: Vec<(String, String)> = [
             "docs/a.md",

@@ -7,6 +7,7 @@
 //! is the sum of its blocks, so re-rendering a plan counts only the blocks it has not seen.
 
 use crate::cache::{content_hash, OutlineCache};
+use crate::doc_outline::DocFormat;
 use crate::error::{Error, Result};
 use crate::flight_plan::Level;
 use crate::history::ChangeHistory;
@@ -146,13 +147,18 @@ impl FileEntry {
         }
     }
 
-    /// The outline, when the language has a grammar and tree-sitter parsed the file. Parsed
-    /// on the first call (or read from the disk cache), then kept.
+    /// The outline, when the language has a grammar and tree-sitter parsed the file, or the
+    /// file is a Markdown (headings) or TOML (tables and keys) document. Parsed on the first
+    /// call (code outlines: or read from the disk cache), then kept.
     pub fn outline(&self) -> Option<&Outline> {
         self.outline
             .get_or_init(|| {
                 let cache = self.outliner.as_ref()?;
-                let (lang, text) = (self.lang?, self.text()?);
+                let text = self.text()?;
+                let Some(lang) = self.lang else {
+                    let format = DocFormat::from_path(&self.path)?;
+                    return Some(crate::doc_outline::outline(format, text));
+                };
                 let hash = content_hash(text.as_bytes());
                 cache.get(&hash, lang).or_else(|| {
                     let o = outline(lang, text)?;
@@ -161,6 +167,12 @@ impl FileEntry {
                 })
             })
             .as_ref()
+    }
+
+    /// The outline of a source file (one with a code grammar): what ranking and the reference
+    /// graph read. A document's headings or tables are never definitions.
+    pub fn code_outline(&self) -> Option<&Outline> {
+        self.lang.and(self.outline())
     }
 
     /// Tokens of `block` (this file's block at `level`), memoised per tokenizer and level.
@@ -457,7 +469,8 @@ fn load(
             String::from_utf8_lossy(&bytes).into_owned()
         }
     };
-    let outlined = lang.is_some() && size <= options.max_outline_bytes;
+    let outlined = (lang.is_some() || DocFormat::from_path(&rel).is_some())
+        && size <= options.max_outline_bytes;
     Ok(entry(
         Content::Text { text },
         outlined.then(|| cache.clone()),
@@ -537,7 +550,7 @@ pub(crate) fn temp_map(files: &[(String, String)]) -> (tempfile::TempDir, RepoMa
 
 /// The names of the symbols `f` defines (parsing its outline on first use).
 pub(crate) fn symbol_names(f: &FileEntry) -> impl Iterator<Item = &str> {
-    f.outline()
+    f.code_outline()
         .into_iter()
         .flat_map(|o| o.symbols.iter().map(|s| s.name.as_str()))
 }

@@ -1,0 +1,320 @@
+//! Outlines of documents without a code grammar: Markdown headings (`pulldown-cmark`) and TOML
+//! tables and keys (`toml_edit`), so a README or a `Cargo.toml` shows its shape at levels 2
+//! and 3 instead of only its path.
+//!
+//! These outlines only shape how a document is *shown*: ranking and the reference graph read
+//! code outlines alone ([`FileEntry::code_outline`](crate::FileEntry::code_outline)), so a
+//! heading never counts as a definition.
+
+use crate::outline::{clip, collapse_ws, Outline, Symbol, MAX_DEPTH};
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use toml_edit::{Document, Item, Table};
+
+/// A document format with an outline but no code grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DocFormat {
+    /// Markdown (`.md`, `.markdown`): its headings.
+    Markdown,
+    /// TOML (`.toml`): its tables, and their keys one level down.
+    Toml,
+}
+
+impl DocFormat {
+    /// The format of a path, by extension.
+    pub(crate) fn from_path(path: &str) -> Option<DocFormat> {
+        let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+        match ext.as_str() {
+            "md" | "markdown" => Some(DocFormat::Markdown),
+            "toml" => Some(DocFormat::Toml),
+            _ => None,
+        }
+    }
+}
+
+/// The outline of `text` in `format`. A TOML file that does not parse gets an empty, partial
+/// outline (shown as its path, or whole).
+pub(crate) fn outline(format: DocFormat, text: &str) -> Outline {
+    match format {
+        DocFormat::Markdown => markdown(text),
+        DocFormat::Toml => toml(text).unwrap_or(Outline {
+            symbols: Vec::new(),
+            partial: true,
+        }),
+    }
+}
+
+/// 1-based line of byte `at` in `text`.
+fn line_of(text: &str, at: usize) -> u32 {
+    let at = at.min(text.len());
+    text.as_bytes()[..at]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u32
+        + 1
+}
+
+/// Lines of `text` (a last line without a newline counts).
+fn line_count(text: &str) -> u32 {
+    line_of(text, text.len()) - u32::from(text.ends_with('\n'))
+}
+
+/// Headings, nested by level. A document whose shallowest level holds a single heading (its
+/// title) lists that title and the next level's headings at the top, so level 2 shows the
+/// sections rather than the title alone.
+fn markdown(text: &str) -> Outline {
+    let mut found: Vec<(usize, String, usize)> = Vec::new();
+    let mut open: Option<(usize, String, usize)> = None;
+    for (event, range) in Parser::new_ext(text, Options::all()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                open = Some((heading_level(level), String::new(), range.start));
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, title, _)) = open.as_mut() {
+                    title.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some((_, title, _)) = open.as_mut() {
+                    title.push(' ');
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, title, start)) = open.take() {
+                    let title = collapse_ws(&title);
+                    if !title.is_empty() {
+                        found.push((level, title, start));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut levels: Vec<usize> = found.iter().map(|(l, _, _)| *l).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    let titled = levels.len() > 1 && found.iter().filter(|(l, _, _)| *l == levels[0]).count() == 1;
+    let base = if titled {
+        levels[1]
+    } else {
+        levels.first().copied().unwrap_or(1)
+    };
+    let last = line_count(text);
+    let mut symbols = Vec::new();
+    for (k, (level, title, start)) in found.iter().enumerate() {
+        let depth = level.saturating_sub(base);
+        if depth >= MAX_DEPTH {
+            continue;
+        }
+        // A section runs to the next heading at its level or above.
+        let end = found[k + 1..]
+            .iter()
+            .find(|(l, _, _)| l <= level)
+            .map_or(last, |(_, _, s)| line_of(text, *s).saturating_sub(1));
+        let line = line_of(text, *start);
+        symbols.push(Symbol {
+            depth: depth as u8,
+            name: title.clone(),
+            signature: clip(&format!("{} {title}", "#".repeat(*level))),
+            doc: None,
+            line,
+            end_line: end.max(line),
+        });
+    }
+    Outline {
+        symbols,
+        partial: false,
+    }
+}
+
+fn heading_level(level: HeadingLevel) -> usize {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+/// Table headers (`[a.b]`, `[[bin]]`) at the top, their keys one level down; keys before the
+/// first header at the top too. In source order.
+fn toml(text: &str) -> Option<Outline> {
+    let doc = Document::parse(text).ok()?;
+    let mut items: Vec<(usize, u8, String, String, usize)> = Vec::new();
+    walk(text, doc.as_table(), "", 0, &mut items);
+    items.sort_by_key(|(start, ..)| *start);
+    let last = line_count(text);
+    let headers: Vec<usize> = items
+        .iter()
+        .filter(|(_, depth, ..)| *depth == 0)
+        .map(|(start, ..)| *start)
+        .collect();
+    let symbols = items
+        .into_iter()
+        .map(|(start, depth, name, signature, end)| {
+            let line = line_of(text, start);
+            let end_line = if depth == 0 && signature.starts_with('[') {
+                // A table runs to the next top-level entry.
+                headers
+                    .iter()
+                    .find(|&&s| s > start)
+                    .map_or(last, |&s| line_of(text, s).saturating_sub(1))
+            } else {
+                line_of(text, end.saturating_sub(1).max(start))
+            };
+            Symbol {
+                depth,
+                name,
+                signature,
+                doc: None,
+                line,
+                end_line: end_line.max(line),
+            }
+        })
+        .collect();
+    Some(Outline {
+        symbols,
+        partial: false,
+    })
+}
+
+/// Collects `table`'s entries: (start byte, depth, name, signature, end byte). Explicit
+/// headers are depth 0; keys are one below the table holding them (depth 0 at the root).
+fn walk(
+    text: &str,
+    table: &Table,
+    prefix: &str,
+    depth: u8,
+    out: &mut Vec<(usize, u8, String, String, usize)>,
+) {
+    for (key, item) in table.iter() {
+        let name = if prefix.is_empty() {
+            key.to_string()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match item {
+            Item::Table(t) if !t.is_dotted() => {
+                if let (false, Some(span)) = (t.is_implicit(), t.span()) {
+                    out.push((span.start, 0, name.clone(), header(text, &span), span.end));
+                }
+                walk(text, t, &name, 1, out);
+            }
+            Item::ArrayOfTables(array) => {
+                for t in array.iter() {
+                    if let Some(span) = t.span() {
+                        out.push((span.start, 0, name.clone(), header(text, &span), span.end));
+                    }
+                    walk(text, t, &name, 1, out);
+                }
+            }
+            Item::None => {}
+            // A key with a value (a dotted key `a.b = 1` is a table marked dotted).
+            _ => {
+                let Some(span) = table.key(key).and_then(|k| k.span()) else {
+                    continue;
+                };
+                let end = item.span().map_or(span.end, |s| s.end);
+                out.push((span.start, depth, name, assignment(text, span.start), end));
+            }
+        }
+    }
+}
+
+/// A table's header as written, e.g. `[dependencies]` or `[[bin]]`.
+fn header(text: &str, span: &std::ops::Range<usize>) -> String {
+    let raw = text.get(span.clone()).unwrap_or_default();
+    clip(&collapse_ws(raw.lines().next().unwrap_or_default()))
+}
+
+/// The line a key starts on, as written (a value running over more lines shows its first).
+fn assignment(text: &str, start: usize) -> String {
+    let begin = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[begin..].lines().next().unwrap_or_default();
+    clip(&collapse_ws(line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(o: &Outline) -> Vec<(u8, &str, u32, u32)> {
+        o.symbols
+            .iter()
+            .map(|s| (s.depth, s.signature.as_str(), s.line, s.end_line))
+            .collect()
+    }
+
+    #[test]
+    fn formats_by_extension() {
+        assert_eq!(DocFormat::from_path("README.md"), Some(DocFormat::Markdown));
+        assert_eq!(
+            DocFormat::from_path("docs/a.MARKDOWN"),
+            Some(DocFormat::Markdown)
+        );
+        assert_eq!(DocFormat::from_path("Cargo.toml"), Some(DocFormat::Toml));
+        assert_eq!(DocFormat::from_path("src/lib.rs"), None);
+        assert_eq!(DocFormat::from_path("Makefile"), None);
+    }
+
+    #[test]
+    fn markdown_headings_nest_under_a_single_title_and_skip_code_blocks() {
+        let md = "# Tool\n\nIntro.\n\n## Install\n\n```sh\n# not a heading\n```\n\n### From source\n\nText\n\n## Usage\nLast\n";
+        let o = outline(DocFormat::Markdown, md);
+        assert_eq!(
+            entries(&o),
+            vec![
+                (0, "# Tool", 1, 16),
+                (0, "## Install", 5, 14),
+                (1, "### From source", 11, 14),
+                (0, "## Usage", 15, 16),
+            ]
+        );
+        assert_eq!(o.symbols[2].name, "From source");
+    }
+
+    #[test]
+    fn markdown_setext_and_inline_code_headings_and_several_top_headings() {
+        let md = "Title\n=====\n\n`run` it\n---------\n\n# Second top\n";
+        let o = outline(DocFormat::Markdown, md);
+        let sigs: Vec<_> = o
+            .symbols
+            .iter()
+            .map(|s| (s.depth, s.signature.as_str()))
+            .collect();
+        assert_eq!(
+            sigs,
+            vec![(0, "# Title"), (1, "## run it"), (0, "# Second top")]
+        );
+    }
+
+    #[test]
+    fn toml_tables_and_keys_in_source_order() {
+        let toml = "name = \"x\" # the name\n\n[package]\nversion = \"1\"\nauthors = [\n  \"a\",\n]\n\n[[bin]]\nname = \"cli\"\n\n[tool.ruff.lint]\nselect = [\"E\"]\nsub.key = 2\n";
+        let o = outline(DocFormat::Toml, toml);
+        assert_eq!(
+            entries(&o),
+            vec![
+                (0, "name = \"x\" # the name", 1, 1),
+                (0, "[package]", 3, 8),
+                (1, "version = \"1\"", 4, 4),
+                (1, "authors = [", 5, 7),
+                (0, "[[bin]]", 9, 11),
+                (1, "name = \"cli\"", 10, 10),
+                (0, "[tool.ruff.lint]", 12, 14),
+                (1, "select = [\"E\"]", 13, 13),
+                (1, "sub.key = 2", 14, 14),
+            ]
+        );
+        assert_eq!(o.symbols[6].name, "tool.ruff.lint");
+        assert!(!o.partial);
+    }
+
+    #[test]
+    fn broken_toml_is_an_empty_partial_outline() {
+        let o = outline(DocFormat::Toml, "[package\nname = ");
+        assert!(o.symbols.is_empty() && o.partial);
+    }
+}
