@@ -5,7 +5,10 @@
 //! few precise clues: a traceback whose frames name files and functions, a panic message with
 //! its location, an error line, a code block, a dotted name (`click.core.Command.invoke`) or a
 //! Rust path (`axum::extract::Query`). Those clues are pulled out here so the ranking can match
-//! them against paths and symbols directly and count the prose for less.
+//! them against paths and symbols directly and count the prose for less. Frames are read from
+//! Python tracebacks, Rust panics and backtraces, compiler locations, and the stack traces of
+//! JavaScript/TypeScript (V8's `at fn (file:line:col)`), Java (`at pkg.Class.method(File.java:12)`)
+//! and Go (`pkg.Func(...)` over `\t/path/file.go:12 +0x1d`).
 
 use regex::Regex;
 use std::sync::OnceLock;
@@ -21,9 +24,12 @@ pub enum FrameKind {
     Backtrace,
     /// A compiler diagnostic's location (`--> src/main.rs:4:5`), usually in the user's code.
     Compiler,
+    /// A JavaScript/TypeScript, Java or Go stack frame (innermost first, like a backtrace).
+    Stack,
 }
 
-/// One frame of a Python traceback or a Rust panic or backtrace.
+/// One frame of a Python traceback, a Rust panic or backtrace, or a JavaScript, Java or Go
+/// stack trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
     /// What kind of report it was read from.
@@ -87,6 +93,61 @@ fn backtrace_frame() -> &'static Regex {
         &R,
         r"(?m)^\s*\d+:\s+(?:0x[0-9a-f]+ - )?([\w:<>,\s&'\[\]{}#]+?)\s*\n\s+at ([^\s:]+\.rs):(\d+)",
     )
+}
+
+/// A V8 (Node, Chrome, Deno, Bun) stack frame: `    at Parser.parse (/app/src/parser.ts:12:5)`,
+/// `    at async load (file:///app/src/load.mjs:3:1)` or `    at /app/src/index.js:3:1`.
+fn js_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)^[ \t]*at (?:async )?(?:new )?(?:([\w$.<>]+?)(?: \[as [\w$]+\])? \()?(?:file://)?([^\s()]+\.(?:js|jsx|mjs|cjs|ts|tsx|mts|cts)):(\d+)(?::\d+)?\)?[ \t]*$",
+    )
+}
+
+/// A Java (or Kotlin, Scala) stack frame: `\tat com.acme.config.Parser.parse(Parser.java:42)`.
+fn java_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)^[ \t]*at ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)",
+    )
+}
+
+/// A Go stack frame: `github.com/acme/tool/config.(*Loader).Load(0x1, ...)` over
+/// `\t/src/tool/config/loader.go:88 +0x2f`.
+fn go_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)^([\w./\-]+?\.(?:\(\*?[\w]+\)\.)?[\w.]+)\([^\n]*\)\n[ \t]+([^\s:]+\.go):(\d+)",
+    )
+}
+
+/// A Java frame's source path from its class: the package as folders, then the file
+/// (`com.acme.config.Parser$Inner` in `Parser.java` gives `com/acme/config/Parser.java`).
+fn java_path(class_dots: &str, file: &str) -> String {
+    let segs: Vec<&str> = class_dots.trim_end_matches('.').split('.').collect();
+    let package = &segs[..segs.len().saturating_sub(1)];
+    let mut path = package.join("/");
+    if !path.is_empty() {
+        path.push('/');
+    }
+    path.push_str(file);
+    path
+}
+
+/// Frames of the runtime and standard libraries, which say nothing about the project.
+fn runtime_frame(kind: &str, function: &str, file: &str) -> bool {
+    match kind {
+        "js" => file.starts_with("node:") || file.starts_with("internal/"),
+        "java" => ["java.", "javax.", "jdk.", "sun.", "kotlin.", "scala."]
+            .iter()
+            .any(|p| function.starts_with(p)),
+        _ => ["runtime.", "testing.", "reflect.", "sync.", "net/http."]
+            .iter()
+            .any(|p| function.starts_with(p)),
+    }
 }
 
 /// A compiler location: `  --> src/main.rs:4:5`.
@@ -269,6 +330,42 @@ impl Goal {
                 });
             }
         }
+        for c in js_frame().captures_iter(text) {
+            let function = c.get(1).map(|m| m.as_str().to_string());
+            if !runtime_frame("js", "", &c[2]) {
+                g.frames.push(Frame {
+                    kind: FrameKind::Stack,
+                    file: clean_path(&c[2]),
+                    line: c[3].parse().ok(),
+                    function: function.filter(|f| f != "<anonymous>"),
+                });
+            }
+        }
+        for c in java_frame().captures_iter(text) {
+            let function = format!("{}{}", &c[1], &c[2]).replace('$', ".");
+            if !runtime_frame("java", &function, &c[3]) {
+                g.frames.push(Frame {
+                    kind: FrameKind::Stack,
+                    file: java_path(&c[1], &c[3]),
+                    line: c[4].parse().ok(),
+                    function: Some(function),
+                });
+            }
+        }
+        for c in go_frame().captures_iter(text) {
+            // `pkg/path/name.(*Type).Method`: the import path's last segment, the type, the
+            // method.
+            let tail = c[1].rsplit('/').next().unwrap_or(&c[1]);
+            let function = tail.replace(['(', ')', '*'], "");
+            if !runtime_frame("go", &c[1], &c[2]) {
+                g.frames.push(Frame {
+                    kind: FrameKind::Stack,
+                    file: clean_path(&c[2]),
+                    line: c[3].parse().ok(),
+                    function: Some(function),
+                });
+            }
+        }
         for c in arrow_location().captures_iter(text) {
             g.frames.push(Frame {
                 kind: FrameKind::Compiler,
@@ -281,7 +378,15 @@ impl Goal {
             push_unique(&mut g.errors, &format!("{}: {}", &c[1], c[2].trim()));
         }
         // Prose: the text without code blocks, frame lines and error lines.
-        for r in [fence(), python_frame(), backtrace_frame(), arrow_location()] {
+        for r in [
+            fence(),
+            python_frame(),
+            backtrace_frame(),
+            js_frame(),
+            java_frame(),
+            go_frame(),
+            arrow_location(),
+        ] {
             rest = r.replace_all(&rest, " ").into_owned();
         }
         rest = error_line().replace_all(&rest, " ").into_owned();
@@ -486,6 +591,69 @@ click.exceptions.BadParameter: Invalid value for '--n'
             "Conn".into(),
             "poll_read_head".into()
         ]));
+    }
+
+    #[test]
+    fn javascript_java_and_go_stack_frames() {
+        let js = Goal::parse(
+            "TypeError: Cannot read properties of undefined (reading 'port')\n    at Config.resolvePort (/app/src/config/resolve.ts:41:17)\n    at async loadConfig (file:///app/src/load.mjs:9:3)\n    at /app/src/index.js:3:1\n    at Module._compile (node:internal/modules/cjs/loader:1256:14)\n",
+        );
+        let frames: Vec<(&str, Option<u32>, Option<&str>)> = js
+            .frames
+            .iter()
+            .map(|f| (f.file.as_str(), f.line, f.function.as_deref()))
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                (
+                    "/app/src/config/resolve.ts",
+                    Some(41),
+                    Some("Config.resolvePort")
+                ),
+                ("/app/src/load.mjs", Some(9), Some("loadConfig")),
+                ("/app/src/index.js", Some(3), None),
+            ]
+        );
+        assert!(js.frames.iter().all(|f| f.kind == FrameKind::Stack));
+        assert!(
+            js.identifiers.contains(&"resolvePort".to_string()),
+            "{js:?}"
+        );
+        assert!(!js.prose.contains("resolve.ts"), "{}", js.prose);
+
+        let java = Goal::parse(
+            "Exception in thread \"main\" java.lang.NullPointerException\n\tat com.acme.config.Parser$Section.read(Parser.java:42)\n\tat com.acme.App.main(App.java:7)\n\tat java.base/java.lang.Thread.run(Thread.java:833)\n",
+        );
+        let files: Vec<&str> = java.frames.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(files, ["com/acme/config/Parser.java", "com/acme/App.java"]);
+        assert_eq!(java.frames[0].line, Some(42));
+        assert!(java.identifiers.contains(&"read".to_string()), "{java:?}");
+        assert!(java.qualified.iter().any(|q| q.ends_with(&[
+            "Parser".to_string(),
+            "Section".into(),
+            "read".into()
+        ])));
+
+        let go = Goal::parse(
+            "panic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 1 [running]:\ngithub.com/acme/tool/internal/config.(*Loader).Load(0xc000010000, {0x0, 0x0})\n\t/home/ci/tool/internal/config/loader.go:88 +0x2f\nmain.main()\n\t/home/ci/tool/main.go:12 +0x1d\nruntime.main()\n\t/usr/local/go/src/runtime/proc.go:250 +0x1c\n",
+        );
+        let frames: Vec<(&str, Option<&str>)> = go
+            .frames
+            .iter()
+            .map(|f| (f.file.as_str(), f.function.as_deref()))
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                (
+                    "/home/ci/tool/internal/config/loader.go",
+                    Some("config.Loader.Load")
+                ),
+                ("/home/ci/tool/main.go", Some("main.main")),
+            ]
+        );
+        assert!(go.identifiers.contains(&"Load".to_string()), "{go:?}");
     }
 
     #[test]

@@ -174,8 +174,8 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
 }
 
 /// Where the reported failure happened, per file: every panic location, the innermost Python
-/// frame (most recent call last) and the innermost backtrace frame that name a file of the
-/// repository. A frame outside it (the user's script, the standard library) is skipped, so
+/// frame (most recent call last), the innermost backtrace frame and the innermost JavaScript,
+/// Java or Go stack frame that name a file of the repository. A frame outside it (the user's script, the standard library) is skipped, so
 /// the failure is placed at the deepest point the repository's code reached.
 fn failure_sites(file_segs: &[Vec<&str>], goal: &Goal, reasons: &mut [Vec<String>]) -> Vec<f64> {
     let mut failed = vec![0.0; file_segs.len()];
@@ -189,10 +189,12 @@ fn failure_sites(file_segs: &[Vec<&str>], goal: &Goal, reasons: &mut [Vec<String
     let panics = named(FrameKind::Panic).collect::<Vec<_>>();
     let innermost_python = named(FrameKind::Python).rev().find(|(_, h)| !h.is_empty());
     let innermost_backtrace = named(FrameKind::Backtrace).find(|(_, h)| !h.is_empty());
+    let innermost_stack = named(FrameKind::Stack).find(|(_, h)| !h.is_empty());
     for (f, hits) in panics
         .into_iter()
         .chain(innermost_python)
         .chain(innermost_backtrace)
+        .chain(innermost_stack)
     {
         for &i in &hits {
             let share = 1.0 / hits.len() as f64;
@@ -254,6 +256,25 @@ mod tests {
         );
         let mut reasons = vec![Vec::new(); files.len()];
         assert_eq!(failure_sites(&files, &goal, &mut reasons), [1.0, 1.0, 0.0]);
+        // Java, JavaScript, Go: the innermost stack frame the repository holds (a Java
+        // frame's package gives its folders).
+        let files = entries(&[
+            "src/main/java/com/acme/config/Parser.java",
+            "src/main/java/com/acme/App.java",
+            "src/test/java/com/acme/config/Parser.java",
+        ]);
+        let goal = Goal::parse(
+            "java.lang.IllegalStateException: empty\n\tat java.util.Objects.requireNonNull(Objects.java:209)\n\tat com.acme.config.Parser.read(Parser.java:42)\n\tat com.acme.App.main(App.java:7)\n",
+        );
+        let mut reasons = vec![Vec::new(); files.len()];
+        assert_eq!(failure_sites(&files, &goal, &mut reasons), [0.5, 0.0, 0.5]);
+        assert!(reasons[0][0].contains("Parser.java:42"), "{reasons:?}");
+        let files = entries(&["src/config/resolve.ts", "src/index.ts"]);
+        let goal = Goal::parse(
+            "TypeError: x is undefined\n    at resolvePort (/app/src/config/resolve.ts:41:17)\n    at main (/app/src/index.ts:3:1)\n",
+        );
+        let mut reasons = vec![Vec::new(); files.len()];
+        assert_eq!(failure_sites(&files, &goal, &mut reasons), [1.0, 0.0]);
         // A subject line has no failure site.
         let goal = Goal::parse("Fix the connection pool");
         assert!(failure_sites(&files, &goal, &mut reasons)
