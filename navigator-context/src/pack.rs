@@ -100,6 +100,12 @@ pub(crate) struct Costs<'a> {
     limits: HashMap<usize, u32>,
     /// The goal's words, which choose the entries of a capped outline.
     goal: GoalWords,
+    /// Whether documents (Markdown, TOML: outlined, no code grammar) count as their paths at
+    /// the outline levels: the packer's choices, where a ranked document's headings would
+    /// take the room of code outlines. A plan's own rules (`fit`) show their outlines.
+    docs_as_paths: bool,
+    /// A document exempt from `docs_as_paths`: the best-ranked file, when it is one.
+    outlined_doc: Option<usize>,
 }
 
 impl<'a> Costs<'a> {
@@ -129,6 +135,8 @@ impl<'a> Costs<'a> {
             focus: HashMap::new(),
             limits: HashMap::new(),
             goal: GoalWords::new(&plan.goal),
+            docs_as_paths: false,
+            outlined_doc: None,
         }
     }
 
@@ -180,6 +188,17 @@ impl<'a> Costs<'a> {
             .ok()
     }
 
+    /// The level file `i` is asked for when the packer wants `level`: a document's path
+    /// instead of its outline when documents count as paths.
+    fn asked(&self, i: usize, level: Level) -> Level {
+        let doc = self.map.files()[i].lang.is_none() && self.outlined_doc != Some(i);
+        if self.docs_as_paths && doc && matches!(level, Level::TopLevel | Level::Signatures) {
+            Level::Path
+        } else {
+            level
+        }
+    }
+
     /// Tokens file `i` costs when asked for at `level` (after caps), and the level it gets.
     pub(crate) fn cost(&mut self, i: usize, level: Level) -> (usize, Level) {
         let limit = self.limits.get(&i).copied();
@@ -189,6 +208,7 @@ impl<'a> Costs<'a> {
     /// [`Costs::cost`] with `limit` outline entries at most.
     fn cost_with(&mut self, i: usize, level: Level, limit: Option<u32>) -> (usize, Level) {
         let file = &self.map.files()[i];
+        let level = self.asked(i, level);
         let level = effective_level(file, level, true, self.plan.huge_file_bytes);
         let limit = limit.filter(|_| matches!(level, Level::TopLevel | Level::Signatures));
         let tok = self.plan.tokenizer;
@@ -253,6 +273,7 @@ impl<'a> Costs<'a> {
 pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> FlightPlan {
     let budget = plan.token_budget;
     let mut costs = Costs::bare(map, plan);
+    costs.docs_as_paths = true;
     let top_dirs = map
         .files()
         .iter()
@@ -267,6 +288,8 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         .iter()
         .filter_map(|s| costs.index(&s.path).map(|i| (i, s.score)))
         .collect();
+    // A document the goal is most about shows its headings when it cannot be whole.
+    costs.outlined_doc = ranked.first().map(|&(i, _)| i);
     let mut full_used = 0;
     let clear = ranked.get(1).is_none_or(|&(_, s)| s <= CLEAR_GAP);
     // The first file's share: [`FIRST_SHARE`], or all but the next candidates' outlines and
@@ -525,6 +548,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     }];
     chosen.sort_by_key(|&(i, _)| i);
     rules.extend(chosen.into_iter().map(|(i, l)| {
+        let l = costs.asked(i, l);
         let path = map.files()[i].path.clone();
         match (costs.focus.remove(&i), costs.limits.get(&i)) {
             (Some(focus), limit) if l < Level::Full => Rule {
@@ -1067,6 +1091,54 @@ mod tests {
                 packed.rules
             );
         }
+    }
+
+    #[test]
+    fn the_packer_shows_a_ranked_document_as_its_path_or_whole_never_its_headings() {
+        let mut guide = String::from("# Guide\n\n");
+        for k in 0..40 {
+            guide.push_str(&format!(
+                "## Step {k}\n\nRun the tool with care, then read what it printed at length.\n\n"
+            ));
+        }
+        let mut files = vec![("guide.md".to_string(), guide)];
+        files.extend((0..6).map(|k| (format!("c{k}.rs"), format!("pub fn c{k}() {{}}\n"))));
+        let (_d, map) = crate::scan::temp_map(&files);
+        let ranking: Vec<Scored> = [
+            "c0.rs", "guide.md", "c1.rs", "c2.rs", "c3.rs", "c4.rs", "c5.rs",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(k, p)| Scored {
+            path: p.to_string(),
+            score: 1.0 - 0.1 * k as f64,
+            reasons: Vec::new(),
+        })
+        .collect();
+        let probe = FlightPlan::new("goal", 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let g = costs.index("guide.md").unwrap();
+        let (outline, level) = costs.cost(g, Level::TopLevel);
+        assert_eq!(level, Level::TopLevel, "a plan's rule shows the headings");
+        let whole = costs.cost(g, Level::Full).0;
+        // Room for the headings and the code outlines, not for the whole guide.
+        let budget = outline + 200;
+        assert!(budget < whole);
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
+        let out = render(&map, &packed).unwrap();
+        assert_eq!(out.level_of("guide.md"), Level::Path, "{}", out.text);
+        assert!(out.level_of("c5.rs") >= Level::TopLevel, "{}", out.text);
+        // Ranked first, a document too big to be whole shows its headings.
+        let mut first = ranking.clone();
+        first.swap(0, 1);
+        let packed = pack(&map, &first, &FlightPlan::new("goal", budget));
+        let out = render(&map, &packed).unwrap();
+        let level = out.level_of("guide.md");
+        assert!(
+            (Level::TopLevel..Level::Full).contains(&level),
+            "{}",
+            out.text
+        );
     }
 
     #[test]
