@@ -47,6 +47,23 @@ impl Drift {
     /// One line naming the differences: the first ten of each kind, then how many more (the
     /// fields hold them all).
     pub fn describe(&self) -> String {
+        Drift::describe_parts(
+            &self.changed,
+            &self.deleted,
+            &self.left_out,
+            &self.added,
+            &self.recounted,
+        )
+    }
+
+    /// [`Drift::describe`] of the parts (as [`Error::PlanDrift`] holds them).
+    pub(crate) fn describe_parts(
+        changed: &[String],
+        deleted: &[String],
+        left_out: &[(String, String)],
+        added: &[String],
+        recounted: &[(String, usize, usize)],
+    ) -> String {
         fn listed(items: Vec<String>) -> String {
             let more = items.len().saturating_sub(DESCRIBED);
             let mut line = items
@@ -60,26 +77,23 @@ impl Drift {
             line
         }
         let mut parts = Vec::new();
-        for (what, list) in [
-            ("changed", &self.changed),
-            ("deleted", &self.deleted),
-            ("added", &self.added),
-        ] {
+        for (what, list) in [("changed", changed), ("deleted", deleted)] {
             if !list.is_empty() {
-                parts.push(format!("{what}: {}", listed(list.clone())));
+                parts.push(format!("{what}: {}", listed(list.to_vec())));
             }
         }
-        if !self.left_out.is_empty() {
-            let files = self
-                .left_out
+        if !left_out.is_empty() {
+            let files = left_out
                 .iter()
                 .map(|(path, why)| format!("{path} ({why})"))
                 .collect();
             parts.push(format!("left out: {}", listed(files)));
         }
-        if !self.recounted.is_empty() {
-            let dirs: Vec<String> = self
-                .recounted
+        if !added.is_empty() {
+            parts.push(format!("added: {}", listed(added.to_vec())));
+        }
+        if !recounted.is_empty() {
+            let dirs: Vec<String> = recounted
                 .iter()
                 .map(|(d, a, b)| format!("{d} ({a} -> {b} files)"))
                 .collect();
@@ -333,7 +347,6 @@ pub fn replay(map: &RepoMap, plan: &FlightPlan, refit: bool) -> Result<Replayed>
     let drift = drift(map, plan)?;
     if !drift.is_empty() && !refit {
         return Err(Error::PlanDrift {
-            summary: drift.describe(),
             changed: drift.changed,
             deleted: drift.deleted,
             left_out: drift.left_out,

@@ -469,7 +469,7 @@ fn load(
             String::from_utf8_lossy(&bytes).into_owned()
         }
     };
-    let outlined = (lang.is_some() || DocFormat::from_path(&rel).is_some())
+    let outlined = (lang.is_some() || DocFormat::from_path(rel).is_some())
         && size <= options.max_outline_bytes;
     Ok(entry(
         Content::Text { text },
