@@ -3,8 +3,8 @@
 //! Folders first: every directory starts as one collapsed line with its file count, and
 //! directories are opened shallowest first (their files listed by path, their subdirectories
 //! as collapsed lines) while the budget allows. When every path is listed, files get their
-//! top-level outlines, shallowest first (package roots before the modules under them), until
-//! the budget is spent. A directory too large to open stays a counted line, so the overview of
+//! top-level outlines, code before documents' headings, shallowest first (package roots before
+//! the modules under them), until the budget is spent. A directory too large to open stays a counted line, so the overview of
 //! a 20,000-file repository still fits a small budget and a small repository shows its code.
 
 use crate::error::Result;
@@ -12,6 +12,8 @@ use crate::flight_plan::{FlightPlan, Level, Rule};
 use crate::pack::fit;
 use crate::relevance::is_auxiliary;
 use crate::render::header;
+#[cfg(test)]
+use crate::render::render;
 use crate::scan::RepoMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -130,11 +132,13 @@ pub(crate) fn overview(
     }
     if all_open {
         // Every path is listed: top-level outlines, the code before tests, benches and
-        // examples (a `src/` layout's package before `tests/`), shallowest files first.
+        // examples (a `src/` layout's package before `tests/`), and before documents' headings
+        // (a README's, a changelog's, `docs/*.md`), shallowest files first.
         let mut by_depth: Vec<usize> = (0..files.len()).collect();
         by_depth.sort_by_cached_key(|&i| {
             let path = &files[i].path;
-            (is_auxiliary(path), depth(path), path.clone())
+            let document = files[i].lang.is_none();
+            (is_auxiliary(path), document, depth(path), path.clone())
         });
         map.outline_all();
         let probe = FlightPlan {
@@ -165,4 +169,80 @@ pub(crate) fn overview(
         ..plan
     };
     Ok(fit(map, planned, &values)?.plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_is_outlined_before_documents_headings() {
+        let mut changes = String::from("# Changes\n\n");
+        for v in 0..60 {
+            changes.push_str(&format!("## Version 1.{v}.0\n\nFixed things.\n\n"));
+        }
+        let files: Vec<(String, String)> = vec![
+            ("CHANGES.md".into(), changes),
+            (
+                "README.md".into(),
+                "# Tool\n\n## Install it\n\n## Use it\n\n## Configure it\n\n## Extend it\n".into(),
+            ),
+            ("docs/guide.md".into(), "# Guide\n\n## First steps\n".into()),
+            (
+                "src/tool/core.py".into(),
+                (0..6)
+                    .map(|k| {
+                        format!("def step_{k}(args, options, context):\n    return args\n\n\n")
+                    })
+                    .collect(),
+            ),
+            (
+                "tests/test_core.py".into(),
+                "def test_parse():\n    pass\n".into(),
+            ),
+        ];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let probe = FlightPlan::new("", 100_000);
+        let mut costs = crate::pack::Costs::new(&map, &probe);
+        let k = |p: &str| map.files().iter().position(|f| f.path == p).unwrap();
+        let changes = costs.cost(k("CHANGES.md"), Level::TopLevel).0;
+        let code = costs.cost(k("src/tool/core.py"), Level::TopLevel).0;
+        assert!(
+            changes > 3 * code,
+            "the changelog's headings must be costly"
+        );
+        let readme = costs.cost(k("README.md"), Level::TopLevel).0;
+        assert!(
+            readme <= code,
+            "the README's headings must fit in the code's room"
+        );
+        // Every path, and room for the code's outline alone.
+        let everything = render(
+            &map,
+            &FlightPlan {
+                rules: vec![Rule::new("**", Level::Path)],
+                ..FlightPlan::new("", 100_000)
+            },
+        )
+        .unwrap()
+        .tokens;
+        // The overview reserves a few tokens for its own lines.
+        let slack = 12;
+        assert!(readme > slack, "{readme}");
+        let budget = everything + code + slack;
+        let plan = overview(&map, "", budget, FlightPlan::new("", budget)).unwrap();
+        let out = render(&map, &plan).unwrap();
+        assert!(out.tokens <= budget);
+        assert_eq!(
+            out.level_of("src/tool/core.py"),
+            Level::TopLevel,
+            "{}",
+            out.text
+        );
+        assert_eq!(out.level_of("README.md"), Level::Path, "{}", out.text);
+        // With room for everything, documents show their headings too.
+        let plan = overview(&map, "", 100_000, FlightPlan::new("", 100_000)).unwrap();
+        let out = render(&map, &plan).unwrap();
+        assert_eq!(out.level_of("README.md"), Level::TopLevel, "{}", out.text);
+    }
 }
