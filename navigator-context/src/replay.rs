@@ -193,14 +193,21 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
         None => d.deleted.push(path.to_string()),
     };
     for (path, hash) in &old.files {
-        match now.files.get(path) {
-            // A file that dropped to a collapsed line or out of the rules still exists.
-            None if map.file(path).is_none() => gone(&mut d, path),
-            None => {}
-            Some(h) if !hash.is_empty() && !h.is_empty() && h != hash => {
-                d.changed.push(path.clone())
-            }
-            Some(_) => {}
+        let Some(file) = map.file(path) else {
+            gone(&mut d, path);
+            continue;
+        };
+        if hash.is_empty() {
+            continue;
+        }
+        // A file shown with content and now without (grown past the size cap, no longer
+        // UTF-8, dropped to a path or a collapsed line) is checked against its bytes too.
+        let h = match now.files.get(path) {
+            Some(h) if !h.is_empty() => Some(h.clone()),
+            _ => file.text().map(short_hash),
+        };
+        if h.as_deref() != Some(hash.as_str()) {
+            d.changed.push(path.clone());
         }
     }
     // A rule naming one file the repository does not hold (deleted before the plan was

@@ -138,6 +138,23 @@ fn a_file_the_scan_now_leaves_out_is_named_with_its_reason_not_deleted() {
     assert_eq!(refit.drift.left_out, left_out.clone());
 }
 
+#[test]
+fn a_file_shown_with_content_that_can_now_only_be_a_path_is_named_changed() {
+    let (dir, plan, _) = explored(2_000);
+    // Still there and not binary, but no longer text: the render can only list its path.
+    fs::write(dir.path().join("src/auth/middleware.rs"), vec![0xffu8; 400]).unwrap();
+    let map = open(dir.path());
+    match replay(&map, &plan, false) {
+        Err(Error::PlanDrift {
+            changed, deleted, ..
+        }) => {
+            assert_eq!(changed, ["src/auth/middleware.rs"]);
+            assert!(deleted.is_empty());
+        }
+        other => panic!("expected drift, got {other:?}"),
+    }
+}
+
 /// Runs git in `root` with a throwaway identity, asserting it succeeds.
 fn git(root: &std::path::Path, args: &[&str]) {
     let out = std::process::Command::new("git")
