@@ -87,6 +87,9 @@ impl StopReason {
             StopReason::NothingRelevant => {
                 "nothing in the repository matches the goal's terms (after the first scan); the context is the repository's overview".into()
             }
+            StopReason::PolicyFailed { step: 1, message } => format!(
+                "the policy failed at turn 1 ({message}); the context is the first scan's map"
+            ),
             StopReason::PolicyFailed { step, message } => format!(
                 "the policy failed at turn {step} ({message}); the context is the one the turns before it built"
             ),

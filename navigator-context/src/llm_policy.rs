@@ -166,7 +166,7 @@ impl Policy for LlmPolicy {
         );
         Ok(Decision {
             action: Action::FinalizeContext {
-                reasoning: format!("{why}; finalising with the current map"),
+                reasoning: format!("{why}; the exploration stops with the current map"),
             },
             usage,
             usd,

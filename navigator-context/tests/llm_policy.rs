@@ -261,7 +261,7 @@ fn a_model_that_never_gives_a_valid_action_is_reported_as_failing_not_finalising
         "{}",
         out.reasoning
     );
-    assert!(!out.reasoning.contains("finalised"), "{}", out.reasoning);
+    assert!(!out.reasoning.contains("finalis"), "{}", out.reasoning);
 }
 
 #[test]
