@@ -180,7 +180,7 @@ fn path_token() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(
         &R,
-        r"(?:[A-Za-z]:)?[\w.~/\\-]*[\w-]+\.(?:py|pyi|rs|js|jsx|ts|tsx|go|java|c|h|cc|cpp|hpp|rb|toml|cfg|ini|yaml|yml)\b",
+        r"(?:[A-Za-z]:)?[\w.~/\\-]*[\w-]+\.(?:py|pyi|rs|js|jsx|mjs|cjs|ts|tsx|mts|cts|go|java|kt|scala|c|h|cc|cpp|hpp|rb|php|cs|swift|sh|toml|cfg|ini|yaml|yml|json|md|markdown|rst|txt|html|css)\b",
     )
 }
 
@@ -213,8 +213,9 @@ const PATH_CLUE_SEGMENTS: usize = 3;
 
 /// File extensions that make `a.b` a path, not a dotted name.
 const EXTENSIONS: &[&str] = &[
-    "py", "pyi", "rs", "js", "jsx", "ts", "tsx", "go", "java", "c", "h", "cc", "cpp", "hpp", "rb",
-    "toml", "cfg", "ini", "yaml", "yml", "md", "txt", "json", "html",
+    "py", "pyi", "rs", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "go", "java", "kt",
+    "scala", "c", "h", "cc", "cpp", "hpp", "rb", "php", "cs", "swift", "sh", "toml", "cfg", "ini",
+    "yaml", "yml", "json", "md", "markdown", "rst", "txt", "html", "css",
 ];
 
 fn push_unique(v: &mut Vec<String>, s: &str) {
@@ -683,5 +684,8 @@ click.exceptions.BadParameter: Invalid value for '--n'
         let g = Goal::parse("Speed up attr.s on slotted classes in src/attr/_make.py");
         assert_eq!(g.paths, ["src/attr/_make.py"]);
         assert_eq!(g.qualified, vec![vec!["attr".to_string(), "s".into()]]);
+        // Documents and other languages' files are paths too.
+        let g = Goal::parse("Fix the typo in docs/options.md and README.rst, see load.mjs");
+        assert_eq!(g.paths, ["docs/options.md", "README.rst", "load.mjs"]);
     }
 }
