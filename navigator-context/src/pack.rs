@@ -888,6 +888,19 @@ mod tests {
         crate::scan::temp_map(&files)
     }
 
+    /// A ranking of `paths` in order, scores 1.0, 0.9, 0.8, ...
+    fn descending(paths: &[&str]) -> Vec<Scored> {
+        paths
+            .iter()
+            .enumerate()
+            .map(|(k, p)| Scored {
+                path: p.to_string(),
+                score: 1.0 - 0.1 * k as f64,
+                reasons: Vec::new(),
+            })
+            .collect()
+    }
+
     /// Two close, big first candidates (`big0.rs`, `big1.rs`, each one long function) and
     /// ten more: with `flat`, each 40 top-level functions (a costly outline), else a struct
     /// with 30 documented methods (a cheap outline, costly signatures). Gives the ranking
@@ -916,15 +929,7 @@ mod tests {
             (format!("c{k:02}.rs"), text)
         }));
         let (dir, map) = crate::scan::temp_map(&files);
-        let mut ranking: Vec<Scored> = ["big0.rs", "big1.rs"]
-            .iter()
-            .enumerate()
-            .map(|(k, p)| Scored {
-                path: p.to_string(),
-                score: 1.0 - 0.1 * k as f64,
-                reasons: Vec::new(),
-            })
-            .collect();
+        let mut ranking = descending(&["big0.rs", "big1.rs"]);
         ranking.extend((0..10).map(|k| Scored {
             path: format!("c{k:02}.rs"),
             score: 0.5 - 0.01 * k as f64,
@@ -1104,17 +1109,9 @@ mod tests {
         let mut files = vec![("guide.md".to_string(), guide)];
         files.extend((0..6).map(|k| (format!("c{k}.rs"), format!("pub fn c{k}() {{}}\n"))));
         let (_d, map) = crate::scan::temp_map(&files);
-        let ranking: Vec<Scored> = [
+        let ranking = descending(&[
             "c0.rs", "guide.md", "c1.rs", "c2.rs", "c3.rs", "c4.rs", "c5.rs",
-        ]
-        .iter()
-        .enumerate()
-        .map(|(k, p)| Scored {
-            path: p.to_string(),
-            score: 1.0 - 0.1 * k as f64,
-            reasons: Vec::new(),
-        })
-        .collect();
+        ]);
         let probe = FlightPlan::new("goal", 100_000);
         let mut costs = Costs::new(&map, &probe);
         let g = costs.index("guide.md").unwrap();
