@@ -342,17 +342,27 @@ impl Goal {
                 });
             }
         }
+        // A chained Java exception's root cause, after the last `Caused by:`, is where it
+        // failed: its frames come first (innermost first within each part).
+        let root_cause = text.rfind("Caused by:").unwrap_or(0);
+        let mut java: Vec<(bool, Frame)> = Vec::new();
         for c in java_frame().captures_iter(text) {
             let function = format!("{}{}", &c[1], &c[2]).replace('$', ".");
             if !runtime_frame("java", &function, &c[3]) {
-                g.frames.push(Frame {
-                    kind: FrameKind::Stack,
-                    file: java_path(&c[1], &c[3]),
-                    line: c[4].parse().ok(),
-                    function: Some(function),
-                });
+                let cause = c.get(0).is_some_and(|m| m.start() >= root_cause);
+                java.push((
+                    !cause,
+                    Frame {
+                        kind: FrameKind::Stack,
+                        file: java_path(&c[1], &c[3]),
+                        line: c[4].parse().ok(),
+                        function: Some(function),
+                    },
+                ));
             }
         }
+        java.sort_by_key(|(outer, _)| *outer);
+        g.frames.extend(java.into_iter().map(|(_, f)| f));
         for c in go_frame().captures_iter(text) {
             // `pkg/path/name.(*Type).Method`: the import path's last segment, the type, the
             // method.
@@ -628,6 +638,19 @@ click.exceptions.BadParameter: Invalid value for '--n'
         );
         let files: Vec<&str> = java.frames.iter().map(|f| f.file.as_str()).collect();
         assert_eq!(files, ["com/acme/config/Parser.java", "com/acme/App.java"]);
+        // A chained exception: the root cause's frames first.
+        let chained = Goal::parse(
+            "java.lang.RuntimeException: load failed\n\tat com.acme.App.main(App.java:7)\nCaused by: java.io.IOException: closed\n\tat com.acme.io.Reader.read(Reader.java:19)\n\tat com.acme.App.main(App.java:5)\n",
+        );
+        let files: Vec<&str> = chained.frames.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(
+            files,
+            [
+                "com/acme/io/Reader.java",
+                "com/acme/App.java",
+                "com/acme/App.java"
+            ]
+        );
         assert_eq!(java.frames[0].line, Some(42));
         assert!(java.identifiers.contains(&"read".to_string()), "{java:?}");
         assert!(java.qualified.iter().any(|q| q.ends_with(&[
