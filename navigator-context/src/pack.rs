@@ -1099,7 +1099,7 @@ mod tests {
     }
 
     #[test]
-    fn the_packer_shows_a_ranked_document_as_its_path_or_whole_never_its_headings() {
+    fn the_packer_shows_a_ranked_documents_headings_only_when_it_is_ranked_first() {
         let mut guide = String::from("# Guide\n\n");
         for k in 0..40 {
             guide.push_str(&format!(
