@@ -41,6 +41,12 @@ fn navigator(args: &[&str], cache: &Path) -> Output {
         .unwrap()
 }
 
+/// Asserts that the command's standard error holds `needle`, showing it when not.
+fn stderr_says(out: &Output, needle: &str) {
+    let err = text(&out.stderr);
+    assert!(err.contains(needle), "expected `{needle}` in: {err}");
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -113,11 +119,7 @@ fn plan_then_replay_is_identical_and_a_changed_file_fails_or_refits() {
     fs::write(&path, fs::read_to_string(&path).unwrap().repeat(12)).unwrap();
     let drifted = navigator(&["context", "--replay", plan, root], cache.path());
     assert_eq!(drifted.status.code(), Some(3), "{}", text(&drifted.stderr));
-    assert!(
-        text(&drifted.stderr).contains("src/auth/middleware.rs"),
-        "{}",
-        text(&drifted.stderr)
-    );
+    stderr_says(&drifted, "src/auth/middleware.rs");
     let refit = navigator(
         &["context", "--replay", plan, root, "--refit", "--json"],
         cache.path(),
@@ -287,11 +289,7 @@ fn a_lone_directory_argument_is_the_repository_to_overview() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("is a directory"),
-        "{}",
-        text(&out.stderr)
-    );
+    stderr_says(&out, "is a directory");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["goal"], "repository overview");
     // Paths are relative to `svc`, the repository, not to the current directory.
@@ -324,11 +322,7 @@ fn replay_takes_a_new_budget_only_with_refit() {
         cache.path(),
     );
     assert_eq!(refused.status.code(), Some(1));
-    assert!(
-        text(&refused.stderr).contains("--refit"),
-        "{}",
-        text(&refused.stderr)
-    );
+    stderr_says(&refused, "--refit");
     let refit = navigator(
         &[
             "context", "--replay", plan, root, "--tokens", "800", "--refit", "--json",
@@ -339,11 +333,7 @@ fn replay_takes_a_new_budget_only_with_refit() {
     let v: serde_json::Value = serde_json::from_slice(&refit.stdout).unwrap();
     assert_eq!(v["token_budget"], 800);
     assert!(v["tokens"].as_u64().unwrap() <= 800, "{}", v["tokens"]);
-    assert!(
-        text(&refit.stderr).contains("over its budget"),
-        "{}",
-        text(&refit.stderr)
-    );
+    stderr_says(&refit, "over its budget");
     // A larger budget is not filled by a refit (it only lowers); it says how to fill it.
     let wider = navigator(
         &[
@@ -370,11 +360,7 @@ fn a_budget_the_goal_alone_overflows_is_an_error_not_a_context() {
         cache.path(),
     );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
-    assert!(
-        text(&out.stderr).contains("raise --tokens"),
-        "{}",
-        text(&out.stderr)
-    );
+    stderr_says(&out, "raise --tokens");
     assert!(out.stdout.is_empty());
     // A goal as long as a pasted report is cut in the header, so the budget still holds.
     let report =
@@ -505,11 +491,7 @@ fn with_json_errors_and_drift_are_json_on_stdout_too() {
         cache.path(),
     );
     assert_eq!(over.status.code(), Some(1));
-    assert!(
-        text(&over.stderr).contains("--refit"),
-        "{}",
-        text(&over.stderr)
-    );
+    stderr_says(&over, "--refit");
 }
 
 #[test]
@@ -567,19 +549,11 @@ fn the_overview_reports_what_it_shows_and_an_empty_directory_is_named() {
     // An empty goal is the overview too, and says so.
     let out = navigator(&["context", "  ", root, "--tokens", "120"], cache.path());
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("the goal is empty"),
-        "{}",
-        text(&out.stderr)
-    );
+    stderr_says(&out, "the goal is empty");
     let empty = tempfile::tempdir().unwrap();
     let out = navigator(&["context", empty.path().to_str().unwrap()], cache.path());
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("holds no file to show"),
-        "{}",
-        text(&out.stderr)
-    );
+    stderr_says(&out, "holds no file to show");
 }
 
 #[test]
@@ -663,11 +637,7 @@ fn an_llm_server_that_never_answers_fails_at_the_llm_timeout_and_says_so() {
     }
     let unused = navigator(&["context", "g", root, "--llm-timeout", "5"], cache.path());
     assert_eq!(unused.status.code(), Some(1));
-    assert!(
-        text(&unused.stderr).contains("--llm none"),
-        "{}",
-        text(&unused.stderr)
-    );
+    stderr_says(&unused, "--llm none");
 }
 
 #[test]
