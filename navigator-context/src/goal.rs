@@ -137,17 +137,21 @@ fn java_path(class_dots: &str, file: &str) -> String {
     path
 }
 
-/// Frames of the runtime and standard libraries, which say nothing about the project.
-fn runtime_frame(kind: &str, function: &str, file: &str) -> bool {
-    match kind {
-        "js" => file.starts_with("node:") || file.starts_with("internal/"),
-        "java" => ["java.", "javax.", "jdk.", "sun.", "kotlin.", "scala."]
-            .iter()
-            .any(|p| function.starts_with(p)),
-        _ => ["runtime.", "testing.", "reflect.", "sync.", "net/http."]
-            .iter()
-            .any(|p| function.starts_with(p)),
-    }
+/// Functions of the standard libraries and runtimes of Rust, Java and Go, whose frames say
+/// nothing about the project (Node's own frames are told by their file: `node:internal/...`).
+const RUST_RUNTIME: &[&str] = &[
+    "std::",
+    "core::",
+    "alloc::",
+    "tokio::runtime",
+    "__rust",
+    "rust_",
+];
+const JAVA_RUNTIME: &[&str] = &["java.", "javax.", "jdk.", "sun.", "kotlin.", "scala."];
+const GO_RUNTIME: &[&str] = &["runtime.", "testing.", "reflect.", "sync.", "net/http."];
+
+fn starts_with_any(s: &str, prefixes: &[&str]) -> bool {
+    prefixes.iter().any(|p| s.starts_with(p))
 }
 
 /// A compiler location: `  --> src/main.rs:4:5`.
@@ -311,18 +315,7 @@ impl Goal {
         }
         for c in backtrace_frame().captures_iter(text) {
             let function = c[1].split_whitespace().collect::<String>();
-            // The standard library and the runtime's own frames say nothing about the project.
-            let generic = [
-                "std::",
-                "core::",
-                "alloc::",
-                "tokio::runtime",
-                "__rust",
-                "rust_",
-            ]
-            .iter()
-            .any(|p| function.starts_with(p));
-            if !generic {
+            if !starts_with_any(&function, RUST_RUNTIME) {
                 g.frames.push(Frame {
                     kind: FrameKind::Backtrace,
                     file: clean_path(&c[2]),
@@ -333,7 +326,7 @@ impl Goal {
         }
         for c in js_frame().captures_iter(text) {
             let function = c.get(1).map(|m| m.as_str().to_string());
-            if !runtime_frame("js", "", &c[2]) {
+            if !(c[2].starts_with("node:") || c[2].starts_with("internal/")) {
                 g.frames.push(Frame {
                     kind: FrameKind::Stack,
                     file: clean_path(&c[2]),
@@ -348,7 +341,7 @@ impl Goal {
         let mut java: Vec<(bool, Frame)> = Vec::new();
         for c in java_frame().captures_iter(text) {
             let function = format!("{}{}", &c[1], &c[2]).replace('$', ".");
-            if !runtime_frame("java", &function, &c[3]) {
+            if !starts_with_any(&function, JAVA_RUNTIME) {
                 let cause = c.get(0).is_some_and(|m| m.start() >= root_cause);
                 java.push((
                     !cause,
@@ -368,7 +361,7 @@ impl Goal {
             // method.
             let tail = c[1].rsplit('/').next().unwrap_or(&c[1]);
             let function = tail.replace(['(', ')', '*'], "");
-            if !runtime_frame("go", &c[1], &c[2]) {
+            if !starts_with_any(&c[1], GO_RUNTIME) {
                 g.frames.push(Frame {
                     kind: FrameKind::Stack,
                     file: clean_path(&c[2]),

@@ -183,10 +183,11 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
     let now = pins_of(map, &rendered);
     let mut d = Drift::default();
     let skipped = |path: &str| -> Option<String> {
-        map.skipped()
-            .iter()
-            .find(|(p, _)| p == path)
-            .map(|(_, why)| why.clone())
+        let skipped = map.skipped();
+        skipped
+            .binary_search_by(|(p, _)| p.as_str().cmp(path))
+            .ok()
+            .map(|k| skipped[k].1.clone())
     };
     let gone = |d: &mut Drift, path: &str| match skipped(path) {
         Some(why) => d.left_out.push((path.to_string(), why)),

@@ -172,7 +172,7 @@ impl FileEntry {
     /// The outline of a source file (one with a code grammar): what ranking and the reference
     /// graph read. A document's headings or tables are never definitions.
     pub fn code_outline(&self) -> Option<&Outline> {
-        self.lang.and(self.outline())
+        self.lang.and_then(|_| self.outline())
     }
 
     /// Tokens of `block` (this file's block at `level`), memoised per tokenizer and level.
@@ -330,17 +330,18 @@ impl RepoMap {
         &self.files
     }
 
-    /// Files left out of the map, with the reason (binary, escaping symlink, unreadable).
+    /// Files left out of the map, with the reason (binary, escaping symlink, unreadable), by
+    /// path.
     pub fn skipped(&self) -> &[(String, String)] {
         &self.skipped
     }
 
-    /// Parses (or reads from the cache) the outline of every file that has one, in parallel,
-    /// and writes what it parsed to the outline cache; later [`FileEntry::outline`] calls are
-    /// then free.
+    /// Parses (or reads from the cache) the outline of every source file, in parallel, and
+    /// writes what it parsed to the outline cache; later [`FileEntry::code_outline`] calls are
+    /// then free. Documents' outlines, which ranking never reads, are parsed when first shown.
     pub fn outline_all(&self) {
         self.files.par_iter().for_each(|f| {
-            f.outline();
+            f.code_outline();
         });
         self.outlines.save();
     }
