@@ -60,14 +60,39 @@ fn line_count(text: &str) -> u32 {
 
 /// Headings, nested by level. A document whose shallowest level holds a single heading (its
 /// title) lists that title and the next level's headings at the top, so level 2 shows the
-/// sections rather than the title alone.
+/// sections rather than the title alone. Headings inside a block quote, a list item or a
+/// footnote are quoted or listed text, not sections of the document, and are left out; HTML
+/// headings (`<h1 align="center">Tool</h1>`, common at the top of a README) count.
 fn markdown(text: &str) -> Outline {
     let mut found: Vec<(usize, String, usize)> = Vec::new();
     let mut open: Option<(usize, String, usize)> = None;
+    // Depth of block quotes, list items and footnotes around the current event.
+    let mut nested = 0usize;
+    // An HTML block's text, from its start (blocks arrive a line at a time).
+    let mut html: Option<(String, usize)> = None;
     for (event, range) in Parser::new_ext(text, Options::all()).into_offset_iter() {
         match event {
-            Event::Start(Tag::Heading { level, .. }) => {
+            Event::Start(Tag::BlockQuote(_) | Tag::Item | Tag::FootnoteDefinition(_)) => {
+                nested += 1;
+            }
+            Event::End(TagEnd::BlockQuote(_) | TagEnd::Item | TagEnd::FootnoteDefinition) => {
+                nested = nested.saturating_sub(1);
+            }
+            Event::Start(Tag::Heading { level, .. }) if nested == 0 => {
                 open = Some((heading_level(level), String::new(), range.start));
+            }
+            Event::Start(Tag::HtmlBlock) if nested == 0 => {
+                html = Some((String::new(), range.start));
+            }
+            Event::Html(t) => {
+                if let Some((block, _)) = html.as_mut() {
+                    block.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::HtmlBlock) => {
+                if let Some((block, start)) = html.take() {
+                    found.extend(html_headings(&block, start));
+                }
             }
             Event::Text(t) | Event::Code(t) => {
                 if let Some((_, title, _)) = open.as_mut() {
@@ -125,6 +150,39 @@ fn markdown(text: &str) -> Outline {
         symbols,
         partial: false,
     }
+}
+
+/// The `<h1>`..`<h6>` headings of an HTML block that starts at byte `start`: (level, text
+/// with tags removed and common entities decoded, start byte). Empty ones (a logo alone) are
+/// left out.
+fn html_headings(block: &str, start: usize) -> Vec<(usize, String, usize)> {
+    static HEADING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?is)<h([1-6])(?:\s[^>]*)?>(.*?)</h[1-6]\s*>")
+            .expect("a valid built-in pattern")
+    });
+    static TAG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?s)<[^>]*>").expect("a valid built-in pattern")
+    });
+    HEADING
+        .captures_iter(block)
+        .filter_map(|c| {
+            let level = c[1].parse::<usize>().ok()?;
+            let inner = TAG.replace_all(&c[2], " ");
+            let title = collapse_ws(&decode_entities(&inner));
+            let at = c.get(0).map_or(0, |m| m.start());
+            (!title.is_empty()).then_some((level, title, start + at))
+        })
+        .collect()
+}
+
+/// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&#39;` and `&nbsp;` decoded (what heading text uses).
+fn decode_entities(text: &str) -> String {
+    text.replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
 }
 
 fn heading_level(level: HeadingLevel) -> usize {
@@ -316,5 +374,18 @@ mod tests {
     fn broken_toml_is_an_empty_partial_outline() {
         let o = outline(DocFormat::Toml, "[package\nname = ");
         assert!(o.symbols.is_empty() && o.partial);
+    }
+    #[test]
+    fn markdown_quoted_and_listed_headings_are_not_sections_and_html_headings_are() {
+        let md = "<h1 align=\"center\">\n  <img src=\"logo.svg\">\n  Tool &amp; co\n</h1>\n\n<p align=\"center\"><img src=\"x.png\"></p>\n\n## Install\n\n> # Quoted title\n> text\n\n- ## Listed\n\n[^n]: note\n\n## Usage\n";
+        let o = outline(DocFormat::Markdown, md);
+        assert_eq!(
+            entries(&o),
+            vec![
+                (0, "# Tool & co", 1, 17),
+                (0, "## Install", 8, 16),
+                (0, "## Usage", 17, 17),
+            ]
+        );
     }
 }
