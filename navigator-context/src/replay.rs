@@ -189,8 +189,12 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
             .ok()
             .map(|k| skipped[k].1.clone())
     };
+    // A path the walk left out (a binary, a pipe), or that is now a directory, is not gone.
     let gone = |d: &mut Drift, path: &str| match skipped(path) {
         Some(why) => d.left_out.push((path.to_string(), why)),
+        None if map.root().join(path).is_dir() => d
+            .left_out
+            .push((path.to_string(), "now a directory".to_string())),
         None => d.deleted.push(path.to_string()),
     };
     for (path, hash) in &old.files {

@@ -388,9 +388,30 @@ fn walk(root: &Path) -> Vec<Walked> {
                 )),
                 Err(e) => out.push(Walked::Skip(rel, format!("broken symlink: {e}"))),
             }
+        } else if !ft.is_dir() {
+            out.push(Walked::Skip(rel, special_kind(&ft).into()));
         }
     }
     out
+}
+
+/// Why a walked entry that is neither a file, a directory nor a link is left out.
+fn special_kind(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a named pipe (FIFO), not a regular file";
+        }
+        if ft.is_socket() {
+            return "a socket, not a regular file";
+        }
+        if ft.is_block_device() || ft.is_char_device() {
+            return "a device, not a regular file";
+        }
+    }
+    let _ = ft;
+    "not a regular file"
 }
 
 /// A root-relative path as the map's key: `/`-separated [`path_key`]s of its components.
@@ -637,6 +658,31 @@ mod tests {
         let paths: Vec<_> = map.files().iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["alias.rs", "in.rs"]);
         assert_eq!(map.skipped()[0].0, "leak.rs");
+    }
+
+    #[test]
+    fn sockets_and_other_special_files_are_skipped_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        fs::write(r.join("in.rs"), "fn inside() {}").unwrap();
+        let _listener = std::os::unix::net::UnixListener::bind(r.join("app.sock")).unwrap();
+        let map = RepoMap::open_with(
+            r,
+            &ScanOptions {
+                cache_dir: None,
+                ..ScanOptions::for_root(r)
+            },
+        )
+        .unwrap();
+        let paths: Vec<_> = map.files().iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["in.rs"]);
+        assert_eq!(
+            map.skipped(),
+            [(
+                "app.sock".to_string(),
+                "a socket, not a regular file".to_string()
+            )]
+        );
     }
 
     #[test]

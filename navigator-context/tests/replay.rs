@@ -139,6 +139,42 @@ fn a_file_the_scan_now_leaves_out_is_named_with_its_reason_not_deleted() {
 }
 
 #[test]
+fn a_pinned_file_replaced_by_a_socket_or_a_directory_is_left_out_not_deleted() {
+    let (dir, plan, _) = explored(2_000);
+    let pinned = &plan.pinned.as_ref().unwrap().files;
+    for p in ["src/auth/middleware.rs", "src/auth/session.rs"] {
+        assert!(pinned.contains_key(p), "{pinned:?}");
+    }
+    let root = dir.path();
+    fs::remove_file(root.join("src/auth/middleware.rs")).unwrap();
+    let _listener =
+        std::os::unix::net::UnixListener::bind(root.join("src/auth/middleware.rs")).unwrap();
+    fs::remove_file(root.join("src/auth/session.rs")).unwrap();
+    fs::create_dir(root.join("src/auth/session.rs")).unwrap();
+    let err = replay(&open(root), &plan, false).unwrap_err();
+    let Error::PlanDrift {
+        deleted, left_out, ..
+    } = &err
+    else {
+        panic!("expected drift, got {err:?}");
+    };
+    assert!(deleted.is_empty(), "{deleted:?}");
+    assert_eq!(
+        left_out,
+        &[
+            (
+                "src/auth/middleware.rs".to_string(),
+                "a socket, not a regular file".to_string()
+            ),
+            (
+                "src/auth/session.rs".to_string(),
+                "now a directory".to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
 fn a_file_shown_with_content_that_can_now_only_be_a_path_is_named_changed() {
     let (dir, plan, _) = explored(2_000);
     // Still there and not binary, but no longer text: the render can only list its path.
