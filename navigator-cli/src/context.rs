@@ -11,7 +11,9 @@
 //! The context goes to stdout (or, with `--json`, one JSON object with the context, its files
 //! in order with level, tokens, the line ranges shown at full source, score and reasons, and
 //! the plan); reports go to stderr. Exit codes: 0 done, 1 error, 2 a command line that cannot
-//! work ([`Usage`]), 3 the repository changed since the replayed plan was made.
+//! work ([`Usage`]), 3 the repository changed since the replayed plan was made, 4 the LLM
+//! policy failed partway (the context is still printed: what the turns before built, filled
+//! from the offline ranking).
 
 mod llm;
 
@@ -22,7 +24,7 @@ use clap::ValueEnum;
 use llm::{check_llm_flags, explained};
 use navigator_context::{
     render, replay, satellite, Budgets, Error, Explorer, FlightPlan, Rendered, RepoMap,
-    ScanOptions, Scored,
+    ScanOptions, Scored, StopReason,
 };
 use std::io::{IsTerminal as _, Read as _, Write};
 use std::path::{Path, PathBuf};
@@ -30,6 +32,10 @@ use std::process::ExitCode;
 
 /// Exit code when a replayed plan no longer matches the repository.
 const EXIT_DRIFT: u8 = 3;
+/// Exit code when the LLM policy failed after the exploration began (a model with no valid
+/// action in its tries, a server gone at a later turn): the context is printed all the same,
+/// and a script can tell it from one the model finished.
+const EXIT_POLICY_FAILED: u8 = 4;
 /// The token budget when `--tokens` is not given.
 const DEFAULT_TOKENS: usize = 10_000;
 
@@ -496,15 +502,27 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         out.stop.describe()
     );
     let rendered = render(&map, &out.plan)?;
-    let extra = serde_json::json!({
+    let failed = matches!(out.stop, StopReason::PolicyFailed { .. });
+    let mut extra = serde_json::json!({
         "usd": out.usd, "turns": out.turns.len(), "stop": out.stop.describe(), "reasoning": out.reasoning,
     });
+    if failed {
+        extra["exit_code"] = EXIT_POLICY_FAILED.into();
+        eprintln!(
+            "warning: the {} policy failed, so the context printed is not one the model finished (exit code {EXIT_POLICY_FAILED})",
+            policy.name()
+        );
+    }
     emit(
         &args,
         &rendered,
         json(&rendered, &out.ranking, &out.plan, extra),
     )?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if failed {
+        ExitCode::from(EXIT_POLICY_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 #[cfg(test)]

@@ -792,3 +792,78 @@ fn a_refit_to_a_budget_below_the_goal_header_says_the_tokens_it_needs() {
     );
     assert!(out.status.success(), "{needed}: {}", text(&out.stderr));
 }
+
+/// Serves every request with an OpenAI-style completion whose message is `content` (prose, no
+/// tool call), closing each connection; returns the base URL.
+fn prose_server(content: &'static str) -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let mut reader = BufReader::new(stream);
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some((name, value)) = line.split_once(':') {
+                    if name.eq_ignore_ascii_case("content-length") {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let answer = serde_json::json!({
+                "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+            })
+            .to_string();
+            let mut stream = reader.into_inner();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn a_model_that_never_gives_a_valid_action_exits_4_with_the_context_printed() {
+    let (repo, cache) = repo_and_cache();
+    let root = repo.path().to_str().unwrap();
+    let url = prose_server("I would start by reading the middleware, it looks important.");
+    let args = [
+        "context",
+        "Refactor the auth middleware",
+        root,
+        "--llm",
+        "openai",
+        "--base-url",
+        &url,
+        "--json",
+    ];
+    let out = navigator(&args, cache.path());
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    stderr_says(&out, "policy failed");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["exit_code"], 4, "{v}");
+    assert!(
+        v["stop"].as_str().unwrap().contains("no valid action"),
+        "{v}"
+    );
+    // The context is still there, the middleware in it.
+    assert!(
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["path"] == "src/auth/middleware.rs"),
+        "{v}"
+    );
+}
