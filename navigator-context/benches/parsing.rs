@@ -1,11 +1,12 @@
-//! Linear-time parsing: the token counter, the SSE parser and the outline parser over inputs
-//! from 1 KB to 4 MB. Criterion reports throughput in bytes per second; a flat figure across
-//! sizes is linear time (the token counter on one 200 KB line of dashes was quadratic).
+//! Linear-time parsing: the token counter, the SSE parser, the code and document outline
+//! parsers over inputs from 1 KB to 4 MB. Criterion reports throughput in bytes per second; a
+//! flat figure across sizes is linear time (the token counter on one 200 KB line of dashes was
+//! quadratic, and so were a document outline's line numbers).
 //!
 //! `cargo bench -p navigator-context --bench parsing`; figures in `docs/benchmarks.md`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use navigator_context::{outline, Lang, Tokenizer};
+use navigator_context::{document_outline, outline, Lang, Tokenizer};
 use navigator_core::SseParser;
 
 const SIZES: [usize; 5] = [1 << 10, 16 << 10, 256 << 10, 1 << 20, 4 << 20];
@@ -80,5 +81,29 @@ fn outlines(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, tokens, sse, outlines);
+/// Document outlines: a changelog of many headings and a TOML file of many tables (line
+/// numbers were found by a scan per heading, 3 min 50 s for a 1 MB changelog in a debug build).
+fn documents(c: &mut Criterion) {
+    let mut group = c.benchmark_group("document_outline");
+    group.sample_size(10);
+    for size in SIZES {
+        let markdown = format!(
+            "# Changes\n\n{}",
+            repeat_to("## 1.0\n\n- fixed a thing\n\n", size)
+        );
+        let toml = repeat_to("[[bin]]\nname = \"tool\"\npath = \"src/main.rs\"\n\n", size);
+        group.throughput(Throughput::Bytes(size as u64));
+        for (name, path, text) in [
+            ("markdown", "CHANGES.md", &markdown),
+            ("toml", "Cargo.toml", &toml),
+        ] {
+            group.bench_with_input(BenchmarkId::new(name, size), text, |b, t| {
+                b.iter(|| document_outline(path, t).map(|o| o.symbols.len()))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, tokens, sse, outlines, documents);
 criterion_main!(benches);

@@ -43,19 +43,56 @@ pub(crate) fn outline(format: DocFormat, text: &str) -> Outline {
     }
 }
 
-/// 1-based line of byte `at` in `text`.
-fn line_of(text: &str, at: usize) -> u32 {
-    let at = at.min(text.len());
-    text.as_bytes()[..at]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count() as u32
-        + 1
+/// The outline of a document that has no code grammar, by its path's extension: a Markdown
+/// file's headings, a TOML file's tables and keys. `None` for other kinds of file. (What a
+/// [`RepoMap`](crate::RepoMap) shows of such a document at levels 2 and 3.)
+///
+/// ```
+/// let o = navigator_context::document_outline("README.md", "# Tool\n\n## Install\n").unwrap();
+/// assert_eq!(o.symbols[1].signature, "## Install");
+/// assert!(navigator_context::document_outline("notes.txt", "text").is_none());
+/// ```
+pub fn document_outline(path: &str, text: &str) -> Option<Outline> {
+    DocFormat::from_path(path).map(|format| outline(format, text))
 }
 
-/// Lines of `text` (a last line without a newline counts).
-fn line_count(text: &str) -> u32 {
-    line_of(text, text.len()) - u32::from(text.ends_with('\n'))
+/// Line numbers of byte offsets in one text, by binary search over its line starts (a
+/// document of 40,000 headings is outlined in one pass, not one scan per heading).
+struct Lines {
+    /// Byte offset just past each `\n`.
+    starts: Vec<usize>,
+    len: usize,
+    ends_with_newline: bool,
+}
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        Lines {
+            starts: newline_ends(text),
+            len: text.len(),
+            ends_with_newline: text.ends_with('\n'),
+        }
+    }
+
+    /// 1-based line of byte `at`.
+    fn of(&self, at: usize) -> u32 {
+        let at = at.min(self.len);
+        self.starts.partition_point(|&s| s <= at) as u32 + 1
+    }
+
+    /// Lines of the text (a last line without a newline counts).
+    fn count(&self) -> u32 {
+        self.of(self.len) - u32::from(self.ends_with_newline)
+    }
+}
+
+/// Offsets just past each newline of `text`.
+fn newline_ends(text: &str) -> Vec<usize> {
+    text.bytes()
+        .enumerate()
+        .filter(|(_, b)| *b == b'\n')
+        .map(|(i, _)| i + 1)
+        .collect()
 }
 
 /// Headings, nested by level. A document whose shallowest level holds a single heading (its
@@ -124,7 +161,8 @@ fn markdown(text: &str) -> Outline {
     } else {
         levels.first().copied().unwrap_or(1)
     };
-    let last = line_count(text);
+    let lines = Lines::new(text);
+    let last = lines.count();
     let mut symbols = Vec::new();
     for (k, (level, title, start)) in found.iter().enumerate() {
         let depth = level.saturating_sub(base);
@@ -135,8 +173,8 @@ fn markdown(text: &str) -> Outline {
         let end = found[k + 1..]
             .iter()
             .find(|(l, _, _)| l <= level)
-            .map_or(last, |(_, _, s)| line_of(text, *s).saturating_sub(1));
-        let line = line_of(text, *start);
+            .map_or(last, |(_, _, s)| lines.of(*s).saturating_sub(1));
+        let line = lines.of(*start);
         symbols.push(Symbol {
             depth: depth as u8,
             name: title.clone(),
@@ -203,7 +241,8 @@ fn toml(text: &str) -> Option<Outline> {
     let mut items: Vec<(usize, u8, String, String, usize)> = Vec::new();
     walk(text, doc.as_table(), "", 0, &mut items);
     items.sort_by_key(|(start, ..)| *start);
-    let last = line_count(text);
+    let lines = Lines::new(text);
+    let last = lines.count();
     let headers: Vec<usize> = items
         .iter()
         .filter(|(_, depth, ..)| *depth == 0)
@@ -212,15 +251,15 @@ fn toml(text: &str) -> Option<Outline> {
     let symbols = items
         .into_iter()
         .map(|(start, depth, name, signature, end)| {
-            let line = line_of(text, start);
+            let line = lines.of(start);
             let end_line = if depth == 0 && signature.starts_with('[') {
-                // A table runs to the next top-level entry.
+                // A table runs to the next top-level entry (`headers` is in source order).
+                let next = headers.partition_point(|&s| s <= start);
                 headers
-                    .iter()
-                    .find(|&&s| s > start)
-                    .map_or(last, |&s| line_of(text, s).saturating_sub(1))
+                    .get(next)
+                    .map_or(last, |&s| lines.of(s).saturating_sub(1))
             } else {
-                line_of(text, end.saturating_sub(1).max(start))
+                lines.of(end.saturating_sub(1).max(start))
             };
             Symbol {
                 depth,
@@ -387,5 +426,29 @@ mod tests {
                 (0, "## Usage", 17, 17),
             ]
         );
+    }
+    #[test]
+    fn line_numbers_hold_across_many_headings() {
+        let md = format!("# Changes\n\n{}", "## v\n\n- fixed\n\n".repeat(3000));
+        let o = outline(DocFormat::Markdown, &md);
+        assert_eq!(o.symbols.len(), 3001);
+        let last = o.symbols.last().unwrap();
+        // Title on line 1, then four lines per release from line 3.
+        assert_eq!((last.line, last.end_line), (3 + 4 * 2999, 2 + 4 * 3000));
+        assert_eq!((o.symbols[1].line, o.symbols[1].end_line), (3, 6));
+        let lines = Lines::new("a\nb\n\nc");
+        assert_eq!(
+            [
+                lines.of(0),
+                lines.of(1),
+                lines.of(2),
+                lines.of(4),
+                lines.of(5)
+            ],
+            [1, 1, 2, 3, 4]
+        );
+        assert_eq!(lines.count(), 4);
+        assert_eq!(Lines::new("a\n").count(), 1);
+        assert_eq!(Lines::new("").count(), 1);
     }
 }

@@ -34,6 +34,7 @@ mod verbosity;
 mod zoom;
 
 pub use bm25::terms;
+pub use doc_outline::document_outline;
 pub use error::{Error, Result};
 pub use explorer::{satellite, Budgets, Exploration, Explorer, StopReason};
 pub use flight_plan::{FlightPlan, Level, Pins, Rule, DEFAULT_HUGE_FILE_BYTES};
