@@ -236,6 +236,7 @@ fn json(
         "goal": plan.goal, "tokens": rendered.tokens, "token_budget": plan.token_budget,
         "files": files, "paths": paths,
         "collapsed": rendered.collapsed_dirs.iter().map(|(d, n)| serde_json::json!({"dir": d, "files": n})).collect::<Vec<_>>(),
+        "limited": rendered.limited.iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
         "context": rendered.text, "plan": plan.to_yaml(&[]),
     });
     if let (Some(o), serde_json::Value::Object(e)) = (out.as_object_mut(), extra) {
@@ -244,7 +245,23 @@ fn json(
     out
 }
 
+/// Files shown lower than asked lest their size or encoding pass unnoticed: up to five named
+/// on stderr, the rest counted (`--json` lists them all under `limited`).
+fn note_limited(rendered: &Rendered) {
+    const NAMED: usize = 5;
+    for (path, why) in rendered.limited.iter().take(NAMED) {
+        eprintln!("note: {path} is shown as its path: {why}");
+    }
+    if rendered.limited.len() > NAMED {
+        eprintln!(
+            "note: {} more files are shown lower than asked (--json lists them under `limited`)",
+            rendered.limited.len() - NAMED
+        );
+    }
+}
+
 fn emit(args: &Args, rendered: &Rendered, value: serde_json::Value) -> anyhow::Result<()> {
+    note_limited(rendered);
     let mut stdout = std::io::stdout().lock();
     if args.json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;

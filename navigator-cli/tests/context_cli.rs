@@ -867,3 +867,43 @@ fn a_model_that_never_gives_a_valid_action_exits_4_with_the_context_printed() {
         "{v}"
     );
 }
+
+#[test]
+fn a_document_too_large_to_outline_is_named_with_the_reason() {
+    let (repo, cache) = repo_and_cache();
+    let root = repo.path().to_str().unwrap();
+    // Over the default 1 MiB outline cap.
+    let big = format!(
+        "# Changes\n\n{}",
+        "## 1.0\n\n- fixed a thing\n\n".repeat(50_000)
+    );
+    fs::write(repo.path().join("CHANGES.md"), big).unwrap();
+    let plan = cache.path().join("hand.yaml");
+    fs::write(
+        &plan,
+        "goal: changes\ntoken_budget: 5000\nrules:\n  - path: CHANGES.md\n    level: 2\n",
+    )
+    .unwrap();
+    let out = navigator(
+        &[
+            "context",
+            "--replay",
+            plan.to_str().unwrap(),
+            root,
+            "--json",
+        ],
+        cache.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    stderr_says(
+        &out,
+        "CHANGES.md is shown as its path: too large to outline",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["limited"][0]["path"], "CHANGES.md", "{v}");
+    assert!(v["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p == "CHANGES.md"));
+}

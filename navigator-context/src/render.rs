@@ -32,6 +32,11 @@ pub struct Rendered {
     /// Files shown with content (level 2 and up), in the order of the context, with the
     /// tokens of their block (header included).
     pub shown: Vec<Shown>,
+    /// Files shown lower than their rule asks for a reason the plan cannot see, with the
+    /// reason, in path order: too large to read or to outline, not UTF-8 text, or over the
+    /// plan's huge-file cap under a rule that does not name them. (A file kind without an
+    /// outline, shown as its path at levels 2 and 3, is not listed: that is by design.)
+    pub limited: Vec<(String, String)>,
 }
 
 /// One file shown with content.
@@ -325,6 +330,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
     let mut collapsed: BTreeMap<String, usize> = BTreeMap::new();
     let mut levels = Vec::with_capacity(map.files().len());
     let mut collapsed_files = Vec::new();
+    let mut limited = Vec::new();
     for file in map.files() {
         let Some(res) = rules.resolve(&file.path) else {
             levels.push((file.path.clone(), Level::Hidden));
@@ -345,6 +351,17 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
             continue;
         }
         let level = effective_level(file, res.level, res.exact, plan.huge_file_bytes);
+        if level < res.level {
+            let why = file.limit_at(res.level).or_else(|| {
+                let huge = !res.exact && file.size > plan.huge_file_bytes && file.text().is_some();
+                huge.then_some(
+                    "over the plan's huge-file cap (a rule naming its exact path shows it)",
+                )
+            });
+            if let Some(why) = why {
+                limited.push((file.path.clone(), why.to_string()));
+            }
+        }
         levels.push((file.path.clone(), level));
         if level == Level::Hidden {
             continue;
@@ -425,6 +442,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         collapsed: collapsed_files,
         collapsed_dirs,
         shown,
+        limited,
     })
 }
 
@@ -621,6 +639,37 @@ mod tests {
         // Headings are shown, never read as definitions.
         let readme = map.file("README.md").unwrap();
         assert!(readme.outline().is_some() && readme.code_outline().is_none());
+    }
+
+    #[test]
+    fn files_too_large_to_outline_are_listed_with_the_reason_kinds_without_outlines_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let long = format!("# Guide\n\n## Part\n\n{}\n", "words ".repeat(40));
+        std::fs::write(r.join("GUIDE.md"), &long).unwrap();
+        std::fs::write(r.join("notes.txt"), &long).unwrap();
+        std::fs::write(r.join("small.py"), "def run():\n    pass\n").unwrap();
+        let options = ScanOptions {
+            cache_dir: None,
+            max_outline_bytes: 100,
+            ..ScanOptions::for_root(r)
+        };
+        let map = RepoMap::open_with(r, &options).unwrap();
+        let mut plan = FlightPlan::new("guide", 2000);
+        plan.rules = vec![Rule::new("**", Level::TopLevel)];
+        let out = render(&map, &plan).unwrap();
+        assert_eq!(out.level_of("GUIDE.md"), Level::Path);
+        assert_eq!(out.level_of("small.py"), Level::TopLevel);
+        assert_eq!(
+            out.limited,
+            [(
+                "GUIDE.md".to_string(),
+                "too large to outline (over the scan's outline cap)".to_string()
+            )]
+        );
+        // Whole, it shows: nothing is limited.
+        plan.rules = vec![Rule::new("**", Level::Full)];
+        assert!(render(&map, &plan).unwrap().limited.is_empty());
     }
 
     #[test]

@@ -156,8 +156,7 @@ impl FileEntry {
                 let cache = self.outliner.as_ref()?;
                 let text = self.text()?;
                 let Some(lang) = self.lang else {
-                    let format = DocFormat::from_path(&self.path)?;
-                    return Some(crate::doc_outline::outline(format, text));
+                    return crate::doc_outline::document_outline(&self.path, text);
                 };
                 let hash = content_hash(text.as_bytes());
                 cache.get(&hash, lang).or_else(|| {
@@ -173,6 +172,29 @@ impl FileEntry {
     /// graph read. A document's headings or tables are never definitions.
     pub fn code_outline(&self) -> Option<&Outline> {
         self.lang.and_then(|_| self.outline())
+    }
+
+    /// Why this file cannot show `level`'s content although files of its kind can: larger
+    /// than the read cap or mostly not UTF-8 (any content level), or too large to outline
+    /// (levels 2 and 3; [`ScanOptions::max_outline_bytes`]). `None` when it can, and for kinds
+    /// of file that have no outline at all (JSON, plain text): those show as a path or whole
+    /// by design.
+    pub fn limit_at(&self, level: Level) -> Option<&'static str> {
+        if level <= Level::Path {
+            return None;
+        }
+        match &self.content {
+            Content::TooLarge => Some("larger than the scan's read cap, so never read"),
+            Content::NonUtf8 => Some("not UTF-8 text"),
+            Content::Text { .. }
+                if level < Level::Full
+                    && self.outliner.is_none()
+                    && (self.lang.is_some() || DocFormat::from_path(&self.path).is_some()) =>
+            {
+                Some("too large to outline (over the scan's outline cap)")
+            }
+            Content::Text { .. } => None,
+        }
     }
 
     /// Tokens of `block` (this file's block at `level`), memoised per tokenizer and level.
