@@ -95,13 +95,17 @@ enum Auxiliary {
 
 fn auxiliary_kind(seg: &str) -> Option<Auxiliary> {
     match seg {
-        "bench" | "benches" => Some(Auxiliary::Bench),
+        "bench" | "benches" | "benchmark" | "benchmarks" => Some(Auxiliary::Bench),
         "examples" | "example" => Some(Auxiliary::Example),
-        "test" | "tests" | "testing" | "fixtures" | "testdata" => Some(Auxiliary::Test),
+        // Python, Rust, Go; Jest's `__tests__` and `__mocks__`, RSpec's and Jasmine's `spec`,
+        // end-to-end suites, pytest's `conftest.py`.
+        "test" | "tests" | "testing" | "fixtures" | "testdata" | "__tests__" | "__mocks__"
+        | "spec" | "specs" | "e2e" | "conftest.py" => Some(Auxiliary::Test),
         _ if seg.starts_with("test_")
             || seg.contains("_test.")
             || seg.contains(".test.")
-            || seg.contains(".spec.") =>
+            || seg.contains(".spec.")
+            || seg.contains("_spec.") =>
         {
             Some(Auxiliary::Test)
         }
@@ -966,6 +970,14 @@ mod tests {
         assert!(is_auxiliary("tests/auth.rs"));
         assert!(is_auxiliary("src/auth_test.go"));
         assert!(is_auxiliary("web/login.spec.ts"));
+        assert!(is_auxiliary("src/components/__tests__/Button.tsx"));
+        assert!(is_auxiliary("src/__mocks__/api.js"));
+        assert!(is_auxiliary("spec/models/user_spec.rb"));
+        assert!(is_auxiliary("lib/user_spec.rb"));
+        assert!(is_auxiliary("conftest.py"));
+        assert!(is_auxiliary("benchmarks/parse.py"));
         assert!(!is_auxiliary("src/auth/middleware.rs"));
+        assert!(!is_auxiliary("src/specification.rs"));
+        assert!(!is_auxiliary("lib/contest.py"));
     }
 }
