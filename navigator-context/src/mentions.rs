@@ -76,7 +76,9 @@ fn best_tail_matches(file_segs: &[Vec<&str>], tail: &[&str]) -> Vec<usize> {
 }
 
 /// Module paths a qualified name can live at: `a.b.c` → `a/b/c.py`, `a/b/c/__init__.py`,
-/// `a/b.py` (c defined in b), ...; Rust `krate::a::b` also as `a/b.rs`, `a/b/mod.rs`.
+/// `a/b.py` (c defined in b), ...; Rust `krate::a::b` also as `a/b.rs`, `a/b/mod.rs`; a
+/// class of the JVM `com.acme.Parser` as `com/acme/Parser.java` (`.kt`, `.scala`); Ruby's
+/// `Acme::HttpClient` as `acme/http_client.rb`.
 fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     // Longest stems first; each also without its first segment, the crate or package name
@@ -86,10 +88,20 @@ fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
         .flat_map(|k| [&segs[..k], &segs[1.min(k - 1)..k]])
         .filter(|s| !s.is_empty());
     for stem in stems {
-        for ext in [".py", ".rs"] {
+        for ext in [".py", ".rs", ".java", ".kt", ".scala"] {
             let mut p = stem.to_vec();
             if let Some(last) = p.last_mut() {
                 last.push_str(ext);
+            }
+            out.push(p);
+        }
+        if stem
+            .iter()
+            .any(|s| s.chars().any(|c| c.is_ascii_uppercase()))
+        {
+            let mut p: Vec<String> = stem.iter().map(|s| snake_case(s)).collect();
+            if let Some(last) = p.last_mut() {
+                last.push_str(".rb");
             }
             out.push(p);
         }
@@ -98,6 +110,26 @@ fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
             p.push(root.to_string());
             out.push(p);
         }
+    }
+    out
+}
+
+/// `HttpClient` → `http_client`, `JSONParser` → `json_parser` (Ruby's file names of classes).
+fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (k, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() && k > 0 {
+            let prev = chars[k - 1];
+            let next_lower = chars.get(k + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower)
+            {
+                out.push('_');
+            }
+        }
+        out.push(c.to_ascii_lowercase());
     }
     out
 }
@@ -301,5 +333,50 @@ mod tests {
             "core".into(),
             "__init__.py".into()
         ]));
+        let java = module_candidates(&["com".into(), "acme".into(), "Parser".into()]);
+        assert!(java.contains(&vec![
+            "com".to_string(),
+            "acme".into(),
+            "Parser.java".into()
+        ]));
+        let ruby = module_candidates(&["Acme".into(), "HttpClient".into()]);
+        assert!(ruby.contains(&vec!["acme".to_string(), "http_client.rb".into()]));
+        assert_eq!(snake_case("JSONParser"), "json_parser");
+        assert_eq!(snake_case("Http2Client"), "http2_client");
+        assert_eq!(snake_case("already_snake"), "already_snake");
+    }
+
+    #[test]
+    fn jvm_classes_and_ruby_constants_name_their_files() {
+        let files = [
+            "src/main/java/com/acme/config/Parser.java",
+            "src/main/java/com/acme/config/Writer.java",
+            "lib/acme/http_client.rb",
+            "lib/acme/server.rb",
+        ];
+        let (_d, map) = crate::scan::temp_map(
+            &files
+                .iter()
+                .map(|p| (p.to_string(), "x\n".to_string()))
+                .collect::<Vec<_>>(),
+        );
+        let goal = Goal::parse(
+            "NullPointerException from com.acme.config.Parser.read when Acme::HttpClient retries",
+        );
+        let m = mentions(map.files(), &goal, "");
+        let named: Vec<&str> = map
+            .files()
+            .iter()
+            .zip(&m.score)
+            .filter(|(_, s)| **s > 0.0)
+            .map(|(f, _)| f.path.as_str())
+            .collect();
+        assert_eq!(
+            named,
+            [
+                "lib/acme/http_client.rb",
+                "src/main/java/com/acme/config/Parser.java"
+            ]
+        );
     }
 }
