@@ -201,8 +201,21 @@ fn html_headings(block: &str, start: usize) -> Vec<(usize, String, usize)> {
     static TAG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"(?s)<[^>]*>").expect("a valid built-in pattern")
     });
+    // Comments and the raw text of scripts, styles and preformatted blocks hold no headings;
+    // blanked to spaces of the same length so offsets keep their lines.
+    static RAW: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?is)<!--.*?(?:-->|\z)|<script\b.*?(?:</script\s*>|\z)|<style\b.*?(?:</style\s*>|\z)|<pre\b.*?(?:</pre\s*>|\z)|<textarea\b.*?(?:</textarea\s*>|\z)",
+        )
+        .expect("a valid built-in pattern")
+    });
+    let block = RAW.replace_all(block, |c: &regex::Captures| {
+        c[0].chars()
+            .map(|ch| if ch == '\n' { '\n' } else { ' ' })
+            .collect::<String>()
+    });
     HEADING
-        .captures_iter(block)
+        .captures_iter(&block)
         .filter_map(|c| {
             let level = c[1].parse::<usize>().ok()?;
             let inner = TAG.replace_all(&c[2], " ");
@@ -213,14 +226,45 @@ fn html_headings(block: &str, start: usize) -> Vec<(usize, String, usize)> {
         .collect()
 }
 
-/// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&#39;` and `&nbsp;` decoded (what heading text uses).
+/// HTML character references decoded: numeric ones (`&#233;`, `&#x41;`) and the named ones
+/// heading text uses; an unknown name stays as written.
 fn decode_entities(text: &str) -> String {
-    text.replace("&nbsp;", " ")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
+    static ENTITY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});")
+            .expect("a valid built-in pattern")
+    });
+    ENTITY
+        .replace_all(text, |c: &regex::Captures| {
+            let name = &c[1];
+            let code = if let Some(hex) = name.strip_prefix("#x").or(name.strip_prefix("#X")) {
+                u32::from_str_radix(hex, 16).ok()
+            } else if let Some(dec) = name.strip_prefix('#') {
+                dec.parse().ok()
+            } else {
+                None
+            };
+            let named = match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "nbsp" => Some(' '),
+                "copy" => Some('©'),
+                "reg" => Some('®'),
+                "trade" => Some('™'),
+                "mdash" => Some('—'),
+                "ndash" => Some('–'),
+                "hellip" => Some('…'),
+                "eacute" => Some('é'),
+                _ => None,
+            };
+            match code.and_then(char::from_u32).or(named) {
+                Some(ch) => ch.to_string(),
+                None => c[0].to_string(),
+            }
+        })
+        .into_owned()
 }
 
 fn heading_level(level: HeadingLevel) -> usize {
@@ -427,6 +471,18 @@ mod tests {
             ]
         );
     }
+    #[test]
+    fn html_comments_scripts_and_preformatted_text_hold_no_headings_and_entities_decode() {
+        let md = "# A\n\n<!-- <h2>commented</h2> -->\n\n<script>\n// <h2>js</h2>\n</script>\n\n<pre>\n<h2>shown code</h2>\n</pre>\n\n<h2>Caf&#233; &#x41;&eacute; &copy; &bogus;</h2>\n";
+        let o = outline(DocFormat::Markdown, md);
+        let sigs: Vec<(&str, u32)> = o
+            .symbols
+            .iter()
+            .map(|s| (s.signature.as_str(), s.line))
+            .collect();
+        assert_eq!(sigs, [("# A", 1), ("## Café Aé © &bogus;", 13)]);
+    }
+
     #[test]
     fn line_numbers_hold_across_many_headings() {
         let md = format!("# Changes\n\n{}", "## v\n\n- fixed\n\n".repeat(3000));
