@@ -74,6 +74,19 @@ fn main() -> std::process::ExitCode {
             e.exit()
         }
     };
+    // The commands that only print: a reader that stops early (`| head`) ends them quietly, as
+    // it ends `cat` or `grep`, instead of "error: Broken pipe" or a panic in `println!`. (Not
+    // the servers, whose sockets must not kill them, nor `index`, which writes a store.)
+    #[cfg(unix)]
+    if matches!(
+        cli.command,
+        Command::Context(_) | Command::Search(_) | Command::Toc(_) | Command::Status(_)
+    ) {
+        // SAFETY: restores the default disposition of one signal; no other thread exists yet.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let json = match &cli.command {
         Command::Index(a) => a.json,
         Command::Search(a) => a.json,

@@ -907,3 +907,24 @@ fn a_document_too_large_to_outline_is_named_with_the_reason() {
         .iter()
         .any(|p| p == "CHANGES.md"));
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    let (repo, cache) = repo_and_cache();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_navigator"))
+        .args(["context", "Refactor the auth middleware"])
+        .arg(repo.path())
+        .env("NAVIGATOR_CACHE_DIR", cache.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Like `| head -0`: the reader is gone before the context is written.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(
+        !err.contains("Broken pipe") && !err.contains("panicked"),
+        "{err}"
+    );
+}
