@@ -106,6 +106,16 @@ fn js_frame() -> &'static Regex {
     )
 }
 
+/// A Firefox (SpiderMonkey) or Safari (JavaScriptCore) stack frame: `parse@/app/src/parser.js:12:5`,
+/// `Parser.prototype.read@http://localhost:8080/src/read.js:3:1`, `@webpack:///./src/a.ts:9:2`.
+fn gecko_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)^[ \t]*([^@\s]*)@(\S+?\.(?:js|jsx|mjs|cjs|ts|tsx|mts|cts)):(\d+)(?::\d+)?[ \t]*$",
+    )
+}
+
 /// A Java (or Kotlin, Scala) stack frame: `\tat com.acme.config.Parser.parse(Parser.java:42)`.
 fn java_frame() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
@@ -220,6 +230,15 @@ fn url() -> &'static Regex {
     re(&R, r"\b(?:https?|ftp)://\S+")
 }
 
+/// A URL that is a source file's line: `.../src/app.js:12` or `:12:5`, maybe in parentheses.
+fn source_location() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"\.(?:js|jsx|mjs|cjs|ts|tsx|mts|cts|py|rs|go|java|kt|rb|php):\d+(?::\d+)?\)?$",
+    )
+}
+
 fn word_token() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(&R, r"\b[A-Za-z_][A-Za-z0-9_]*\b")
@@ -254,10 +273,29 @@ fn push_unique(v: &mut Vec<String>, seen: &mut HashSet<String>, s: &str) {
     }
 }
 
-/// Strips a path to the part that can name a repository file: no drive, no `./`, forward
-/// slashes only.
+/// Strips a path to the part that can name a repository file: no URL scheme (`file://`,
+/// `webpack://`) or web origin (`http://localhost:8080`), no drive, no `./`, forward slashes
+/// only.
 fn clean_path(p: &str) -> String {
     let p = p.replace('\\', "/");
+    let p = match p.split_once("://") {
+        Some((scheme, rest))
+            if !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
+        {
+            if scheme.starts_with("http") {
+                rest.split_once('/')
+                    .map_or("", |(_, path)| path)
+                    .to_string()
+            } else {
+                rest.to_string()
+            }
+        }
+        _ => p,
+    };
+    let p = p.replace("/./", "/");
     let p = p
         .split_once(':')
         .filter(|(d, _)| d.len() == 1)
@@ -301,8 +339,15 @@ impl Goal {
         let mut g = Goal::default();
         let (mut seen_errors, mut seen_paths, mut seen_ids) =
             (HashSet::new(), HashSet::new(), HashSet::new());
-        // Links name hosts and issue numbers, never the code.
-        let text = url().replace_all(text, " ");
+        // Links name hosts and issue numbers, never the code; but a browser's stack frame
+        // (`http://localhost:8080/src/lib/math.js:2:16`) names a source file.
+        let text = url().replace_all(text, |c: &regex::Captures| {
+            if source_location().is_match(&c[0]) {
+                c[0].to_string()
+            } else {
+                " ".to_string()
+            }
+        });
         let text = text.as_ref();
         let mut rest = text.to_string();
         for c in fence().captures_iter(text) {
@@ -366,6 +411,19 @@ impl Goal {
                 });
             }
         }
+        for c in gecko_frame().captures_iter(text) {
+            // `async*load`, `list/<`: the name without the async marker and closure suffix.
+            let function = c[1]
+                .trim_start_matches("async*")
+                .trim_end_matches(['/', '<'])
+                .to_string();
+            g.frames.push(Frame {
+                kind: FrameKind::Stack,
+                file: clean_path(&c[2]),
+                line: c[3].parse().ok(),
+                function: Some(function).filter(|f| !f.is_empty()),
+            });
+        }
         // A chained Java exception's root cause, after the last `Caused by:`, is where it
         // failed: its frames come first (innermost first within each part).
         let root_cause = text.rfind("Caused by:").unwrap_or(0);
@@ -422,6 +480,7 @@ impl Goal {
             python_frame(),
             backtrace_frame(),
             js_frame(),
+            gecko_frame(),
             java_frame(),
             go_frame(),
             arrow_location(),
@@ -662,6 +721,24 @@ click.exceptions.BadParameter: Invalid value for '--n'
             "{js:?}"
         );
         assert!(!js.prose.contains("resolve.ts"), "{}", js.prose);
+
+        let firefox = Goal::parse(
+            "TypeError: x is undefined\nsum@http://localhost:8080/src/lib/math.js:2:16\nasync*load@webpack:///./src/app.ts:9:3\n@file:///home/u/app/src/index.js:1:1\n",
+        );
+        let frames: Vec<(&str, Option<u32>, Option<&str>)> = firefox
+            .frames
+            .iter()
+            .map(|f| (f.file.as_str(), f.line, f.function.as_deref()))
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                ("src/lib/math.js", Some(2), Some("sum")),
+                ("/src/app.ts", Some(9), Some("load")),
+                ("/home/u/app/src/index.js", Some(1), None),
+            ]
+        );
+        assert!(!firefox.prose.contains("math.js"), "{}", firefox.prose);
 
         let java = Goal::parse(
             "Exception in thread \"main\" java.lang.NullPointerException\n\tat com.acme.config.Parser$Section.read(Parser.java:42)\n\tat com.acme.App.main(App.java:7)\n\tat java.base/java.lang.Thread.run(Thread.java:833)\n",
