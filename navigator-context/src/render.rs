@@ -649,6 +649,7 @@ mod tests {
         std::fs::write(r.join("GUIDE.md"), &long).unwrap();
         std::fs::write(r.join("notes.txt"), &long).unwrap();
         std::fs::write(r.join("small.py"), "def run():\n    pass\n").unwrap();
+        std::fs::write(r.join("broken.toml"), "[package\nname = ").unwrap();
         let options = ScanOptions {
             cache_dir: None,
             max_outline_bytes: 100,
@@ -662,10 +663,16 @@ mod tests {
         assert_eq!(out.level_of("small.py"), Level::TopLevel);
         assert_eq!(
             out.limited,
-            [(
-                "GUIDE.md".to_string(),
-                "too large to outline (over the scan's outline cap)".to_string()
-            )]
+            [
+                (
+                    "GUIDE.md".to_string(),
+                    "too large to outline (over the scan's outline cap)".to_string()
+                ),
+                (
+                    "broken.toml".to_string(),
+                    "not valid TOML, so it has no outline".to_string()
+                )
+            ]
         );
         // Whole, it shows: nothing is limited.
         plan.rules = vec![Rule::new("**", Level::Full)];

@@ -175,8 +175,8 @@ impl FileEntry {
     }
 
     /// Why this file cannot show `level`'s content although files of its kind can: larger
-    /// than the read cap or mostly not UTF-8 (any content level), or too large to outline
-    /// (levels 2 and 3; [`ScanOptions::max_outline_bytes`]). `None` when it can, and for kinds
+    /// than the read cap or mostly not UTF-8 (any content level), too large to outline
+    /// (levels 2 and 3; [`ScanOptions::max_outline_bytes`]) or TOML that does not parse. `None` when it can, and for kinds
     /// of file that have no outline at all (JSON, plain text): those show as a path or whole
     /// by design.
     pub fn limit_at(&self, level: Level) -> Option<&'static str> {
@@ -192,6 +192,16 @@ impl FileEntry {
                     && (self.lang.is_some() || DocFormat::from_path(&self.path).is_some()) =>
             {
                 Some("too large to outline (over the scan's outline cap)")
+            }
+            // A TOML file that does not parse has an empty, partial outline.
+            Content::Text { .. }
+                if level < Level::Full
+                    && DocFormat::from_path(&self.path) == Some(DocFormat::Toml)
+                    && self
+                        .outline()
+                        .is_some_and(|o| o.partial && o.symbols.is_empty()) =>
+            {
+                Some("not valid TOML, so it has no outline")
             }
             Content::Text { .. } => None,
         }
