@@ -35,7 +35,7 @@ impl GoalWords {
     pub(crate) fn new(goal: &str) -> Self {
         let mut stems = Stems::new();
         let words: BTreeSet<String> = terms(goal).into_iter().map(|t| stems.of(t)).collect();
-        let names: BTreeSet<String> = Goal::parse(goal)
+        let names: BTreeSet<String> = Goal::shared(goal)
             .identifiers
             .iter()
             .map(|i| i.to_lowercase())
@@ -48,6 +48,13 @@ impl GoalWords {
             names,
             fingerprint: h.finish(),
         }
+    }
+
+    /// [`GoalWords::new`], shared among the renders and packs of one goal.
+    pub(crate) fn shared(goal: &str) -> std::sync::Arc<GoalWords> {
+        static MADE: std::sync::Mutex<Vec<(std::sync::Arc<str>, std::sync::Arc<GoalWords>)>> =
+            std::sync::Mutex::new(Vec::new());
+        crate::goal::memo(&MADE, goal, GoalWords::new)
     }
 
     /// A hash of the words: equal words, equal hashes.

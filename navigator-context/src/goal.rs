@@ -13,6 +13,7 @@
 use regex::Regex;
 use std::collections::HashSet;
 use std::sync::OnceLock;
+use std::sync::{Arc, Mutex};
 
 /// Where a frame comes from, which says how close it is to the failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -588,6 +589,38 @@ impl Goal {
         }));
         t.extend(self.errors.iter().cloned());
         t.join(" ")
+    }
+}
+
+/// How many recent goals [`memo`] keeps.
+const MEMO_GOALS: usize = 4;
+
+/// `make(text)`, shared by every caller with the same `text` while it is among the last
+/// [`MEMO_GOALS`] seen: one exploration reads its goal in the ranking, each zoom and each
+/// render, and a pasted 1.6 MB log was parsed and stemmed dozens of times over.
+pub(crate) fn memo<T: Send + Sync + 'static>(
+    cell: &'static Mutex<Vec<(Arc<str>, Arc<T>)>>,
+    text: &str,
+    make: impl FnOnce(&str) -> T,
+) -> Arc<T> {
+    let lock = |c: &'static Mutex<_>| c.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, v)) = lock(cell).iter().find(|(k, _)| **k == *text) {
+        return v.clone();
+    }
+    let made = Arc::new(make(text));
+    let mut kept = lock(cell);
+    if kept.len() >= MEMO_GOALS {
+        kept.remove(0);
+    }
+    kept.push((Arc::from(text), made.clone()));
+    made
+}
+
+impl Goal {
+    /// [`Goal::parse`], shared among the callers that parse the same goal.
+    pub(crate) fn shared(text: &str) -> Arc<Goal> {
+        static PARSED: Mutex<Vec<(Arc<str>, Arc<Goal>)>> = Mutex::new(Vec::new());
+        memo(&PARSED, text, Goal::parse)
     }
 }
 

@@ -99,7 +99,7 @@ pub(crate) struct Costs<'a> {
     /// Outline entries shown at most, per file (`max_items`).
     limits: HashMap<usize, u32>,
     /// The goal's words, which choose the entries of a capped outline.
-    goal: GoalWords,
+    goal: std::sync::Arc<GoalWords>,
     /// Whether documents (Markdown, TOML: outlined, no code grammar) count as their paths at
     /// the outline levels: the packer's choices, where a ranked document's headings would
     /// take the room of code outlines. A plan's own rules (`fit`) show their outlines.
@@ -134,7 +134,7 @@ impl<'a> Costs<'a> {
             memo: HashMap::new(),
             focus: HashMap::new(),
             limits: HashMap::new(),
-            goal: GoalWords::new(&plan.goal),
+            goal: GoalWords::shared(&plan.goal),
             docs_as_paths: false,
             outlined_doc: None,
         }
@@ -213,7 +213,7 @@ impl<'a> Costs<'a> {
         let limit = limit.filter(|_| matches!(level, Level::TopLevel | Level::Signatures));
         let tok = self.plan.tokenizer;
         let focus = self.focus.get(&i).map_or(&[][..], Vec::as_slice);
-        let goal = &self.goal;
+        let goal: &GoalWords = &self.goal;
         let c = *self
             .memo
             .entry((i, level, limit))
@@ -652,7 +652,7 @@ fn zoom(
         return None;
     }
     let cap = costs.cap_for(i, OUTLINE_CAP)?;
-    let goal = &costs.goal;
+    let goal: &GoalWords = &costs.goal;
     let focus = query.choose(file, (allowance, rescue), plan.tokenizer, |focus| {
         shaped_block(
             file,

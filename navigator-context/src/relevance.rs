@@ -159,8 +159,8 @@ impl AskedFor {
 /// are left out. Ties break by path, so the ranking is deterministic.
 pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let mut stems = Stems::new();
-    let parsed = Goal::parse(goal);
-    let query = weighted_query(goal, &parsed, &mut stems);
+    let parsed = Goal::shared(goal);
+    let query = shared_query(goal);
     // Scope words and prefixes are commit-subject habits: a long report gets them from its
     // title only, or its prose would name half the directories.
     let title = goal.lines().find(|l| !l.trim().is_empty()).unwrap_or(goal);
@@ -369,6 +369,16 @@ fn similar_commits(
 /// Whether a goal is a report rather than a subject line: several lines or many words.
 fn is_long(goal: &str) -> bool {
     goal.trim().lines().count() > 1 || goal.split_whitespace().count() > LONG_WORDS
+}
+
+/// [`weighted_query`] of `goal`, shared among the ranking and every zoom of one exploration
+/// (stemming a pasted log once, not once per zoomed file).
+pub(crate) fn shared_query(goal: &str) -> std::sync::Arc<Vec<(String, f64)>> {
+    type Memo = std::sync::Mutex<Vec<(std::sync::Arc<str>, std::sync::Arc<Vec<(String, f64)>>)>>;
+    static MADE: Memo = std::sync::Mutex::new(Vec::new());
+    crate::goal::memo(&MADE, goal, |g| {
+        weighted_query(g, &Goal::shared(g), &mut Stems::new())
+    })
 }
 
 /// The query: stems of the goal's terms with weights. A subject line weighs every term alike.

@@ -322,7 +322,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
     plan.validate()?;
     let rules = RuleSet::compile(&plan.rules)?;
     // The goal's words choose the entries of capped outlines: stemmed once, when needed.
-    let goal_words = std::cell::LazyCell::new(|| GoalWords::new(&plan.goal));
+    let goal_words = std::cell::LazyCell::new(|| GoalWords::shared(&plan.goal));
     // Content blocks keyed by (rule position for exact rules, else past them; path); path
     // lines and collapsed directory names share one path order.
     let mut content: BTreeMap<(usize, String), (String, Shown)> = BTreeMap::new();
@@ -366,7 +366,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         if level == Level::Hidden {
             continue;
         }
-        let cap = rule.max_items.map(|m| (m, &*goal_words));
+        let cap = rule.max_items.map(|m| (m, &**goal_words));
         let (block, tokens) = shaped_block(file, level, &rule.focus, cap, plan.tokenizer);
         if level == Level::Path {
             paths.insert(file.path.clone(), (block, tokens));

@@ -274,7 +274,7 @@ fn item_text(lines: &[&str], item: &Item) -> String {
 /// What the goal says, prepared for scoring a file's items.
 pub(crate) struct ItemQuery {
     /// Stemmed goal terms with weights (the ranking's query).
-    terms: Vec<(String, f64)>,
+    terms: std::sync::Arc<Vec<(String, f64)>>,
     /// Identifiers the goal spells as code, lower case.
     identifiers: HashSet<String>,
     /// Frames with a line: (file as written, line).
@@ -293,9 +293,9 @@ const MIN_SHARE: f64 = 0.1;
 
 impl ItemQuery {
     pub(crate) fn new(goal: &str) -> Self {
-        let parsed = Goal::parse(goal);
-        let mut stems = Stems::new();
-        let terms = crate::relevance::weighted_query(goal, &parsed, &mut stems);
+        let parsed = Goal::shared(goal);
+        let stems = Stems::new();
+        let terms = crate::relevance::shared_query(goal);
         ItemQuery {
             terms,
             identifiers: parsed
@@ -366,7 +366,7 @@ impl ItemQuery {
                     return 0.0;
                 }
                 let mut s = 0.0;
-                for (q, w) in &self.terms {
+                for (q, w) in self.terms.iter() {
                     let Some(&f) = tf.get(q) else { continue };
                     let d = df[q.as_str()];
                     let idf = ((n - d + 0.5) / (d + 0.5) + 1.0).ln();
