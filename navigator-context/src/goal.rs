@@ -829,6 +829,29 @@ click.exceptions.BadParameter: Invalid value for '--n'
     }
 
     #[test]
+    fn the_memo_makes_a_value_once_while_its_text_is_among_the_recent_ones() {
+        static CELL: Mutex<Vec<(Arc<str>, Arc<usize>)>> = Mutex::new(Vec::new());
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let make = |t: &str| {
+            made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            t.len()
+        };
+        let first = memo(&CELL, "goal one", make);
+        assert!(Arc::ptr_eq(&first, &memo(&CELL, "goal one", make)));
+        assert_eq!(made.load(std::sync::atomic::Ordering::SeqCst), 1);
+        for k in 0..MEMO_GOALS {
+            memo(&CELL, &format!("goal {k}0"), make);
+        }
+        // Pushed out by newer texts: made again.
+        assert_eq!(*memo(&CELL, "goal one", make), 8);
+        assert_eq!(
+            made.load(std::sync::atomic::Ordering::SeqCst),
+            MEMO_GOALS + 2
+        );
+        assert_eq!(*Goal::shared("Fix `x`"), Goal::parse("Fix `x`"));
+    }
+
+    #[test]
     fn compiler_errors_and_inline_code() {
         let g = Goal::parse(
             "error[E0277]: the trait bound `MyState: FromRef<AppState>` is not satisfied\n  --> src/main.rs:14:5\nUsing `axum::extract::State` with `Router::with_state`.",
