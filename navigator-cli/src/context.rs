@@ -518,6 +518,9 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         out.usd,
         out.stop.describe()
     );
+    if let Some(note) = &out.best_effort {
+        eprintln!("note: {note}");
+    }
     let rendered = render(&map, &out.plan)?;
     let failed = matches!(out.stop, StopReason::PolicyFailed { .. });
     let mut extra = serde_json::json!({

@@ -337,7 +337,7 @@ impl<'a> Explorer<'a> {
         fitted.plan = rank_order(self.map, fitted.plan, &values);
         fitted.rendered = render(self.map, &fitted.plan)?;
         fitted.plan = crate::replay::pin(self.map, fitted.plan)?;
-        let best_effort = best_effort_note(&fitted, &ranking);
+        let best_effort = best_effort_note(self.map, &fitted, &ranking);
         let mut reasoning = summary(
             goal,
             &fitted.rendered,
@@ -474,7 +474,11 @@ fn focus(r: &crate::render::Rendered, values: &HashMap<String, f64>) -> Vec<Stri
     f.into_iter().take(8).map(|(p, _)| p.clone()).collect()
 }
 
-fn best_effort_note(fitted: &crate::pack::Fitted, ranking: &[Scored]) -> Option<String> {
+fn best_effort_note(
+    map: &RepoMap,
+    fitted: &crate::pack::Fitted,
+    ranking: &[Scored],
+) -> Option<String> {
     if !fitted.fits {
         return Some(format!(
             "the token budget ({}) is smaller than the context header and directory lines alone ({} tokens)",
@@ -483,11 +487,24 @@ fn best_effort_note(fitted: &crate::pack::Fitted, ranking: &[Scored]) -> Option<
     }
     let top = ranking.first()?;
     let level = fitted.rendered.level_of(&top.path);
-    (level < Level::TopLevel).then(|| {
-        format!(
+    if level >= Level::TopLevel {
+        return None;
+    }
+    // A file that no budget could show with content says why, not "does not fit".
+    let file = map.file(&top.path)?;
+    let huge = file.size > fitted.plan.huge_file_bytes && file.text().is_some();
+    let limit = file.limit_at(Level::TopLevel).or_else(|| {
+        huge.then_some("over the plan's huge-file cap (a rule naming its exact path shows it)")
+    });
+    Some(match limit {
+        Some(why) => format!(
+            "the most relevant file `{}` is shown as its path: {why}",
+            top.path
+        ),
+        None => format!(
             "the most relevant file `{}` does not fit the budget even as an outline; it is shown at level {level}",
             top.path
-        )
+        ),
     })
 }
 

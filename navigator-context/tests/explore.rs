@@ -142,6 +142,34 @@ fn a_budget_too_small_for_essentials_is_best_effort_with_a_reason() {
     assert!(out.reasoning.contains("Best effort"));
 }
 
+#[test]
+fn a_named_file_too_large_to_outline_says_so_not_that_it_does_not_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    std::fs::create_dir(r.join("src")).unwrap();
+    let funcs: String = (0..200)
+        .map(|i| format!("def handler_{i}(request):\n    return request\n\n"))
+        .collect();
+    std::fs::write(r.join("src/funcs.py"), funcs).unwrap();
+    std::fs::write(r.join("src/other.py"), "def other():\n    pass\n").unwrap();
+    let options = navigator_context::ScanOptions {
+        cache_dir: None,
+        max_outline_bytes: 1_000,
+        ..navigator_context::ScanOptions::for_root(r)
+    };
+    let map = RepoMap::open_with(r, &options).unwrap();
+    let out = block_on(Explorer::new(&map, Budgets::tokens(2_000)).explore(
+        "Fix handler_199 in src/funcs.py: the request is returned twice",
+        &mut HeuristicPolicy::new(),
+    ))
+    .unwrap();
+    let note = out.best_effort.expect("a best-effort note");
+    assert!(
+        note.contains("`src/funcs.py` is shown as its path: too large to outline"),
+        "{note}"
+    );
+}
+
 struct Scripted(Vec<Verdict>, Vec<TurnReport>);
 
 impl Approver for &mut Scripted {
