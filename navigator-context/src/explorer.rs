@@ -492,10 +492,8 @@ fn best_effort_note(
     }
     // A file that no budget could show with content says why, not "does not fit".
     let file = map.file(&top.path)?;
-    let huge = file.size > fitted.plan.huge_file_bytes && file.text().is_some();
-    let limit = file.limit_at(Level::TopLevel).or_else(|| {
-        huge.then_some("over the plan's huge-file cap (a rule naming its exact path shows it)")
-    });
+    let limit =
+        crate::render::why_limited(file, Level::TopLevel, false, fitted.plan.huge_file_bytes);
     Some(match limit {
         Some(why) => format!(
             "the most relevant file `{}` is shown as its path: {why}",

@@ -101,6 +101,22 @@ pub(crate) fn effective_level(
     }
 }
 
+/// Why `file` cannot be shown at `wanted` for its size or encoding (see
+/// [`FileEntry::limit_at`]), or for the plan's huge-file cap when a rule that does not name
+/// it exactly asks for it; `None` when nothing but the budget stands in the way.
+pub(crate) fn why_limited(
+    file: &FileEntry,
+    wanted: Level,
+    exact: bool,
+    huge_file_bytes: u64,
+) -> Option<&'static str> {
+    file.limit_at(wanted).or_else(|| {
+        let huge = !exact && file.size > huge_file_bytes && file.text().is_some();
+        (huge && wanted > Level::Path)
+            .then_some("over the plan's huge-file cap (a rule naming its exact path shows it)")
+    })
+}
+
 /// What a level shows, for file headers.
 fn level_name(level: Level) -> &'static str {
     match level {
@@ -352,13 +368,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         }
         let level = effective_level(file, res.level, res.exact, plan.huge_file_bytes);
         if level < res.level {
-            let why = file.limit_at(res.level).or_else(|| {
-                let huge = !res.exact && file.size > plan.huge_file_bytes && file.text().is_some();
-                huge.then_some(
-                    "over the plan's huge-file cap (a rule naming its exact path shows it)",
-                )
-            });
-            if let Some(why) = why {
+            if let Some(why) = why_limited(file, res.level, res.exact, plan.huge_file_bytes) {
                 limited.push((file.path.clone(), why.to_string()));
             }
         }

@@ -176,9 +176,9 @@ impl FileEntry {
 
     /// Why this file cannot show `level`'s content although files of its kind can: larger
     /// than the read cap or mostly not UTF-8 (any content level), too large to outline
-    /// (levels 2 and 3; [`ScanOptions::max_outline_bytes`]) or TOML that does not parse. `None` when it can, and for kinds
-    /// of file that have no outline at all (JSON, plain text): those show as a path or whole
-    /// by design.
+    /// (levels 2 and 3; [`ScanOptions::max_outline_bytes`]) or TOML that does not parse.
+    /// `None` when it can, and for kinds of file that have no outline at all (JSON, plain
+    /// text): those show as a path or whole by design.
     pub fn limit_at(&self, level: Level) -> Option<&'static str> {
         if level <= Level::Path {
             return None;
