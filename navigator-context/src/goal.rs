@@ -340,11 +340,14 @@ impl Goal {
         let mut g = Goal::default();
         let (mut seen_errors, mut seen_paths, mut seen_ids) =
             (HashSet::new(), HashSet::new(), HashSet::new());
+        // Files of frames dropped as the language runtime's or standard library's.
+        let mut outside: HashSet<String> = HashSet::new();
         // Links name hosts and issue numbers, never the code; but a browser's stack frame
         // (`http://localhost:8080/src/lib/math.js:2:16`) names a source file.
         let text = url().replace_all(text, |c: &regex::Captures| {
             if source_location().is_match(&c[0]) {
-                c[0].to_string()
+                // Its path alone, so no other pattern reads the host or port as a folder.
+                clean_path(&c[0]).trim_start_matches('/').to_string()
             } else {
                 " ".to_string()
             }
@@ -458,6 +461,8 @@ impl Goal {
                     line: c[3].parse().ok(),
                     function: Some(function),
                 });
+            } else {
+                outside.insert(clean_path(&c[2]));
             }
         }
         for c in arrow_location().captures_iter(text) {
@@ -511,8 +516,20 @@ impl Goal {
             .captures_iter(text)
             .map(|c| c[1].trim().to_string())
             .collect();
+        // The part of a frame's file after a version's `@` (`v0.10.2/internal/json/decode.go`
+        // of `.../go-json@v0.10.2/internal/json/decode.go`) is that frame's, not a clue of its
+        // own.
+        for f in &g.frames {
+            if let Some((_, versioned)) = f.file.rsplit_once('@') {
+                outside.insert(versioned.to_string());
+            }
+        }
         for m in path_token().find_iter(text) {
-            push_unique(&mut g.paths, &mut seen_paths, &clean_path(m.as_str()));
+            let path = clean_path(m.as_str());
+            // The file of a frame dropped as the toolchain's is not a clue either.
+            if !outside.contains(&path) {
+                push_unique(&mut g.paths, &mut seen_paths, &path);
+            }
         }
         let mut seen_qualified: HashSet<Vec<String>> = g.qualified.iter().cloned().collect();
         for m in qualified_token().find_iter(text) {
@@ -772,6 +789,11 @@ click.exceptions.BadParameter: Invalid value for '--n'
             ]
         );
         assert!(!firefox.prose.contains("math.js"), "{}", firefox.prose);
+        assert!(
+            firefox.paths.iter().all(|p| !p.contains("8080")),
+            "{:?}",
+            firefox.paths
+        );
 
         let java = Goal::parse(
             "Exception in thread \"main\" java.lang.NullPointerException\n\tat com.acme.config.Parser$Section.read(Parser.java:42)\n\tat com.acme.App.main(App.java:7)\n\tat java.base/java.lang.Thread.run(Thread.java:833)\n",
@@ -818,6 +840,11 @@ click.exceptions.BadParameter: Invalid value for '--n'
             ]
         );
         assert!(go.identifiers.contains(&"Load".to_string()), "{go:?}");
+        assert!(
+            !go.paths.iter().any(|p| p.contains("encoding/json")),
+            "{:?}",
+            go.paths
+        );
         assert!(super::go_standard_library(
             "net/textproto.(*Reader).ReadLine",
             "C:\\Program Files\\Go\\src\\net\\textproto\\reader.go"

@@ -134,6 +134,44 @@ fn snake_case(name: &str) -> String {
     out
 }
 
+/// The module path the repository's root `go.mod` declares (`module example.com/app`).
+fn go_module(files: &[FileEntry]) -> Option<String> {
+    let k = files
+        .binary_search_by(|f| f.path.as_str().cmp("go.mod"))
+        .ok()?;
+    files[k].text()?.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("module")?;
+        let name = rest.trim().trim_matches('"');
+        (rest.starts_with(char::is_whitespace) && !name.is_empty()).then(|| name.to_string())
+    })
+}
+
+/// Whether `path` lies in Go's module cache under a module other than `module`
+/// (`/root/go/pkg/mod/github.com/goccy/go-json@v0.10.2/internal/json/decode.go`): a
+/// dependency's file, however like the repository's its tail. The cache writes a capital
+/// letter as `!` and the letter in lower case.
+fn other_go_module(path: &str, module: &str) -> bool {
+    let Some((_, cached)) = path.split_once("/pkg/mod/") else {
+        return false;
+    };
+    let Some((escaped, _)) = cached.split_once('@') else {
+        return false;
+    };
+    let mut name = String::with_capacity(escaped.len());
+    let mut upper = false;
+    for c in escaped.chars() {
+        match c {
+            '!' => upper = true,
+            c if upper => {
+                name.push(c.to_ascii_uppercase());
+                upper = false;
+            }
+            c => name.push(c),
+        }
+    }
+    name != module
+}
+
 /// `title` is the goal's first line: the clues it names weigh [`W_TITLE`] times as much.
 pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mentions {
     let weight = |clue: &str| if in_title(title, clue) { W_TITLE } else { 1.0 };
@@ -141,8 +179,10 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
     let mut score = vec![0.0; n];
     let mut reasons: Vec<Vec<String>> = vec![Vec::new(); n];
     let file_segs: Vec<Vec<&str>> = files.iter().map(|f| segments(&f.path)).collect();
-    let failed = failure_sites(&file_segs, goal, &mut reasons);
-    for p in &goal.paths {
+    let module = go_module(files);
+    let foreign = |path: &str| module.as_deref().is_some_and(|m| other_go_module(path, m));
+    let failed = failure_sites(&file_segs, goal, &foreign, &mut reasons);
+    for p in goal.paths.iter().filter(|p| !foreign(p)) {
         let tail = segments(p);
         if tail.is_empty() {
             continue;
@@ -209,13 +249,18 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
 /// frame (most recent call last), the innermost backtrace frame and the innermost JavaScript,
 /// Java or Go stack frame that name a file of the repository. A frame outside it (the user's script, the standard library) is skipped, so
 /// the failure is placed at the deepest point the repository's code reached.
-fn failure_sites(file_segs: &[Vec<&str>], goal: &Goal, reasons: &mut [Vec<String>]) -> Vec<f64> {
+fn failure_sites(
+    file_segs: &[Vec<&str>],
+    goal: &Goal,
+    foreign: &dyn Fn(&str) -> bool,
+    reasons: &mut [Vec<String>],
+) -> Vec<f64> {
     let mut failed = vec![0.0; file_segs.len()];
     // Each frame of a kind with the repository files it names (none: outside it).
     let named = |kind: FrameKind| {
         goal.frames
             .iter()
-            .filter(move |f| f.kind == kind)
+            .filter(move |f| f.kind == kind && !foreign(&f.file))
             .map(|f| (f, best_tail_matches(file_segs, &segments(&f.file))))
     };
     let panics = named(FrameKind::Panic).collect::<Vec<_>>();
@@ -278,7 +323,7 @@ mod tests {
             "Traceback (most recent call last):\n  File \"/env/site-packages/click/core.py\", line 10, in main\n  File \"/env/site-packages/click/types.py\", line 88, in convert\n  File \"/usr/lib/python3.12/enum.py\", line 5, in __call__\nValueError: bad",
         );
         let mut reasons = vec![Vec::new(); files.len()];
-        let failed = failure_sites(&files, &goal, &mut reasons);
+        let failed = failure_sites(&files, &goal, &|_| false, &mut reasons);
         assert_eq!(failed, [0.0, 1.0, 0.0]);
         assert!(reasons[1][0].contains("types.py:88"), "{reasons:?}");
         // Rust: the panic's location, and the innermost project frame of a backtrace.
@@ -287,7 +332,10 @@ mod tests {
             "thread 'main' panicked at src/proto/h1/io.rs:301:9:\nboom\nstack backtrace:\n   3: hyper::proto::h1::conn::Conn::poll\n             at ./src/proto/h1/conn.rs:210:24\n   4: hyper::lib::run\n             at ./src/lib.rs:1:1\n",
         );
         let mut reasons = vec![Vec::new(); files.len()];
-        assert_eq!(failure_sites(&files, &goal, &mut reasons), [1.0, 1.0, 0.0]);
+        assert_eq!(
+            failure_sites(&files, &goal, &|_| false, &mut reasons),
+            [1.0, 1.0, 0.0]
+        );
         // Java, JavaScript, Go: the innermost stack frame the repository holds (a Java
         // frame's package gives its folders).
         let files = entries(&[
@@ -299,17 +347,23 @@ mod tests {
             "java.lang.IllegalStateException: empty\n\tat java.util.Objects.requireNonNull(Objects.java:209)\n\tat com.acme.config.Parser.read(Parser.java:42)\n\tat com.acme.App.main(App.java:7)\n",
         );
         let mut reasons = vec![Vec::new(); files.len()];
-        assert_eq!(failure_sites(&files, &goal, &mut reasons), [0.5, 0.0, 0.5]);
+        assert_eq!(
+            failure_sites(&files, &goal, &|_| false, &mut reasons),
+            [0.5, 0.0, 0.5]
+        );
         assert!(reasons[0][0].contains("Parser.java:42"), "{reasons:?}");
         let files = entries(&["src/config/resolve.ts", "src/index.ts"]);
         let goal = Goal::parse(
             "TypeError: x is undefined\n    at resolvePort (/app/src/config/resolve.ts:41:17)\n    at main (/app/src/index.ts:3:1)\n",
         );
         let mut reasons = vec![Vec::new(); files.len()];
-        assert_eq!(failure_sites(&files, &goal, &mut reasons), [1.0, 0.0]);
+        assert_eq!(
+            failure_sites(&files, &goal, &|_| false, &mut reasons),
+            [1.0, 0.0]
+        );
         // A subject line has no failure site.
         let goal = Goal::parse("Fix the connection pool");
-        assert!(failure_sites(&files, &goal, &mut reasons)
+        assert!(failure_sites(&files, &goal, &|_| false, &mut reasons)
             .iter()
             .all(|&x| x == 0.0));
     }
@@ -344,6 +398,43 @@ mod tests {
         assert_eq!(snake_case("JSONParser"), "json_parser");
         assert_eq!(snake_case("Http2Client"), "http2_client");
         assert_eq!(snake_case("already_snake"), "already_snake");
+    }
+
+    #[test]
+    fn a_frame_in_another_go_modules_cache_names_no_file_of_the_repository() {
+        let files = [
+            ("go.mod", "module example.com/app\n\ngo 1.22\n"),
+            ("internal/json/decode.go", "package json\n"),
+            ("internal/api/handler.go", "package api\n"),
+        ];
+        let (_d, map) = crate::scan::temp_map(
+            &files
+                .iter()
+                .map(|(p, t)| (p.to_string(), t.to_string()))
+                .collect::<Vec<_>>(),
+        );
+        let goal = Goal::parse(
+            "panic: bad\n\ngoroutine 1 [running]:\ngithub.com/goccy/go-json/internal/json.decode(0x1)\n\t/root/go/pkg/mod/github.com/goccy/go-json@v0.10.2/internal/json/decode.go:612 +0x1d\nexample.com/app/internal/api.Handle(0x2)\n\t/src/app/internal/api/handler.go:40 +0x2f\n",
+        );
+        let m = mentions(map.files(), &goal, "");
+        let at = |p: &str| map.files().iter().position(|f| f.path == p).unwrap();
+        assert_eq!(m.failed[at("internal/json/decode.go")], 0.0);
+        assert_eq!(
+            m.score[at("internal/json/decode.go")],
+            0.0,
+            "{:?}",
+            m.reasons
+        );
+        assert_eq!(m.failed[at("internal/api/handler.go")], 1.0);
+        assert!(other_go_module(
+            "/root/go/pkg/mod/github.com/!burnt!sushi/toml@v1.3.2/decode.go",
+            "github.com/acme/tool"
+        ));
+        assert!(!other_go_module(
+            "/root/go/pkg/mod/github.com/!burnt!sushi/toml@v1.3.2/decode.go",
+            "github.com/BurntSushi/toml"
+        ));
+        assert!(!other_go_module("/src/app/main.go", "example.com/app"));
     }
 
     #[test]
