@@ -247,21 +247,26 @@ fn json(
 
 /// Files shown lower than asked lest their size or encoding pass unnoticed: up to five named
 /// on stderr, the rest counted (`--json` lists them all under `limited`).
-fn note_limited(rendered: &Rendered) {
+/// `except`: a file already named (the best-effort note's).
+fn note_limited(rendered: &Rendered, except: Option<&str>) {
     const NAMED: usize = 5;
-    for (path, why) in rendered.limited.iter().take(NAMED) {
+    let limited: Vec<&(String, String)> = rendered
+        .limited
+        .iter()
+        .filter(|(p, _)| Some(p.as_str()) != except)
+        .collect();
+    for (path, why) in limited.iter().take(NAMED) {
         eprintln!("note: {path} is shown as its path: {why}");
     }
-    if rendered.limited.len() > NAMED {
+    if limited.len() > NAMED {
         eprintln!(
             "note: {} more files are shown lower than asked (--json lists them under `limited`)",
-            rendered.limited.len() - NAMED
+            limited.len() - NAMED
         );
     }
 }
 
 fn emit(args: &Args, rendered: &Rendered, value: serde_json::Value) -> anyhow::Result<()> {
-    note_limited(rendered);
     let mut stdout = std::io::stdout().lock();
     if args.json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&value)?)?;
@@ -444,6 +449,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             .map(|(p, l)| serde_json::json!({"path": p, "level": *l as u8}))
             .collect();
         let drift = serde_json::json!({"drift": replayed.drift.describe(), "lowered": lowered});
+        note_limited(&replayed.rendered, None);
         emit(
             &args,
             &replayed.rendered,
@@ -470,6 +476,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             rendered.shown.len(),
             rendered.listed_paths().count(),
         );
+        note_limited(&rendered, None);
         emit(
             &args,
             &rendered,
@@ -522,6 +529,12 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("note: {note}");
     }
     let rendered = render(&map, &out.plan)?;
+    let named = out
+        .best_effort
+        .as_ref()
+        .and(out.ranking.first())
+        .map(|s| s.path.as_str());
+    note_limited(&rendered, named);
     let failed = matches!(out.stop, StopReason::PolicyFailed { .. });
     let mut extra = serde_json::json!({
         "usd": out.usd, "turns": out.turns.len(), "stop": out.stop.describe(), "reasoning": out.reasoning,
