@@ -743,16 +743,20 @@ click.exceptions.BadParameter: Invalid value for '--n'
         ]));
     }
 
+    /// (file, line, function) of each frame of `g`.
+    fn frames_of(g: &Goal) -> Vec<(&str, Option<u32>, Option<&str>)> {
+        g.frames
+            .iter()
+            .map(|f| (f.file.as_str(), f.line, f.function.as_deref()))
+            .collect()
+    }
+
     #[test]
     fn javascript_java_and_go_stack_frames() {
         let js = Goal::parse(
             "TypeError: Cannot read properties of undefined (reading 'port')\n    at Config.resolvePort (/app/src/config/resolve.ts:41:17)\n    at async loadConfig (file:///app/src/load.mjs:9:3)\n    at /app/src/index.js:3:1\n    at Module._compile (node:internal/modules/cjs/loader:1256:14)\n",
         );
-        let frames: Vec<(&str, Option<u32>, Option<&str>)> = js
-            .frames
-            .iter()
-            .map(|f| (f.file.as_str(), f.line, f.function.as_deref()))
-            .collect();
+        let frames = frames_of(&js);
         assert_eq!(
             frames,
             [
@@ -775,11 +779,7 @@ click.exceptions.BadParameter: Invalid value for '--n'
         let firefox = Goal::parse(
             "TypeError: x is undefined\nsum@http://localhost:8080/src/lib/math.js:2:16\nasync*load@webpack:///./src/app.ts:9:3\n@file:///home/u/app/src/index.js:1:1\n",
         );
-        let frames: Vec<(&str, Option<u32>, Option<&str>)> = firefox
-            .frames
-            .iter()
-            .map(|f| (f.file.as_str(), f.line, f.function.as_deref()))
-            .collect();
+        let frames = frames_of(&firefox);
         assert_eq!(
             frames,
             [

@@ -624,6 +624,15 @@ mod tests {
     use super::*;
     use std::fs;
 
+    /// The map of `r`, without an outline cache.
+    fn uncached(r: &Path) -> RepoMap {
+        let options = ScanOptions {
+            cache_dir: None,
+            ..ScanOptions::for_root(r)
+        };
+        RepoMap::open_with(r, &options).unwrap()
+    }
+
     #[test]
     fn honours_gitignore_skips_binaries_and_sorts() {
         let dir = tempfile::tempdir().unwrap();
@@ -641,14 +650,7 @@ mod tests {
             b"# caf\xe9 au lait\ndef quux_handler(request):\n    return request\n",
         )
         .unwrap();
-        let map = RepoMap::open_with(
-            r,
-            &ScanOptions {
-                cache_dir: None,
-                ..ScanOptions::for_root(r)
-            },
-        )
-        .unwrap();
+        let map = uncached(r);
         let paths: Vec<_> = map.files().iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["a.py", "latin1.txt", "legacy.py", "src/b.rs"]);
         assert!(matches!(
@@ -679,33 +681,20 @@ mod tests {
         fs::write(r.join("in.rs"), "fn inside() {}").unwrap();
         std::os::unix::fs::symlink(outside.path().join("secret.rs"), r.join("leak.rs")).unwrap();
         std::os::unix::fs::symlink(r.join("in.rs"), r.join("alias.rs")).unwrap();
-        let map = RepoMap::open_with(
-            r,
-            &ScanOptions {
-                cache_dir: None,
-                ..ScanOptions::for_root(r)
-            },
-        )
-        .unwrap();
+        let map = uncached(r);
         let paths: Vec<_> = map.files().iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["alias.rs", "in.rs"]);
         assert_eq!(map.skipped()[0].0, "leak.rs");
     }
 
+    #[cfg(unix)]
     #[test]
     fn sockets_and_other_special_files_are_skipped_with_the_reason() {
         let dir = tempfile::tempdir().unwrap();
         let r = dir.path();
         fs::write(r.join("in.rs"), "fn inside() {}").unwrap();
         let _listener = std::os::unix::net::UnixListener::bind(r.join("app.sock")).unwrap();
-        let map = RepoMap::open_with(
-            r,
-            &ScanOptions {
-                cache_dir: None,
-                ..ScanOptions::for_root(r)
-            },
-        )
-        .unwrap();
+        let map = uncached(r);
         let paths: Vec<_> = map.files().iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["in.rs"]);
         assert_eq!(

@@ -138,6 +138,7 @@ fn a_file_the_scan_now_leaves_out_is_named_with_its_reason_not_deleted() {
     assert_eq!(refit.drift.left_out, left_out.clone());
 }
 
+#[cfg(unix)]
 #[test]
 fn a_pinned_file_replaced_by_a_socket_or_a_directory_is_left_out_not_deleted() {
     let (dir, plan, _) = explored(2_000);
