@@ -231,6 +231,19 @@ fn url() -> &'static Regex {
     re(&R, r"\b(?:https?|ftp)://\S+")
 }
 
+/// `text` without its links: they name hosts and issue numbers, never the code; but a browser's
+/// stack frame (`http://localhost:8080/src/lib/math.js:2:16`) names a source file and becomes
+/// its path alone (so no other pattern reads the host or port as a folder).
+pub(crate) fn without_links(text: &str) -> std::borrow::Cow<'_, str> {
+    url().replace_all(text, |c: &regex::Captures| {
+        if source_location().is_match(&c[0]) {
+            clean_path(&c[0]).trim_start_matches('/').to_string()
+        } else {
+            " ".to_string()
+        }
+    })
+}
+
 /// A URL that is a source file's line: `.../src/app.js:12` or `:12:5`, maybe in parentheses.
 fn source_location() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
@@ -342,16 +355,7 @@ impl Goal {
             (HashSet::new(), HashSet::new(), HashSet::new());
         // Files of frames dropped as the language runtime's or standard library's.
         let mut outside: HashSet<String> = HashSet::new();
-        // Links name hosts and issue numbers, never the code; but a browser's stack frame
-        // (`http://localhost:8080/src/lib/math.js:2:16`) names a source file.
-        let text = url().replace_all(text, |c: &regex::Captures| {
-            if source_location().is_match(&c[0]) {
-                // Its path alone, so no other pattern reads the host or port as a folder.
-                clean_path(&c[0]).trim_start_matches('/').to_string()
-            } else {
-                " ".to_string()
-            }
-        });
+        let text = without_links(text);
         let text = text.as_ref();
         let mut rest = text.to_string();
         for c in fence().captures_iter(text) {

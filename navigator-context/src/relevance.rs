@@ -164,7 +164,8 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     // Scope words and prefixes are commit-subject habits: a long report gets them from its
     // title only, or its prose would name half the directories.
     let title = goal.lines().find(|l| !l.trim().is_empty()).unwrap_or(goal);
-    let scope_text = if is_long(goal) { title } else { goal };
+    let scope_text = crate::goal::without_links(if is_long(goal) { title } else { goal });
+    let scope_text = scope_text.as_ref();
     let files = map.files();
     if query.is_empty() || files.is_empty() {
         return Vec::new();
@@ -401,10 +402,10 @@ pub(crate) fn weighted_query(goal: &str, parsed: &Goal, stems: &mut Stems) -> Ve
         }
     };
     if !is_long(goal) {
-        add(goal, 1.0, &mut weights);
+        add(&crate::goal::without_links(goal), 1.0, &mut weights);
     } else {
         let title = goal.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        add(title, 1.0, &mut weights);
+        add(&crate::goal::without_links(title), 1.0, &mut weights);
         add(&parsed.clue_text(), 1.0, &mut weights);
         add(&parsed.prose, W_PROSE, &mut weights);
         let mut counts: HashMap<String, u32> = HashMap::new();
@@ -934,6 +935,21 @@ mod tests {
             exit status 2\n";
         let ranked = rank(&map, report);
         assert_eq!(ranked[0].path, "internal/store2/cache.go", "{ranked:?}");
+    }
+
+    #[test]
+    fn a_link_in_the_goal_names_no_folder_or_file() {
+        let (_d, map) = map_of(&[
+            ("src/totals.py", "def totals(rows):\n    return sum(rows)\n"),
+            ("issues/tracker.py", "def track(issue):\n    return issue\n"),
+            ("org/repo.py", "def clone():\n    pass\n"),
+        ]);
+        let ranked = rank(
+            &map,
+            "Totals are wrong, see https://github.com/org/repo/issues/12",
+        );
+        let paths: Vec<&str> = ranked.iter().map(|s| s.path.as_str()).collect();
+        assert_eq!(paths, ["src/totals.py"], "{ranked:?}");
     }
 
     #[test]
