@@ -39,6 +39,9 @@ pub(crate) struct Mentions {
     /// the innermost traceback or backtrace frame inside the repository), shared among the
     /// files that frame could name.
     pub failed: Vec<f64>,
+    /// Per file: whether the goal's first line writes its whole path (`docs/options.md`,
+    /// `README.md`), not only a tail of it: the person asks for that file, whatever its kind.
+    pub spelled: Vec<bool>,
 }
 
 fn segments(path: &str) -> Vec<&str> {
@@ -182,6 +185,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
     let module = go_module(files);
     let foreign = |path: &str| module.as_deref().is_some_and(|m| other_go_module(path, m));
     let failed = failure_sites(&file_segs, goal, &foreign, &mut reasons);
+    let mut spelled = vec![false; n];
     for p in goal.paths.iter().filter(|p| !foreign(p)) {
         let tail = segments(p);
         if tail.is_empty() {
@@ -189,6 +193,10 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
         }
         let hits = best_tail_matches(&file_segs, &tail);
         for &i in &hits {
+            // In the title: a report's body spells the paths of the tests it ran, too.
+            if common_tail(&file_segs[i], &tail) == file_segs[i].len() && in_title(title, p) {
+                spelled[i] = true;
+            }
             let depth = common_tail(&file_segs[i], &tail) as f64;
             score[i] += weight(p) * (depth.min(3.0) / 3.0 / hits.len() as f64 + 0.5);
             reasons[i].push(format!("named in the goal as `{p}`"));
@@ -242,6 +250,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
         score,
         reasons,
         failed,
+        spelled,
     }
 }
 

@@ -246,7 +246,8 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let asked = AskedFor::of(scope_text);
     let ranked_down: Vec<bool> = files
         .iter()
-        .map(|f| is_auxiliary(&f.path) && !asked.covers(&f.path))
+        .enumerate()
+        .map(|(i, f)| is_auxiliary(&f.path) && !asked.covers(&f.path) && !named.spelled[i])
         .collect();
     for (i, f) in files.iter().enumerate() {
         if ranked_down[i] {
@@ -254,7 +255,8 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         } else if text[i] > 0.0 && is_auxiliary(&f.path) {
             reasons[i].push("of a kind the goal asks for".into());
         }
-        if f.lang.is_none() {
+        // A file whose whole path the goal writes is asked for, whatever its kind.
+        if f.lang.is_none() && !named.spelled[i] {
             text[i] *= NON_CODE_PENALTY;
         }
         // Most goals declare no scope: then no directory is lower-cased for nothing.
@@ -935,6 +937,30 @@ mod tests {
             exit status 2\n";
         let ranked = rank(&map, report);
         assert_eq!(ranked[0].path, "internal/store2/cache.go", "{ranked:?}");
+    }
+
+    #[test]
+    fn a_file_whose_whole_path_the_goal_writes_is_not_ranked_down_for_its_kind() {
+        let code = "def option(*names):\n    \"\"\"Attaches an option to the command.\"\"\"\n    return names\n";
+        let (_d, map) = map_of(&[
+            ("src/click/decorators.py", code),
+            (
+                "docs/options.md",
+                "# Options\n\nHow to add an optoin to a command.\n",
+            ),
+            (
+                "tests/test_options.py",
+                "def test_option():\n    assert True\n",
+            ),
+        ]);
+        let ranked = rank(&map, "Fix the typo in docs/options.md");
+        assert_eq!(ranked[0].path, "docs/options.md", "{ranked:?}");
+        let ranked = rank(&map, "Make tests/test_options.py less flaky");
+        assert_eq!(ranked[0].path, "tests/test_options.py", "{ranked:?}");
+        // A tail of a path is not the whole of it: `options.md` alone still names the file,
+        // as a document ranked like one.
+        let ranked = rank(&map, "option decorator typo in options.md");
+        assert_eq!(ranked[0].path, "src/click/decorators.py", "{ranked:?}");
     }
 
     #[test]
