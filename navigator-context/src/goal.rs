@@ -69,6 +69,14 @@ fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).expect("a valid built-in pattern"))
 }
 
+/// [`re`] of a pattern put together from the lists below, made once.
+fn re_made(cell: &'static OnceLock<Regex>, pattern: impl FnOnce() -> String) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(&pattern()).expect("a valid built-in pattern"))
+}
+
+/// Extensions of JavaScript and TypeScript sources, as a regex alternation.
+const JS_EXTENSIONS: &str = "js|jsx|mjs|cjs|ts|tsx|mts|cts";
+
 /// `  File "/x/click/core.py", line 12, in invoke`
 fn python_frame() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
@@ -101,20 +109,20 @@ fn backtrace_frame() -> &'static Regex {
 /// `    at async load (file:///app/src/load.mjs:3:1)` or `    at /app/src/index.js:3:1`.
 fn js_frame() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)^[ \t]*at (?:async )?(?:new )?(?:([\w$.<>]+?)(?: \[as [\w$]+\])? \()?(?:file://)?([^\s()]+\.(?:js|jsx|mjs|cjs|ts|tsx|mts|cts)):(\d+)(?::\d+)?\)?[ \t]*$",
-    )
+    re_made(&R, || {
+        format!(
+            r"(?m)^[ \t]*at (?:async )?(?:new )?(?:([\w$.<>]+?)(?: \[as [\w$]+\])? \()?(?:file://)?([^\s()]+\.(?:{JS_EXTENSIONS})):(\d+)(?::\d+)?\)?[ \t]*$"
+        )
+    })
 }
 
 /// A Firefox (SpiderMonkey) or Safari (JavaScriptCore) stack frame: `parse@/app/src/parser.js:12:5`,
 /// `Parser.prototype.read@http://localhost:8080/src/read.js:3:1`, `@webpack:///./src/a.ts:9:2`.
 fn gecko_frame() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)^[ \t]*([^@\s]*)@(\S+?\.(?:js|jsx|mjs|cjs|ts|tsx|mts|cts)):(\d+)(?::\d+)?[ \t]*$",
-    )
+    re_made(&R, || {
+        format!(r"(?m)^[ \t]*([^@\s]*)@(\S+?\.(?:{JS_EXTENSIONS})):(\d+)(?::\d+)?[ \t]*$")
+    })
 }
 
 /// A Java (or Kotlin, Scala) stack frame: `\tat com.acme.config.Parser.parse(Parser.java:42)`.
@@ -214,10 +222,12 @@ fn backticks() -> &'static Regex {
 /// A source path: at least one `/` or a known extension.
 fn path_token() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?:[A-Za-z]:)?[\w.~/\\-]*[\w-]+\.(?:py|pyi|rs|js|jsx|mjs|cjs|ts|tsx|mts|cts|go|java|kt|scala|c|h|cc|cpp|hpp|rb|php|cs|swift|sh|toml|cfg|ini|yaml|yml|json|md|markdown|rst|txt|html|css)\b",
-    )
+    re_made(&R, || {
+        format!(
+            r"(?:[A-Za-z]:)?[\w.~/\\-]*[\w-]+\.(?:{})\b",
+            EXTENSIONS.join("|")
+        )
+    })
 }
 
 /// `a.b.c` or `a::b::c` (two segments or more).
@@ -247,10 +257,9 @@ pub(crate) fn without_links(text: &str) -> std::borrow::Cow<'_, str> {
 /// A URL that is a source file's line: `.../src/app.js:12` or `:12:5`, maybe in parentheses.
 fn source_location() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"\.(?:js|jsx|mjs|cjs|ts|tsx|mts|cts|py|rs|go|java|kt|rb|php):\d+(?::\d+)?\)?$",
-    )
+    re_made(&R, || {
+        format!(r"\.(?:{JS_EXTENSIONS}|py|rs|go|java|kt|rb|php):\d+(?::\d+)?\)?$")
+    })
 }
 
 fn word_token() -> &'static Regex {

@@ -416,12 +416,7 @@ mod tests {
             ("internal/json/decode.go", "package json\n"),
             ("internal/api/handler.go", "package api\n"),
         ];
-        let (_d, map) = crate::scan::temp_map(
-            &files
-                .iter()
-                .map(|(p, t)| (p.to_string(), t.to_string()))
-                .collect::<Vec<_>>(),
-        );
+        let (_d, map) = crate::scan::temp_map(&files);
         let goal = Goal::parse(
             "panic: bad\n\ngoroutine 1 [running]:\ngithub.com/goccy/go-json/internal/json.decode(0x1)\n\t/root/go/pkg/mod/github.com/goccy/go-json@v0.10.2/internal/json/decode.go:612 +0x1d\nexample.com/app/internal/api.Handle(0x2)\n\t/src/app/internal/api/handler.go:40 +0x2f\n",
         );
@@ -454,12 +449,7 @@ mod tests {
             "lib/acme/http_client.rb",
             "lib/acme/server.rb",
         ];
-        let (_d, map) = crate::scan::temp_map(
-            &files
-                .iter()
-                .map(|p| (p.to_string(), "x\n".to_string()))
-                .collect::<Vec<_>>(),
-        );
+        let (_d, map) = crate::scan::temp_map(&files.map(|p| (p, "x\n")));
         let goal = Goal::parse(
             "NullPointerException from com.acme.config.Parser.read when Acme::HttpClient retries",
         );

@@ -12,8 +12,6 @@ use crate::flight_plan::{FlightPlan, Level, Rule};
 use crate::pack::fit;
 use crate::relevance::is_auxiliary;
 use crate::render::header;
-#[cfg(test)]
-use crate::render::render;
 use crate::scan::RepoMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -174,6 +172,7 @@ pub(crate) fn overview(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::render;
 
     #[test]
     fn code_is_outlined_before_documents_headings() {

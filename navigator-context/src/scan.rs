@@ -587,9 +587,12 @@ impl CappedMemo {
 /// Writes `files` (path, text) into a fresh temporary directory and scans it without the
 /// outline cache: the unit tests' repository.
 #[cfg(test)]
-pub(crate) fn temp_map(files: &[(String, String)]) -> (tempfile::TempDir, RepoMap) {
+pub(crate) fn temp_map<P: AsRef<str>, T: AsRef<str>>(
+    files: &[(P, T)],
+) -> (tempfile::TempDir, RepoMap) {
     let dir = tempfile::tempdir().unwrap();
     for (p, t) in files {
+        let (p, t) = (p.as_ref(), t.as_ref());
         let path = dir.path().join(p);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, t).unwrap();
