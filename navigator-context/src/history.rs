@@ -37,6 +37,8 @@ const HALF_LIFE_COMMITS: f64 = 100.0;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChangeHistory {
     weights: HashMap<String, f64>,
+    /// Per file, how many of the commits read changed it (mass changes excepted).
+    counts: HashMap<String, usize>,
     /// Per file, the subject lines of the commits that changed it (mass changes excepted),
     /// newest first, one per line.
     subjects: HashMap<String, String>,
@@ -76,6 +78,7 @@ impl ChangeHistory {
     /// its subject line, then the paths it changed.
     pub(crate) fn from_log(log: &str) -> ChangeHistory {
         let mut weights: HashMap<String, f64> = HashMap::new();
+        let mut counts: HashMap<String, usize> = HashMap::new();
         let mut subjects: HashMap<String, String> = HashMap::new();
         let mut changes = Vec::new();
         let mut commits = 0;
@@ -104,6 +107,7 @@ impl ChangeHistory {
                     said.push_str(subject);
                     said.push('\n');
                 }
+                *counts.entry(path.clone()).or_default() += 1;
                 *weights.entry(path).or_default() += w;
             }
         }
@@ -113,6 +117,7 @@ impl ChangeHistory {
         }
         ChangeHistory {
             weights,
+            counts,
             subjects,
             changes,
             commits,
@@ -122,6 +127,12 @@ impl ChangeHistory {
     /// The weight of `path` (repository-relative, `/`-separated), in [0, 1].
     pub fn weight(&self, path: &str) -> f64 {
         self.weights.get(path).copied().unwrap_or(0.0)
+    }
+
+    /// How many of the commits read changed `path` (commits sweeping over many files not
+    /// counted).
+    pub fn changed(&self, path: &str) -> usize {
+        self.counts.get(path).copied().unwrap_or(0)
     }
 
     /// The subject lines of the commits read that changed `path`, newest first, one per
@@ -207,6 +218,11 @@ mod tests {
         assert!(h.weight("src/c.rs") > 0.0);
         assert_eq!(h.weight("gen/f3.rs"), 0.0);
         assert_eq!(h.weight("missing.rs"), 0.0);
+        assert_eq!(
+            (h.changed("README.md"), h.changed("src/b.rs"), h.changed("src/a.rs")),
+            (100, 2, 1)
+        );
+        assert_eq!(h.changed("gen/f3.rs"), 0, "a sweep is not counted");
         assert!(
             (h.weight("README.md") - 1.0).abs() < 1e-12,
             "the most changed file is 1"

@@ -281,8 +281,13 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
             let h = history.weight(&f.path);
             if h > 0.0 && combined[i] > 0.0 && f.lang.is_some() && !ranked_down[i] {
                 combined[i] *= 1.0 + W_HISTORY * h;
-                if h >= 0.2 {
-                    reasons[i].push(format!("changed often of late ({h:.2})"));
+                // Once is not often: in a young repository every file is new.
+                let n = history.changed(&f.path);
+                if h >= 0.2 && n >= 2 {
+                    reasons[i].push(format!(
+                        "changed often of late: {n} of the last {} commits ({h:.2})",
+                        history.commits()
+                    ));
                 }
             }
         }
@@ -807,11 +812,31 @@ mod tests {
         assert!(ranked[0]
             .reasons
             .iter()
-            .any(|r| r.contains("changed often")));
+            .any(|r| r == "changed often of late: 5 of the last 5 commits (1.00)"));
         assert!(ranked[1].score < 1.0 && ranked[1].score > 0.5, "{ranked:?}");
         assert!(
             ranked.iter().all(|s| s.path != "src/unrelated.rs"),
             "history alone ranks nothing: {ranked:?}"
+        );
+    }
+
+    #[test]
+    fn a_file_changed_once_is_not_said_to_change_often() {
+        let files = [
+            ("src/a_cache.rs", "pub fn evict_stale_entries() {}"),
+            ("src/b_cache.rs", "pub fn evict_stale_entries() {}"),
+        ];
+        let (_d, map) = map_of(&files);
+        // A young repository: one commit added every file.
+        let log = "\0first\nsrc/a_cache.rs\nsrc/b_cache.rs\n";
+        let map = map.with_history(Some(crate::history::ChangeHistory::from_log(log)));
+        let ranked = rank(&map, "evict stale cache entries");
+        assert_eq!(ranked.len(), 2, "{ranked:?}");
+        assert!(
+            ranked
+                .iter()
+                .all(|s| s.reasons.iter().all(|r| !r.contains("changed often"))),
+            "{ranked:?}"
         );
     }
 
