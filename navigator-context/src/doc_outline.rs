@@ -107,6 +107,7 @@ fn markdown(text: &str) -> Outline {
     let mut nested = 0usize;
     // An HTML block's text, from its start (blocks arrive a line at a time).
     let mut html: Option<(String, usize)> = None;
+    let text = &*raw_end_tags_lower_cased(text);
     for (event, range) in Parser::new_ext(text, Options::all()).into_offset_iter() {
         match event {
             Event::Start(Tag::BlockQuote(_) | Tag::Item | Tag::FootnoteDefinition(_)) => {
@@ -188,6 +189,18 @@ fn markdown(text: &str) -> Outline {
         symbols,
         partial: false,
     }
+}
+
+/// `text` with the end tags of raw HTML blocks (`</PRE>`, `</Script>`, …) in lower case.
+/// CommonMark ends such a block at its end tag in any case, but the parser matches only lower
+/// case, so an upper-case `<PRE>` block ran to the end of the document and hid every heading
+/// after it. The same bytes in the same places: offsets keep their lines.
+fn raw_end_tags_lower_cased(text: &str) -> std::borrow::Cow<'_, str> {
+    static END: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)</(?:pre|script|style|textarea)\b")
+            .expect("a valid built-in pattern")
+    });
+    END.replace_all(text, |c: &regex::Captures| c[0].to_ascii_lowercase())
 }
 
 /// The `<h1>`..`<h6>` headings of an HTML block that starts at byte `start`: (level, text
@@ -481,6 +494,27 @@ mod tests {
             .map(|s| (s.signature.as_str(), s.line))
             .collect();
         assert_eq!(sigs, [("# A", 1), ("## Café Aé © &bogus;", 13)]);
+    }
+
+    #[test]
+    fn upper_case_raw_html_blocks_end_where_their_end_tag_is() {
+        let md = "# A\n\n<PRE>\n# not a heading\n</PRE>\n\n## B\n\n<Script>\nx = 1\n</SCRIPT>\n\n## C\n\n<STYLE>\np {}\n</Style>\n\n## D\n\n<TEXTAREA>\n</TEXTAREA>\n\n## E\n";
+        let o = outline(DocFormat::Markdown, md);
+        let sigs: Vec<(&str, u32)> = o
+            .symbols
+            .iter()
+            .map(|s| (s.signature.as_str(), s.line))
+            .collect();
+        assert_eq!(
+            sigs,
+            [
+                ("# A", 1),
+                ("## B", 7),
+                ("## C", 13),
+                ("## D", 19),
+                ("## E", 24)
+            ]
+        );
     }
 
     #[test]

@@ -219,7 +219,11 @@ mod tests {
         assert_eq!(h.weight("gen/f3.rs"), 0.0);
         assert_eq!(h.weight("missing.rs"), 0.0);
         assert_eq!(
-            (h.changed("README.md"), h.changed("src/b.rs"), h.changed("src/a.rs")),
+            (
+                h.changed("README.md"),
+                h.changed("src/b.rs"),
+                h.changed("src/a.rs")
+            ),
             (100, 2, 1)
         );
         assert_eq!(h.changed("gen/f3.rs"), 0, "a sweep is not counted");

@@ -184,7 +184,7 @@ mod tests {
             ("CHANGES.md".into(), changes),
             (
                 "README.md".into(),
-                "# Tool\n\n## Install it\n\n## Use it\n\n## Configure it\n\n## Extend it\n".into(),
+                "# Tool\n\n## Install it\n\nRun the installer for your platform and follow its prompts.\n\n## Use it\n\nPoint it at a folder of notes and ask it questions about them.\n".into(),
             ),
             ("docs/guide.md".into(), "# Guide\n\n## First steps\n".into()),
             (

@@ -234,6 +234,28 @@ pub(crate) fn shaped_block(
     (block, tokens)
 }
 
+/// [`shaped_block`], and the level shown: an outline that would cost as much as the file's
+/// source (a TOML file of many small tables, a Markdown page of headings, a module of
+/// one-line functions) is the full source instead, which says more for no more tokens.
+pub(crate) fn shown_block(
+    file: &FileEntry,
+    level: Level,
+    focus: &[String],
+    cap: Option<(u32, &GoalWords)>,
+    tokenizer: Tokenizer,
+) -> (Level, String, usize) {
+    let (block, tokens) = shaped_block(file, level, focus, cap, tokenizer);
+    // Only an outline about as long as the file in bytes is worth counting against it.
+    let long = (block.len() as u64).saturating_mul(4) >= file.size.saturating_mul(3);
+    if matches!(level, Level::TopLevel | Level::Signatures) && long && file.text().is_some() {
+        let (full, full_tokens) = shaped_block(file, Level::Full, &[], None, tokenizer);
+        if full_tokens <= tokens {
+            return (Level::Full, full, full_tokens);
+        }
+    }
+    (level, block, tokens)
+}
+
 /// The content tokens a block's header states (`## path (level …, N tokens)`).
 fn stated_tokens(block: &str) -> usize {
     let head = block.lines().next().unwrap_or_default();
@@ -372,12 +394,13 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
                 limited.push((file.path.clone(), why.to_string()));
             }
         }
-        levels.push((file.path.clone(), level));
         if level == Level::Hidden {
+            levels.push((file.path.clone(), level));
             continue;
         }
         let cap = rule.max_items.map(|m| (m, &**goal_words));
-        let (block, tokens) = shaped_block(file, level, &rule.focus, cap, plan.tokenizer);
+        let (level, block, tokens) = shown_block(file, level, &rule.focus, cap, plan.tokenizer);
+        levels.push((file.path.clone(), level));
         if level == Level::Path {
             paths.insert(file.path.clone(), (block, tokens));
         } else {
@@ -622,7 +645,7 @@ mod tests {
             ),
             (
                 "Cargo.toml".to_string(),
-                "[package]\nname = \"tool\"\n\n[dependencies]\nserde = \"1\"\n".to_string(),
+                "# The tool's manifest: what it is called and what it is built with, kept in\n# step with the lock file by the release script.\n[package]\nname = \"tool\"\n\n[dependencies]\nserde = \"1\"\n".to_string(),
             ),
             ("notes.txt".to_string(), "plain\n".to_string()),
         ]);
@@ -649,6 +672,35 @@ mod tests {
         // Headings are shown, never read as definitions.
         let readme = map.file("README.md").unwrap();
         assert!(readme.outline().is_some() && readme.code_outline().is_none());
+    }
+
+    #[test]
+    fn an_outline_costing_as_much_as_the_source_is_shown_as_the_source() {
+        let tables: String = (0..40)
+            .map(|k| format!("[target.t{k}]\nrunner = \"r{k}\"\n"))
+            .collect();
+        let (_d, map) = crate::scan::temp_map(&[("Cross.toml", tables.as_str())]);
+        let file = map.file("Cross.toml").unwrap();
+        let tok = Tokenizer::default();
+        let outline = shaped_block(file, Level::Signatures, &[], None, tok).1;
+        let full = shaped_block(file, Level::Full, &[], None, tok).1;
+        assert!(outline >= full, "the case at hand: {outline} vs {full}");
+        let mut plan = FlightPlan::new("runner", 10_000);
+        plan.rules = vec![Rule::new("**", Level::Signatures)];
+        let out = render(&map, &plan).unwrap();
+        assert_eq!(out.level_of("Cross.toml"), Level::Full, "{}", out.text);
+        assert_eq!(out.shown[0].level, Level::Full);
+        assert_eq!(out.shown[0].full_lines, vec![(1, 80)]);
+        assert!(out.text.contains("```\n[target.t0]\n"), "{}", out.text);
+        assert!(
+            out.tokens <= outline + tok.count(&header(&plan)),
+            "{}",
+            out.tokens
+        );
+        // Where the outline saves tokens, it is what the rule asked for.
+        plan.rules = vec![Rule::new("**", Level::TopLevel)];
+        let out = render(&map, &plan).unwrap();
+        assert_eq!(out.level_of("Cross.toml"), Level::TopLevel, "{}", out.text);
     }
 
     #[test]
