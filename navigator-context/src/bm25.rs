@@ -135,16 +135,23 @@ impl Field {
     /// its weight, and the query terms each matched.
     pub(crate) fn scores(&self, query: &[(String, f64)]) -> Vec<(f64, Vec<String>)> {
         let n = self.docs.len() as f64;
+        // Only the terms some document holds, each with its idf, looked up once: a goal pasted
+        // from a log holds thousands of words no file has.
+        let query: Vec<(&String, f64, f64)> = query
+            .iter()
+            .filter_map(|(q, w)| {
+                let df = f64::from(*self.df.get(q)?);
+                Some((q, *w, ((n - df + 0.5) / (df + 0.5) + 1.0).ln()))
+            })
+            .collect();
         self.docs
             .iter()
             .zip(&self.lens)
             .map(|(tf, len)| {
                 let mut s = 0.0;
                 let mut hit = Vec::new();
-                for (q, w) in query {
+                for &(q, w, idf) in &query {
                     let Some(&f) = tf.get(q) else { continue };
-                    let df = f64::from(self.df[q]);
-                    let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
                     let f = f64::from(f);
                     s += w * idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * len / self.avg));
                     hit.push(q.clone());

@@ -8,7 +8,7 @@ use crate::pack::fit;
 use crate::policy::{apply, Action, Policy, TurnInput};
 use crate::relevance::{rank, Scored};
 use crate::render::render;
-use crate::report::{build_prompt, Approver, DecisionLog, TurnReport, Verdict};
+use crate::report::{build_prompt, goal_section, Approver, DecisionLog, TurnReport, Verdict};
 use crate::scan::RepoMap;
 use crate::tokens::Tokenizer;
 use std::collections::HashMap;
@@ -222,13 +222,18 @@ impl<'a> Explorer<'a> {
         } else {
             StopReason::MaxTurns
         };
+        let (goal_tokens, goal_bytes) = {
+            let section = goal_section(goal);
+            (self.tokenizer.count(&section), section.len())
+        };
         let mut step = 0;
         while stop == StopReason::MaxTurns && step < b.max_turns {
             step += 1;
             let current = render(self.map, &plan)?;
             let view = render(self.map, &prompt_view(&plan))?;
             let prompt = build_prompt(goal, &view.text, &log, feedback.as_deref(), b.tokens);
-            let prompt_tokens = self.tokenizer.count(&prompt);
+            // The goal's section is the same every turn: a pasted log is counted once.
+            let prompt_tokens = goal_tokens + self.tokenizer.count(&prompt[goal_bytes..]);
             let input = TurnInput {
                 step,
                 goal,

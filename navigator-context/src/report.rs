@@ -173,6 +173,14 @@ fn review_lines(
     }
 }
 
+/// The start of every turn's prompt, the goal's section: the same each turn, so its tokens
+/// are counted once. It ends in a blank line and the next section starts with `#`, so the
+/// tokenizer's pieces never cross the seam and the prompt's count is this section's plus the
+/// rest's.
+pub(crate) fn goal_section(goal: &str) -> String {
+    format!("## Goal\n{goal}\n\n")
+}
+
 /// Builds one turn's prompt from state only: the goal, the current map, the decision log and
 /// the latest feedback — never earlier maps.
 pub(crate) fn build_prompt(
@@ -182,8 +190,10 @@ pub(crate) fn build_prompt(
     feedback: Option<&str>,
     budget: usize,
 ) -> String {
-    let mut p = format!(
-        "## Goal\n{goal}\n\n## Token budget\n{budget}\n\n## Current map\n(files at level 4 are shown with their signatures; the delivered context holds their full source)\n{map}\n"
+    let mut p = goal_section(goal);
+    let _ = write!(
+        p,
+        "## Token budget\n{budget}\n\n## Current map\n(files at level 4 are shown with their signatures; the delivered context holds their full source)\n{map}\n"
     );
     if !log.entries().is_empty() {
         let _ = write!(p, "\n## Decision log\n{}", log.render());
@@ -210,6 +220,39 @@ mod tests {
             prompt_tokens: 0,
             history_prompt_tokens: 0,
             reasoning: "the goal names auth".into(),
+        }
+    }
+
+    #[test]
+    fn a_prompt_counts_as_its_goal_section_and_the_rest() {
+        let goals = [
+            "fix it",
+            "trailing spaces   ",
+            "trailing newline\n",
+            "ends in punctuation!",
+            "naïve ünïcödé — 12345",
+            "code:\n```rust\nfn a() {}\n```",
+            "  leading blank\r\n\r\n",
+            &"-".repeat(3000),
+        ];
+        let mut log = DecisionLog::default();
+        log.push(
+            crate::policy::Action::FinalizeContext {
+                reasoning: "done".into(),
+            }
+            .log_entry(1),
+        );
+        for tokenizer in crate::Tokenizer::ALL {
+            for goal in goals {
+                let prompt = build_prompt(goal, "src/a.rs\n", &log, Some("more on x"), 100);
+                let section = goal_section(goal);
+                assert!(prompt.starts_with(&section));
+                assert_eq!(
+                    tokenizer.count(&prompt),
+                    tokenizer.count(&section) + tokenizer.count(&prompt[section.len()..]),
+                    "{tokenizer} {goal:?}"
+                );
+            }
         }
     }
 
