@@ -255,6 +255,18 @@ mod tests {
     }
 
     #[test]
+    fn a_name_of_letters_and_digits_the_goal_writes_is_kept_first() {
+        let text: String = (0..300)
+            .map(|k| format!("def h{k}(x):\n    return x\n"))
+            .collect();
+        let (_d, map) = crate::scan::temp_map(&[("funcs.py", text.as_str())]);
+        let file = map.file("funcs.py").unwrap();
+        let all = entries(file, Level::TopLevel);
+        let goal = GoalWords::new("h299 returns the wrong value");
+        assert_eq!(kept(file, &all, 2, &goal), [0, 299]);
+    }
+
+    #[test]
     fn a_cap_that_leaves_nothing_out_is_the_plain_outline() {
         let (_d, map) = file_with(3);
         let f = &map.files()[0];

@@ -26,12 +26,13 @@ pub enum FrameKind {
     Backtrace,
     /// A compiler diagnostic's location (`--> src/main.rs:4:5`), usually in the user's code.
     Compiler,
-    /// A JavaScript/TypeScript, Java or Go stack frame (innermost first, like a backtrace).
+    /// A JavaScript/TypeScript, Java, Go, Ruby or PHP stack frame (innermost first, like a
+    /// backtrace).
     Stack,
 }
 
-/// One frame of a Python traceback, a Rust panic or backtrace, or a JavaScript, Java or Go
-/// stack trace.
+/// One frame of a Python traceback, a Rust panic or backtrace, or a JavaScript, Java, Go, Ruby
+/// or PHP stack trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
     /// What kind of report it was read from.
@@ -157,6 +158,69 @@ fn java_path(class_dots: &str, file: &str) -> String {
     path
 }
 
+/// A Ruby backtrace frame: `lib/acme/client.rb:42:in 'get'` (`in `get'` before Ruby 3.4, which
+/// also names the class: `'Acme::Client#get'`), maybe after `from `.
+fn ruby_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)^[ \t]*(?:from )?([^\s:'`]+\.(?:rb|rake)):(\d+):in [`']([^'`\n]+)'",
+    )
+}
+
+/// A PHP stack frame: `#0 /var/www/src/Kernel.php(31): App\Http\Router->add(NULL)`.
+fn php_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)^[ \t]*#\d+ ([^\s(]+\.php)\((\d+)\): ([\w\\]+(?:(?:->|::)\w+)?)\(",
+    )
+}
+
+/// Where PHP says an error happened: `... in /var/www/src/Router.php:14` or `... in
+/// /var/www/src/Router.php on line 14`.
+fn php_location() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"\bin (\S+\.php)(?::(\d+)| on line (\d+))")
+}
+
+/// PHP's error line: `PHP Fatal error:  Uncaught TypeError: App\Router::add(): Argument ...`.
+fn php_error() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated):\s+(?:Uncaught )?(.+)$",
+    )
+}
+
+/// A Ruby or PHP frame's function as a path of names: `Acme::Client#get` and
+/// `App\Http\Router->add` give `Acme::Client::get` and `App::Http::Router::add`; Ruby's
+/// `block (2 levels) in call` gives `call`.
+fn scripted_function(f: &str) -> String {
+    let f = f.trim();
+    let f = match f.strip_prefix("block ") {
+        Some(rest) => rest.rsplit_once("in ").map_or(rest, |(_, name)| name),
+        None => f,
+    };
+    let f = f.replace('\\', "::").replace("->", "::").replace('#', "::");
+    if f.contains("::") {
+        f.replace('.', "::")
+    } else {
+        f
+    }
+}
+
+/// Files of installed libraries and the language's own (Ruby gems and standard library, PHP's
+/// Composer `vendor/`), whose frames say nothing about the project.
+fn library_file(file: &str) -> bool {
+    let f = file.replace('\\', "/");
+    f.starts_with("<internal:")
+        || ["/gems/", "/rubygems/", "/vendor/", "/lib/ruby/"]
+            .iter()
+            .any(|d| f.contains(d))
+        || f.starts_with("vendor/")
+}
+
 /// Functions of the standard libraries and runtimes of Rust, Java and Go, whose frames say
 /// nothing about the project (Node's own frames are told by their file: `node:internal/...`).
 const RUST_RUNTIME: &[&str] = &[
@@ -268,11 +332,15 @@ fn word_token() -> &'static Regex {
 }
 
 /// Whether a bare word looks like an identifier rather than English: snake_case, an inner
-/// capital (`CamelCase`, `parseArgs`), or a trailing digit mixed with letters.
+/// capital (`CamelCase`, `parseArgs`), or letters ending in three digits or more.
 fn looks_like_code(w: &str) -> bool {
     let inner_upper = w.chars().skip(1).any(|c| c.is_ascii_uppercase())
         && w.chars().any(|c| c.is_ascii_lowercase());
-    (w.contains('_') && w.trim_matches('_').len() > 1) || inner_upper
+    // A generated or numbered name (`h36999`, `sha256`, `x509`), not a protocol or type word
+    // (`http2`, `python3`, `u32`) that prose uses as a word.
+    let trailing_digits = w.len() - w.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let letters_then_digits = trailing_digits >= 3 && w.chars().any(|c| c.is_ascii_alphabetic());
+    (w.contains('_') && w.trim_matches('_').len() > 1) || inner_upper || letters_then_digits
 }
 
 /// How many trailing segments of a path in a goal count as words of its clues.
@@ -478,6 +546,54 @@ impl Goal {
                 outside.insert(clean_path(&c[2]));
             }
         }
+        for c in ruby_frame().captures_iter(text) {
+            let file = clean_path(&c[1]);
+            if library_file(&file) {
+                outside.insert(file);
+                continue;
+            }
+            g.frames.push(Frame {
+                kind: FrameKind::Stack,
+                file,
+                line: c[2].parse().ok(),
+                function: Some(scripted_function(&c[3])).filter(|f| !f.starts_with('<')),
+            });
+        }
+        // PHP: where the error happened (its message says), then the stack, innermost first.
+        let php_errors: Vec<String> = php_error()
+            .captures_iter(text)
+            .map(|c| c[1].trim().to_string())
+            .collect();
+        for message in &php_errors {
+            for c in php_location().captures_iter(message) {
+                let file = clean_path(&c[1]);
+                if !library_file(&file) {
+                    g.frames.push(Frame {
+                        kind: FrameKind::Stack,
+                        file,
+                        line: c.get(2).or(c.get(3)).and_then(|m| m.as_str().parse().ok()),
+                        function: None,
+                    });
+                }
+            }
+            let cut = php_location()
+                .find(message)
+                .map_or(message.len(), |m| m.start());
+            push_unique(&mut g.errors, &mut seen_errors, message[..cut].trim());
+        }
+        for c in php_frame().captures_iter(text) {
+            let file = clean_path(&c[1]);
+            if library_file(&file) {
+                outside.insert(file);
+                continue;
+            }
+            g.frames.push(Frame {
+                kind: FrameKind::Stack,
+                file,
+                line: c[2].parse().ok(),
+                function: Some(scripted_function(&c[3])),
+            });
+        }
         for c in arrow_location().captures_iter(text) {
             g.frames.push(Frame {
                 kind: FrameKind::Compiler,
@@ -502,6 +618,9 @@ impl Goal {
             gecko_frame(),
             java_frame(),
             go_frame(),
+            ruby_frame(),
+            php_frame(),
+            php_error(),
             arrow_location(),
         ] {
             rest = r.replace_all(&rest, " ").into_owned();
@@ -765,6 +884,63 @@ click.exceptions.BadParameter: Invalid value for '--n'
     }
 
     #[test]
+    fn ruby_and_php_stack_frames() {
+        let rb = Goal::parse(
+            "NoMethodError: undefined method `fetch' for nil:NilClass\n  /app/lib/acme/http_client.rb:42:in `get'\n  /usr/lib/ruby/3.2.0/json/common.rb:216:in `parse'\n  /app/vendor/bundle/ruby/3.2.0/gems/rack-2.2.3/lib/rack/builder.rb:9:in `call'\n  /app/lib/acme/api.rb:10:in `block (2 levels) in call'\n\tfrom lib/acme/cli.rb:7:in 'Acme::Cli#run'\n\tfrom bin/acme:3:in '<main>'\n",
+        );
+        assert_eq!(
+            frames_of(&rb),
+            [
+                ("/app/lib/acme/http_client.rb", Some(42), Some("get")),
+                ("/app/lib/acme/api.rb", Some(10), Some("call")),
+                ("lib/acme/cli.rb", Some(7), Some("Acme::Cli::run")),
+            ]
+        );
+        assert!(rb.frames.iter().all(|f| f.kind == FrameKind::Stack));
+        assert_eq!(
+            rb.errors,
+            ["NoMethodError: undefined method `fetch' for nil:NilClass"]
+        );
+        assert!(rb
+            .qualified
+            .contains(&vec!["Acme".to_string(), "Cli".into(), "run".into()]));
+        assert!(
+            !rb.paths
+                .iter()
+                .any(|p| p.contains("common.rb") || p.contains("builder.rb")),
+            "library files are no clues: {:?}",
+            rb.paths
+        );
+        assert!(!rb.prose.contains("http_client.rb"), "{}", rb.prose);
+
+        let php = Goal::parse(
+            "PHP Fatal error:  Uncaught TypeError: App\\Http\\Router::add(): Argument #1 ($path) must be of type string, null given in /var/www/src/Http/Router.php:14\nStack trace:\n#0 /var/www/vendor/slim/App.php(90): App\\Http\\Kernel->boot()\n#1 /var/www/src/Kernel.php(31): App\\Http\\Router->add(NULL, Object(Closure))\n#2 /var/www/public/index.php(7): handle()\n#3 {main}\n  thrown in /var/www/src/Http/Router.php on line 14\n",
+        );
+        assert_eq!(
+            frames_of(&php),
+            [
+                ("/var/www/src/Http/Router.php", Some(14), None),
+                (
+                    "/var/www/src/Kernel.php",
+                    Some(31),
+                    Some("App::Http::Router::add")
+                ),
+                ("/var/www/public/index.php", Some(7), Some("handle")),
+            ]
+        );
+        assert_eq!(
+            php.errors,
+            ["TypeError: App\\Http\\Router::add(): Argument #1 ($path) must be of type string, null given"]
+        );
+        assert!(php.identifiers.contains(&"add".to_string()), "{php:?}");
+        assert!(
+            !php.paths.iter().any(|p| p.contains("vendor")),
+            "{:?}",
+            php.paths
+        );
+    }
+
+    #[test]
     fn javascript_java_and_go_stack_frames() {
         let js = Goal::parse(
             "TypeError: Cannot read properties of undefined (reading 'port')\n    at Config.resolvePort (/app/src/config/resolve.ts:41:17)\n    at async loadConfig (file:///app/src/load.mjs:9:3)\n    at /app/src/index.js:3:1\n    at Module._compile (node:internal/modules/cjs/loader:1256:14)\n",
@@ -918,6 +1094,10 @@ click.exceptions.BadParameter: Invalid value for '--n'
         let g = Goal::parse("Speed up attr.s on slotted classes in src/attr/_make.py");
         assert_eq!(g.paths, ["src/attr/_make.py"]);
         assert_eq!(g.qualified, vec![vec!["attr".to_string(), "s".into()]]);
+        // Letters ending in three digits or more spell a name; words like `http2` and numbers
+        // do not.
+        let g = Goal::parse("h39999 returns 12 for sha256 input on http2, python3 and 64-bit");
+        assert_eq!(g.identifiers, ["h39999", "sha256"]);
         // Documents and other languages' files are paths too.
         let g = Goal::parse("Fix the typo in docs/options.md and README.rst, see load.mjs");
         assert_eq!(g.paths, ["docs/options.md", "README.rst", "load.mjs"]);

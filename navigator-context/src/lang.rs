@@ -24,6 +24,10 @@ pub enum Lang {
     C,
     /// C++ (`.cc`, `.cpp`, `.cxx`, `.hpp`, `.hh`, `.hxx`).
     Cpp,
+    /// Ruby (`.rb`, `.rake`, `.gemspec`).
+    Ruby,
+    /// PHP (`.php`).
+    Php,
 }
 
 /// How one syntax node takes part in an outline.
@@ -60,6 +64,8 @@ impl Lang {
             "java" => Lang::Java,
             "c" | "h" => Lang::C,
             "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Lang::Cpp,
+            "rb" | "rake" | "gemspec" => Lang::Ruby,
+            "php" => Lang::Php,
             _ => return None,
         })
     }
@@ -67,7 +73,7 @@ impl Lang {
     /// How a line comment starts in the language (outlines write doc comments with it).
     pub fn line_comment(self) -> &'static str {
         match self {
-            Lang::Python => "#",
+            Lang::Python | Lang::Ruby => "#",
             _ => "//",
         }
     }
@@ -84,6 +90,8 @@ impl Lang {
             Lang::Java => "java",
             Lang::C => "c",
             Lang::Cpp => "cpp",
+            Lang::Ruby => "ruby",
+            Lang::Php => "php",
         }
     }
 
@@ -99,6 +107,8 @@ impl Lang {
             Lang::Java => "java-0.23",
             Lang::C => "c-0.24",
             Lang::Cpp => "cpp-0.23",
+            Lang::Ruby => "ruby-0.23",
+            Lang::Php => "php-0.25",
         }
     }
 
@@ -113,6 +123,9 @@ impl Lang {
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
             Lang::C => tree_sitter_c::LANGUAGE.into(),
             Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            // PHP files may hold HTML around `<?php` blocks: the grammar that reads both.
+            Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
         }
     }
 
@@ -190,6 +203,20 @@ impl Lang {
             (Lang::C | Lang::Cpp, "declaration") => item(false),
             (Lang::Cpp, "field_declaration") => item(false),
             (Lang::Cpp, "template_declaration") => Transparent,
+            // Ruby: `class << self` holds the class methods.
+            (Lang::Ruby, "class" | "module" | "singleton_class") => item(true),
+            (Lang::Ruby, "method" | "singleton_method") => item(false),
+            (
+                Lang::Php,
+                "class_declaration"
+                | "interface_declaration"
+                | "trait_declaration"
+                | "enum_declaration"
+                | "namespace_definition",
+            ) => item(true),
+            (Lang::Php, "function_definition" | "method_declaration" | "const_declaration") => {
+                item(false)
+            }
             (
                 Lang::C | Lang::Cpp,
                 "preproc_ifdef"

@@ -74,10 +74,23 @@ fn visit(lang: Lang, src: &str, node: Node, depth: usize, out: &mut Vec<Symbol>)
     }
 }
 
+/// Where a Ruby declaration ends: after its name, parameters, superclass or the object of
+/// `class << self`. Ruby has no braces, and a body (or an endless method's `= expr`) may
+/// follow on the same line, or comments before the body on the next lines.
+fn ruby_head_end(node: Node) -> Option<usize> {
+    ["name", "parameters", "superclass", "value"]
+        .iter()
+        .filter_map(|f| node.child_by_field_name(f))
+        .map(|n| n.end_byte())
+        .max()
+}
+
 fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
     let text = &src[node.byte_range()];
-    let head = match node.child_by_field_name("body") {
-        Some(body) if body.start_byte() > node.start_byte() => {
+    let ruby_head = (lang == Lang::Ruby).then(|| ruby_head_end(node)).flatten();
+    let head = match (ruby_head, node.child_by_field_name("body")) {
+        (Some(end), _) => &src[node.start_byte()..end],
+        (None, Some(body)) if body.start_byte() > node.start_byte() => {
             &src[node.start_byte()..body.start_byte()]
         }
         // Without a body field the first line is the declaration; a one-line body is cut off.
@@ -116,7 +129,11 @@ fn end_row(node: Node) -> usize {
 fn leading_comment(lang: Lang, src: &str, node: Node) -> Option<String> {
     let mut lines = Vec::new();
     let mut expected_row = node.start_position().row;
-    let mut prev = node.prev_sibling();
+    // The first item in a Ruby body: comments above it belong to the enclosing node.
+    let mut prev = node.prev_sibling().or_else(|| {
+        let parent = node.parent().filter(|p| p.kind() == "body_statement")?;
+        parent.prev_sibling()
+    });
     while let Some(p) = prev {
         if p.end_position().row + 1 < expected_row {
             break;
@@ -288,6 +305,78 @@ mod tests {
         assert_eq!(got[0], (0, "namespace net".into()));
         assert_eq!(got[1], (1, "class Conn".into()));
         assert_eq!(got[2], (2, "void open();".into()));
+    }
+
+    #[test]
+    fn ruby_modules_classes_methods_and_comments() {
+        let rb = "require \"json\"\n\nmodule Acme\n  # Talks to the API.\n  # Retries twice.\n  class HttpClient < Base\n    def initialize(url, retries: 2)\n      @url = url\n    end\n\n    # Fetches one path.\n    def get(path) = request(:get, path)\n\n    def self.default\n      new(\"http://x\")\n    end\n\n    class << self\n      def build; end\n    end\n  end\nend\n";
+        let o = outline(Lang::Ruby, rb).unwrap();
+        let got: Vec<_> = o
+            .symbols
+            .iter()
+            .map(|s| {
+                (
+                    s.depth,
+                    s.signature.as_str(),
+                    s.name.as_str(),
+                    s.line,
+                    s.end_line,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "module Acme", "Acme", 3, 22),
+                (1, "class HttpClient < Base", "HttpClient", 6, 21),
+                (2, "def initialize(url, retries: 2)", "initialize", 7, 9),
+                (2, "def get(path)", "get", 12, 12),
+                (2, "def self.default", "default", 14, 16),
+                (2, "class << self", "", 18, 20),
+            ]
+        );
+        assert_eq!(
+            o.symbols[1].doc.as_deref(),
+            Some("Talks to the API. Retries twice.")
+        );
+        assert_eq!(o.symbols[3].doc.as_deref(), Some("Fetches one path."));
+        assert!(!o.partial);
+        assert_eq!(Lang::from_path("lib/tasks/db.rake"), Some(Lang::Ruby));
+    }
+
+    #[test]
+    fn php_namespaces_classes_methods_and_doc_blocks() {
+        let php = "<html><?php\nnamespace App\\Http;\n\nuse Psr\\Log;\n\n/**\n * Routes requests.\n */\nfinal class Router extends Base implements Handler\n{\n    const VERSION = 2;\n\n    /** Adds a route. */\n    public function add(string $path, callable $h): self\n    {\n        return $this;\n    }\n}\n\ninterface Handler { public function handle(Request $r): Response; }\n\ntrait Logs { private function log($m) {} }\n\nfunction helper(int $a): int { return $a; }\n";
+        let o = outline(Lang::Php, php).unwrap();
+        let got: Vec<_> = o
+            .symbols
+            .iter()
+            .map(|s| (s.depth, s.signature.as_str(), s.name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "namespace App\\Http;", "App\\Http"),
+                (
+                    0,
+                    "final class Router extends Base implements Handler",
+                    "Router"
+                ),
+                (1, "const VERSION = 2;", ""),
+                (
+                    1,
+                    "public function add(string $path, callable $h): self",
+                    "add"
+                ),
+                (0, "interface Handler", "Handler"),
+                (1, "public function handle(Request $r): Response;", "handle"),
+                (0, "trait Logs", "Logs"),
+                (1, "private function log($m)", "log"),
+                (0, "function helper(int $a): int", "helper"),
+            ]
+        );
+        assert_eq!(o.symbols[1].doc.as_deref(), Some("Routes requests."));
+        assert_eq!(o.symbols[3].doc.as_deref(), Some("Adds a route."));
     }
 
     #[test]

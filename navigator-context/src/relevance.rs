@@ -965,6 +965,38 @@ mod tests {
     }
 
     #[test]
+    fn ruby_and_php_failures_rank_the_failing_file_and_define_its_method() {
+        let (_d, map) = map_of(&[
+            (
+                "lib/acme/http_client.rb",
+                "module Acme\n  class HttpClient\n    def get(path)\n      @conn.fetch(path)\n    end\n  end\nend\n",
+            ),
+            (
+                "lib/acme/cli.rb",
+                "module Acme\n  # Runs the command line: reads the config, fetches the path, prints it.\n  class Cli\n    def run(argv)\n      HttpClient.new.get(argv.first)\n    end\n  end\nend\n",
+            ),
+            ("src/Http/Router.php", "<?php\nnamespace App\\Http;\n\nclass Router\n{\n    public function add(string $path): self { return $this; }\n}\n"),
+            ("src/Kernel.php", "<?php\nnamespace App;\n\n// Boots the router and adds every route: path, handler, argument.\nclass Kernel\n{\n    public function boot() { $this->router->add(null); }\n}\n"),
+        ]);
+        let rb = "NoMethodError: undefined method `fetch' for nil:NilClass\n\
+            \t/app/lib/acme/http_client.rb:4:in 'Acme::HttpClient#get'\n\
+            \tfrom /app/lib/acme/cli.rb:5:in 'Acme::Cli#run'\n";
+        let ranked = rank(&map, rb);
+        assert_eq!(ranked[0].path, "lib/acme/http_client.rb", "{ranked:?}");
+        assert!(
+            ranked[0]
+                .reasons
+                .iter()
+                .any(|r| r.contains("defines `get`")),
+            "{ranked:?}"
+        );
+        let php = "PHP Fatal error:  Uncaught TypeError: App\\Http\\Router::add(): Argument #1 ($path) must be of type string, null given in /var/www/src/Http/Router.php:6\n\
+            Stack trace:\n#0 /var/www/src/Kernel.php(7): App\\Http\\Router->add(NULL)\n#1 {main}\n";
+        let ranked = rank(&map, php);
+        assert_eq!(ranked[0].path, "src/Http/Router.php", "{ranked:?}");
+    }
+
+    #[test]
     fn a_file_whose_whole_path_the_goal_writes_is_not_ranked_down_for_its_kind() {
         let code = "def option(*names):\n    \"\"\"Attaches an option to the command.\"\"\"\n    return names\n";
         let (_d, map) = map_of(&[

@@ -38,7 +38,7 @@ pub(crate) struct Item {
 
 fn separator(lang: Lang) -> &'static str {
     match lang {
-        Lang::Rust | Lang::Cpp => "::",
+        Lang::Rust | Lang::Cpp | Lang::Ruby | Lang::Php => "::",
         _ => ".",
     }
 }
@@ -93,6 +93,7 @@ fn is_preamble(lang: Lang, line: &str) -> bool {
     let t = line.trim_start();
     match lang {
         Lang::Python => t.starts_with('@') || t.starts_with('#'),
+        Lang::Ruby => t.starts_with('#'),
         _ => {
             t.starts_with("//")
                 || t.starts_with("/*")
