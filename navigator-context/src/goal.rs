@@ -210,15 +210,12 @@ fn scripted_function(f: &str) -> String {
     }
 }
 
-/// Files of installed libraries and the language's own (Ruby gems and standard library, PHP's
-/// Composer `vendor/`), whose frames say nothing about the project.
+/// Files of Ruby's own library (`/usr/lib/ruby/3.2.0/json/common.rb`, `<internal:kernel>`),
+/// whose frames say nothing about the project. Installed gems and Composer packages may be the
+/// repository itself: `mentions` tells, by its manifests.
 fn library_file(file: &str) -> bool {
     let f = file.replace('\\', "/");
-    f.starts_with("<internal:")
-        || ["/gems/", "/rubygems/", "/vendor/", "/lib/ruby/"]
-            .iter()
-            .any(|d| f.contains(d))
-        || f.starts_with("vendor/")
+    f.starts_with("<internal:") || (f.contains("/lib/ruby/") && !f.contains("/gems/"))
 }
 
 /// Functions of the standard libraries and runtimes of Rust, Java and Go, whose frames say
@@ -892,6 +889,11 @@ click.exceptions.BadParameter: Invalid value for '--n'
             frames_of(&rb),
             [
                 ("/app/lib/acme/http_client.rb", Some(42), Some("get")),
+                (
+                    "/app/vendor/bundle/ruby/3.2.0/gems/rack-2.2.3/lib/rack/builder.rb",
+                    Some(9),
+                    Some("call")
+                ),
                 ("/app/lib/acme/api.rb", Some(10), Some("call")),
                 ("lib/acme/cli.rb", Some(7), Some("Acme::Cli::run")),
             ]
@@ -905,21 +907,24 @@ click.exceptions.BadParameter: Invalid value for '--n'
             .qualified
             .contains(&vec!["Acme".to_string(), "Cli".into(), "run".into()]));
         assert!(
-            !rb.paths
-                .iter()
-                .any(|p| p.contains("common.rb") || p.contains("builder.rb")),
-            "library files are no clues: {:?}",
+            !rb.paths.iter().any(|p| p.contains("common.rb")),
+            "the standard library's files are no clues: {:?}",
             rb.paths
         );
         assert!(!rb.prose.contains("http_client.rb"), "{}", rb.prose);
 
         let php = Goal::parse(
-            "PHP Fatal error:  Uncaught TypeError: App\\Http\\Router::add(): Argument #1 ($path) must be of type string, null given in /var/www/src/Http/Router.php:14\nStack trace:\n#0 /var/www/vendor/slim/App.php(90): App\\Http\\Kernel->boot()\n#1 /var/www/src/Kernel.php(31): App\\Http\\Router->add(NULL, Object(Closure))\n#2 /var/www/public/index.php(7): handle()\n#3 {main}\n  thrown in /var/www/src/Http/Router.php on line 14\n",
+            "PHP Fatal error:  Uncaught TypeError: App\\Http\\Router::add(): Argument #1 ($path) must be of type string, null given in /var/www/src/Http/Router.php:14\nStack trace:\n#0 /var/www/vendor/slim/slim/App.php(90): App\\Http\\Kernel->boot()\n#1 /var/www/src/Kernel.php(31): App\\Http\\Router->add(NULL, Object(Closure))\n#2 /var/www/public/index.php(7): handle()\n#3 {main}\n  thrown in /var/www/src/Http/Router.php on line 14\n",
         );
         assert_eq!(
             frames_of(&php),
             [
                 ("/var/www/src/Http/Router.php", Some(14), None),
+                (
+                    "/var/www/vendor/slim/slim/App.php",
+                    Some(90),
+                    Some("App::Http::Kernel::boot")
+                ),
                 (
                     "/var/www/src/Kernel.php",
                     Some(31),
@@ -933,11 +938,6 @@ click.exceptions.BadParameter: Invalid value for '--n'
             ["TypeError: App\\Http\\Router::add(): Argument #1 ($path) must be of type string, null given"]
         );
         assert!(php.identifiers.contains(&"add".to_string()), "{php:?}");
-        assert!(
-            !php.paths.iter().any(|p| p.contains("vendor")),
-            "{:?}",
-            php.paths
-        );
     }
 
     #[test]

@@ -175,6 +175,78 @@ fn other_go_module(path: &str, module: &str) -> bool {
     name != module
 }
 
+/// The packages the repository is, by its manifests at the root: Go's `go.mod` module, a Ruby
+/// gem (`<name>.gemspec`), a Composer package (`composer.json`'s `name`). A frame in an
+/// installed copy of another package is a dependency's, however like the repository's its tail.
+#[derive(Debug, Default)]
+struct OwnPackages {
+    go: Option<String>,
+    gem: Option<String>,
+    composer: Option<String>,
+    /// Whether the repository holds a `vendor/` folder itself (then its paths are its own).
+    vendors: bool,
+}
+
+impl OwnPackages {
+    fn of(files: &[FileEntry]) -> Self {
+        let root = |name: &str| {
+            files
+                .binary_search_by(|f| f.path.as_str().cmp(name))
+                .ok()
+                .map(|k| &files[k])
+        };
+        let gem = files
+            .iter()
+            .filter(|f| !f.path.contains('/'))
+            .find_map(|f| f.path.strip_suffix(".gemspec"))
+            .map(str::to_string);
+        let composer = root("composer.json")
+            .and_then(|f| f.text())
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+            .and_then(|v| v.get("name")?.as_str().map(str::to_ascii_lowercase));
+        OwnPackages {
+            go: go_module(files),
+            gem,
+            composer,
+            vendors: files.iter().any(|f| f.path.starts_with("vendor/")),
+        }
+    }
+
+    /// Whether `path` (a frame's file) lies in an installed package other than the
+    /// repository's own.
+    fn foreign(&self, path: &str) -> bool {
+        self.go.as_deref().is_some_and(|m| other_go_module(path, m))
+            || (path.ends_with(".rb") && other_gem(path, self.gem.as_deref()))
+            || (path.ends_with(".php")
+                && !self.vendors
+                && other_composer_package(path, self.composer.as_deref()))
+    }
+}
+
+/// Whether `path` lies in an installed gem (`.../gems/rack-2.2.3/lib/rack/builder.rb`) other
+/// than `own`.
+fn other_gem(path: &str, own: Option<&str>) -> bool {
+    let segs: Vec<&str> = path.split('/').collect();
+    segs.windows(2).any(|w| {
+        w[0] == "gems"
+            && w[1]
+                .match_indices('-')
+                .find(|(i, _)| w[1][i + 1..].starts_with(|c: char| c.is_ascii_digit()))
+                .is_some_and(|(i, _)| Some(&w[1][..i]) != own)
+    })
+}
+
+/// Whether `path` lies in Composer's `vendor/<vendor>/<package>/` under a package other than
+/// `own` (`symfony/console`).
+fn other_composer_package(path: &str, own: Option<&str>) -> bool {
+    let segs: Vec<&str> = path.split('/').collect();
+    segs.windows(4).any(|w| {
+        w[0] == "vendor"
+            && !w[1].is_empty()
+            && Some(format!("{}/{}", w[1], w[2]).to_ascii_lowercase()).as_deref() != own
+    })
+}
+
 /// `title` is the goal's first line: the clues it names weigh [`W_TITLE`] times as much.
 pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mentions {
     let weight = |clue: &str| if in_title(title, clue) { W_TITLE } else { 1.0 };
@@ -182,8 +254,8 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
     let mut score = vec![0.0; n];
     let mut reasons: Vec<Vec<String>> = vec![Vec::new(); n];
     let file_segs: Vec<Vec<&str>> = files.iter().map(|f| segments(&f.path)).collect();
-    let module = go_module(files);
-    let foreign = |path: &str| module.as_deref().is_some_and(|m| other_go_module(path, m));
+    let own = OwnPackages::of(files);
+    let foreign = |path: &str| own.foreign(path);
     let failed = failure_sites(&file_segs, goal, &foreign, &mut reasons);
     let mut spelled = vec![false; n];
     for p in goal.paths.iter().filter(|p| !foreign(p)) {
@@ -439,6 +511,77 @@ mod tests {
             "github.com/BurntSushi/toml"
         ));
         assert!(!other_go_module("/src/app/main.go", "example.com/app"));
+    }
+
+    #[test]
+    fn a_frame_in_an_installed_gem_or_composer_package_names_the_repository_only_if_it_is_that_package(
+    ) {
+        let report = "NoMethodError: undefined method `bytesize' for nil\n\
+            \t/app/vendor/bundle/ruby/3.2.0/gems/rack-2.2.3/lib/rack/content_length.rb:21:in 'call'\n\
+            \t/app/vendor/bundle/ruby/3.2.0/gems/rack-test-2.1.0/lib/rack/test.rb:9:in 'get'\n";
+        let repo = |manifest: (&'static str, &'static str)| {
+            crate::scan::temp_map(&[
+                manifest,
+                ("lib/rack/content_length.rb", "module Rack\nend\n"),
+                ("lib/rack/test.rb", "module Rack\nend\n"),
+            ])
+        };
+        // The rack gem itself: its installed copy's frame is its own file.
+        let (_d, map) = repo(("rack.gemspec", "Gem::Specification.new\n"));
+        let at = |map: &crate::scan::RepoMap, p: &str| {
+            map.files().iter().position(|f| f.path == p).unwrap()
+        };
+        let m = mentions(map.files(), &Goal::parse(report), "");
+        assert_eq!(m.failed[at(&map, "lib/rack/content_length.rb")], 1.0);
+        assert_eq!(
+            m.score[at(&map, "lib/rack/test.rb")],
+            0.0,
+            "{:?}",
+            m.reasons
+        );
+        // An application: every gem is a dependency.
+        let (_d, map) = repo(("Gemfile", "gem \"rack\"\n"));
+        let m = mentions(map.files(), &Goal::parse(report), "");
+        assert!(m.failed.iter().all(|&f| f == 0.0), "{:?}", m.reasons);
+        assert!(m.score.iter().all(|&f| f == 0.0), "{:?}", m.reasons);
+        // Composer: `vendor/symfony/console/...` is the repository when it is symfony/console.
+        let php = "PHP Fatal error:  Uncaught LogicException: no command in /app/vendor/symfony/console/Application.php:1040\n";
+        let files = [
+            (
+                "composer.json",
+                "{\"name\": \"symfony/console\", \"type\": \"library\"}",
+            ),
+            ("Application.php", "<?php\nclass Application {}\n"),
+        ];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let m = mentions(map.files(), &Goal::parse(php), "");
+        assert_eq!(
+            m.failed[at(&map, "Application.php")],
+            1.0,
+            "{:?}",
+            m.reasons
+        );
+        let files = [
+            ("composer.json", "{\"name\": \"acme/shop\"}"),
+            ("src/Application.php", "<?php\nclass Application {}\n"),
+        ];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let m = mentions(map.files(), &Goal::parse(php), "");
+        assert_eq!(
+            m.failed[at(&map, "src/Application.php")],
+            0.0,
+            "{:?}",
+            m.reasons
+        );
+        assert!(other_gem(
+            "/g/gems/nokogiri-1.15.4-x86_64-linux/lib/n.rb",
+            Some("rack")
+        ));
+        assert!(!other_gem(
+            "/g/gems/rack-test-2.1.0/lib/rack/test.rb",
+            Some("rack-test")
+        ));
+        assert!(!other_gem("lib/gems/readme.rb", None));
     }
 
     #[test]
