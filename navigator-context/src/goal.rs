@@ -26,13 +26,13 @@ pub enum FrameKind {
     Backtrace,
     /// A compiler diagnostic's location (`--> src/main.rs:4:5`), usually in the user's code.
     Compiler,
-    /// A JavaScript/TypeScript, Java, Go, Ruby or PHP stack frame (innermost first, like a
-    /// backtrace).
+    /// A JavaScript/TypeScript, Java, Go, Ruby, PHP or C/C++ (AddressSanitizer, gdb,
+    /// Valgrind) stack frame (innermost first, like a backtrace).
     Stack,
 }
 
-/// One frame of a Python traceback, a Rust panic or backtrace, or a JavaScript, Java, Go, Ruby
-/// or PHP stack trace.
+/// One frame of a Python traceback, a Rust panic or backtrace, or a JavaScript, Java, Go, Ruby,
+/// PHP or C/C++ stack trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
     /// What kind of report it was read from.
@@ -175,6 +175,22 @@ fn php_frame() -> &'static Regex {
         &R,
         r"(?m)^[ \t]*#\d+ ([^\s(]+\.php)\((\d+)\): ([\w\\]+(?:(?:->|::)\w+)?)\(",
     )
+}
+
+/// Extensions of C and C++ sources, as a regex alternation.
+const C_EXTENSIONS: &str = "c|h|cc|cpp|cxx|hpp|hh|hxx|inl";
+
+/// A C or C++ frame of AddressSanitizer (`#0 0x4f3c2a in json_parse /src/lib/json.c:412:15`),
+/// gdb (`#1  0x0000555555555169 in parse (p=0x0) at src/json.c:412`) or Valgrind
+/// (`==12== at 0x4C2E0F: parse (json.c:412)`, `by 0x...`): function, file, line.
+fn native_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re_made(&R, || {
+        let file = format!(r"[^\s:()]+\.(?:{C_EXTENSIONS})");
+        format!(
+            r"(?m)^[ \t]*(?:#\d+[ \t]+(?:0x[0-9a-fA-F]+ in )?([\w:~<>,* ]+?)(?: ?\([^\n]*?\))? (?:at )?({file}):(\d+)|(?:==\d+==)?[ \t]*(?:at|by) 0x[0-9a-fA-F]+: ([\w:~<>,* ]+?)(?: \([^\n]*?\))? \(({file}):(\d+)\))"
+        )
+    })
 }
 
 /// Where PHP says an error happened: `... in /var/www/src/Router.php:14` or `... in
@@ -591,6 +607,27 @@ impl Goal {
                 function: Some(scripted_function(&c[3])),
             });
         }
+        for c in native_frame().captures_iter(text) {
+            let (function, file, line) = match (c.get(2), c.get(5)) {
+                (Some(file), _) => (c.get(1), file, c.get(3)),
+                (None, Some(file)) => (c.get(4), file, c.get(6)),
+                (None, None) => continue,
+            };
+            let file = clean_path(file.as_str());
+            // The C library's and the compiler runtime's own sources.
+            if file.starts_with("/usr/") || file.contains("/sanitizer_common/") {
+                outside.insert(file);
+                continue;
+            }
+            g.frames.push(Frame {
+                kind: FrameKind::Stack,
+                file,
+                line: line.and_then(|l| l.as_str().parse().ok()),
+                function: function
+                    .map(|f| f.as_str().trim().to_string())
+                    .filter(|f| !f.is_empty() && f != "main" && f != "??"),
+            });
+        }
         for c in arrow_location().captures_iter(text) {
             g.frames.push(Frame {
                 kind: FrameKind::Compiler,
@@ -618,6 +655,7 @@ impl Goal {
             ruby_frame(),
             php_frame(),
             php_error(),
+            native_frame(),
             arrow_location(),
         ] {
             rest = r.replace_all(&rest, " ").into_owned();
@@ -938,6 +976,43 @@ click.exceptions.BadParameter: Invalid value for '--n'
             ["TypeError: App\\Http\\Router::add(): Argument #1 ($path) must be of type string, null given"]
         );
         assert!(php.identifiers.contains(&"add".to_string()), "{php:?}");
+    }
+
+    #[test]
+    fn c_and_cpp_frames_of_sanitizers_gdb_and_valgrind() {
+        let asan = Goal::parse(
+            "==4242==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010\nREAD of size 8 at 0x602000000010 thread T0\n    #0 0x4f3c2a in json_parse_value /src/lib/json.c:412:15\n    #1 0x4f1b10 in Parser::run(int) /src/lib/parser.cpp:88:3\n    #2 0x7f3b2a in __libc_start_main (/lib/x86_64-linux-gnu/libc.so.6+0x29d90)\n    #3 0x4f0a00 in main /src/tools/cli.c:9:1\n",
+        );
+        assert_eq!(
+            frames_of(&asan),
+            [
+                ("/src/lib/json.c", Some(412), Some("json_parse_value")),
+                ("/src/lib/parser.cpp", Some(88), Some("Parser::run")),
+                ("/src/tools/cli.c", Some(9), None),
+            ]
+        );
+        assert!(asan.identifiers.contains(&"json_parse_value".to_string()));
+        let gdb = Goal::parse(
+            "Program received signal SIGSEGV, Segmentation fault.\n#0  0x0000555555555169 in parse_value (p=0x0, depth=3) at src/json.c:412\n#1  0x00005555555551a0 in main () at src/cli.c:20\n#2  0x00007ffff7df0d90 in __libc_start_call_main (main=main@entry=0x5555) at ../sysdeps/nptl/libc_start_call_main.h:58\n",
+        );
+        assert_eq!(
+            frames_of(&gdb)[..2],
+            [
+                ("src/json.c", Some(412), Some("parse_value")),
+                ("src/cli.c", Some(20), None),
+            ]
+        );
+        let valgrind = Goal::parse(
+            "==12== Invalid read of size 4\n==12==    at 0x4C2E0F: parse_value (json.c:412)\n==12==    by 0x4005E8: main (cli.c:20)\n",
+        );
+        assert_eq!(
+            frames_of(&valgrind),
+            [
+                ("json.c", Some(412), Some("parse_value")),
+                ("cli.c", Some(20), None),
+            ]
+        );
+        assert!(!valgrind.prose.contains("json.c"), "{}", valgrind.prose);
     }
 
     #[test]

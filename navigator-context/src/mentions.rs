@@ -442,6 +442,16 @@ mod tests {
             failure_sites(&files, &goal, &|_| false, &mut reasons),
             [1.0, 0.0]
         );
+        // C: the innermost AddressSanitizer frame in the repository, not the C library's.
+        let files = entries(&["src/lib/json.c", "src/tools/cli.c"]);
+        let goal = Goal::parse(
+            "==1==ERROR: AddressSanitizer: SEGV on unknown address\n    #0 0x7f01 in __strlen_avx2 /usr/src/glibc/string/strlen.c:74\n    #1 0x4f3c in json_parse_value /build/src/lib/json.c:412:15\n    #2 0x4f1b in main /build/src/tools/cli.c:88:3\n",
+        );
+        let mut reasons = vec![Vec::new(); files.len()];
+        assert_eq!(
+            failure_sites(&files, &goal, &|_| false, &mut reasons),
+            [1.0, 0.0]
+        );
         // A subject line has no failure site.
         let goal = Goal::parse("Fix the connection pool");
         assert!(failure_sites(&files, &goal, &|_| false, &mut reasons)
