@@ -328,7 +328,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
 
 /// Where the reported failure happened, per file: every panic location, the innermost Python
 /// frame (most recent call last), the innermost backtrace frame and the innermost JavaScript,
-/// Java or Go stack frame that name a file of the repository. A frame outside it (the user's script, the standard library) is skipped, so
+/// Java, Go, Ruby, PHP or C/C++ stack frame that name a file of the repository. A frame outside it (the user's script, the standard library) is skipped, so
 /// the failure is placed at the deepest point the repository's code reached.
 fn failure_sites(
     file_segs: &[Vec<&str>],
