@@ -164,7 +164,7 @@ fn ruby_frame() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re(
         &R,
-        r"(?m)^[ \t]*(?:from )?([^\s:'`]+\.(?:rb|rake)):(\d+):in [`']([^'`\n]+)'",
+        r"(?m)^[ \t]*(?:from )?((?:[A-Za-z]:)?[^\s:'`]+\.(?:rb|rake)):(\d+):in [`']([^'`\n]+)'",
     )
 }
 
@@ -186,7 +186,7 @@ const C_EXTENSIONS: &str = "c|h|cc|cpp|cxx|hpp|hh|hxx|inl";
 fn native_frame() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re_made(&R, || {
-        let file = format!(r"[^\s:()]+\.(?:{C_EXTENSIONS})");
+        let file = format!(r"(?:[A-Za-z]:)?[^\s:()]+\.(?:{C_EXTENSIONS})");
         format!(
             r"(?m)^[ \t]*(?:#\d+[ \t]+(?:0x[0-9a-fA-F]+ in )?([\w:~<>,* ]+?)(?: ?\([^\n]*?\))? (?:at )?({file}):(\d+)|(?:==\d+==)?[ \t]*(?:at|by) 0x[0-9a-fA-F]+: ([\w:~<>,* ]+?)(?: \([^\n]*?\))? \(({file}):(\d+)\))"
         )
@@ -1000,6 +1000,16 @@ click.exceptions.BadParameter: Invalid value for '--n'
             [
                 ("src/json.c", Some(412), Some("parse_value")),
                 ("src/cli.c", Some(20), None),
+            ]
+        );
+        let windows = Goal::parse(
+            "    #0 0x7ff6 in parse_value C:\\src\\json\\json.c:412\nC:\\app\\lib\\acme\\cli.rb:7:in 'Acme::Cli#run'\n",
+        );
+        assert_eq!(
+            frames_of(&windows),
+            [
+                ("/app/lib/acme/cli.rb", Some(7), Some("Acme::Cli::run")),
+                ("/src/json/json.c", Some(412), Some("parse_value")),
             ]
         );
         let valgrind = Goal::parse(
