@@ -70,13 +70,31 @@ fn sse(c: &mut Criterion) {
 fn outlines(c: &mut Criterion) {
     let mut group = c.benchmark_group("outline");
     group.sample_size(10);
-    let unit = "/// Adds one, saturating.\npub fn add(a: i32) -> i32 {\n    a.saturating_add(1)\n}\n\nstruct Point { x: f64, y: f64 }\n\n";
-    for size in SIZES {
-        let source = unit.repeat((size / unit.len()).max(1));
-        group.throughput(Throughput::Bytes(source.len() as u64));
-        group.bench_with_input(BenchmarkId::new("rust", size), &source, |b, s| {
-            b.iter(|| outline(Lang::Rust, s).map(|o| o.symbols.len()))
-        });
+    let units = [
+        (
+            Lang::Rust,
+            "/// Adds one, saturating.\npub fn add(a: i32) -> i32 {\n    a.saturating_add(1)\n}\n\nstruct Point { x: f64, y: f64 }\n\n",
+        ),
+        (
+            Lang::Ruby,
+            "# Adds one.\nclass Counter < Base\n  def add(a)\n    a + 1\n  end\nend\n\n",
+        ),
+        (
+            Lang::Php,
+            "/** Adds one. */\nclass Counter extends Base\n{\n    public function add(int $a): int { return $a + 1; }\n}\n\n",
+        ),
+    ];
+    for (lang, unit) in units {
+        for size in SIZES {
+            let mut source = unit.repeat((size / unit.len()).max(1));
+            if lang == Lang::Php {
+                source.insert_str(0, "<?php\n");
+            }
+            group.throughput(Throughput::Bytes(source.len() as u64));
+            group.bench_with_input(BenchmarkId::new(lang.name(), size), &source, |b, s| {
+                b.iter(|| outline(lang, s).map(|o| o.symbols.len()))
+            });
+        }
     }
     group.finish();
 }
