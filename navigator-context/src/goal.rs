@@ -26,13 +26,13 @@ pub enum FrameKind {
     Backtrace,
     /// A compiler diagnostic's location (`--> src/main.rs:4:5`), usually in the user's code.
     Compiler,
-    /// A JavaScript/TypeScript, Java, Go, Ruby, PHP or C/C++ (AddressSanitizer, gdb,
+    /// A JavaScript/TypeScript, Java, .NET, Go, Ruby, PHP or C/C++ (AddressSanitizer, gdb,
     /// Valgrind) stack frame (innermost first, like a backtrace).
     Stack,
 }
 
-/// One frame of a Python traceback, a Rust panic or backtrace, or a JavaScript, Java, Go, Ruby,
-/// PHP or C/C++ stack trace.
+/// One frame of a Python traceback, a Rust panic or backtrace, or a JavaScript, Java, .NET, Go,
+/// Ruby, PHP or C/C++ stack trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
     /// What kind of report it was read from.
@@ -174,6 +174,16 @@ fn php_frame() -> &'static Regex {
     re(
         &R,
         r"(?m)^[ \t]*#\d+ ([^\s(]+\.php)\((\d+)\): ([\w\\]+(?:(?:->|::)\w+)?)\(",
+    )
+}
+
+/// A .NET stack frame with its source line:
+/// `   at Acme.Config.Parser.Read(String path) in /src/Acme/Config/Parser.cs:line 42`.
+fn dotnet_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(
+        &R,
+        r"(?m)^[ \t]*at ([\w.`<>+\[\],]+?)\([^\n]*?\) in (.+?\.(?:cs|fs|vb)):line (\d+)",
     )
 }
 
@@ -607,6 +617,17 @@ impl Goal {
                 function: Some(scripted_function(&c[3])),
             });
         }
+        for c in dotnet_frame().captures_iter(text) {
+            let function = c[1].replace('+', ".");
+            if !starts_with_any(&function, &["System.", "Microsoft."]) {
+                g.frames.push(Frame {
+                    kind: FrameKind::Stack,
+                    file: clean_path(&c[2]),
+                    line: c[3].parse().ok(),
+                    function: Some(function),
+                });
+            }
+        }
         for c in native_frame().captures_iter(text) {
             let (function, file, line) = match (c.get(2), c.get(5)) {
                 (Some(file), _) => (c.get(1), file, c.get(3)),
@@ -655,6 +676,7 @@ impl Goal {
             ruby_frame(),
             php_frame(),
             php_error(),
+            dotnet_frame(),
             native_frame(),
             arrow_location(),
         ] {
@@ -976,6 +998,26 @@ click.exceptions.BadParameter: Invalid value for '--n'
             ["TypeError: App\\Http\\Router::add(): Argument #1 ($path) must be of type string, null given"]
         );
         assert!(php.identifiers.contains(&"add".to_string()), "{php:?}");
+    }
+
+    #[test]
+    fn dotnet_frames_with_their_source_lines() {
+        let g = Goal::parse(
+            "Unhandled exception. System.NullReferenceException: Object reference not set to an instance of an object.\n   at System.Collections.Generic.Dictionary`2.FindValue(TKey key)\n   at Acme.Config.Parser.Read(String path) in /src/Acme/Config/Parser.cs:line 42\n   at Acme.Program.Main(String[] args) in C:\\src\\Acme\\Program.cs:line 9\n",
+        );
+        assert_eq!(
+            frames_of(&g),
+            [
+                (
+                    "/src/Acme/Config/Parser.cs",
+                    Some(42),
+                    Some("Acme.Config.Parser.Read")
+                ),
+                ("/src/Acme/Program.cs", Some(9), Some("Acme.Program.Main")),
+            ]
+        );
+        assert!(g.identifiers.contains(&"Read".to_string()), "{g:?}");
+        assert!(!g.prose.contains("Parser.cs"), "{}", g.prose);
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub enum Lang {
     Ruby,
     /// PHP (`.php`).
     Php,
+    /// C# (`.cs`).
+    CSharp,
 }
 
 /// How one syntax node takes part in an outline.
@@ -66,6 +68,7 @@ impl Lang {
             "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Lang::Cpp,
             "rb" | "rake" | "gemspec" => Lang::Ruby,
             "php" => Lang::Php,
+            "cs" => Lang::CSharp,
             _ => return None,
         })
     }
@@ -92,6 +95,7 @@ impl Lang {
             Lang::Cpp => "cpp",
             Lang::Ruby => "ruby",
             Lang::Php => "php",
+            Lang::CSharp => "csharp",
         }
     }
 
@@ -109,6 +113,7 @@ impl Lang {
             Lang::Cpp => "cpp-0.23",
             Lang::Ruby => "ruby-0.23",
             Lang::Php => "php-0.25",
+            Lang::CSharp => "c-sharp-0.23",
         }
     }
 
@@ -126,6 +131,7 @@ impl Lang {
             Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
             // PHP files may hold HTML around `<?php` blocks: the grammar that reads both.
             Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
         }
     }
 
@@ -217,6 +223,28 @@ impl Lang {
             (Lang::Php, "function_definition" | "method_declaration" | "const_declaration") => {
                 item(false)
             }
+            (
+                Lang::CSharp,
+                "class_declaration"
+                | "struct_declaration"
+                | "interface_declaration"
+                | "record_declaration"
+                | "namespace_declaration",
+            ) => item(true),
+            (
+                Lang::CSharp,
+                "method_declaration"
+                | "constructor_declaration"
+                | "destructor_declaration"
+                | "operator_declaration"
+                | "property_declaration"
+                | "indexer_declaration"
+                | "event_declaration"
+                | "delegate_declaration"
+                | "enum_declaration"
+                | "file_scoped_namespace_declaration",
+            ) => item(false),
+            (Lang::CSharp, "declaration_list") => Transparent,
             (
                 Lang::C | Lang::Cpp,
                 "preproc_ifdef"

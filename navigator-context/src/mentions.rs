@@ -80,7 +80,8 @@ fn best_tail_matches(file_segs: &[Vec<&str>], tail: &[&str]) -> Vec<usize> {
 
 /// Module paths a qualified name can live at: `a.b.c` → `a/b/c.py`, `a/b/c/__init__.py`,
 /// `a/b.py` (c defined in b), ...; Rust `krate::a::b` also as `a/b.rs`, `a/b/mod.rs`; a
-/// class of the JVM `com.acme.Parser` as `com/acme/Parser.java` (`.kt`, `.scala`); Ruby's
+/// class of the JVM `com.acme.Parser` as `com/acme/Parser.java` (`.kt`, `.scala`), of .NET
+/// as `.cs`, of PHP (`App\Http\Router`, read as `App::Http::Router`) as `.php`; Ruby's
 /// `Acme::HttpClient` as `acme/http_client.rb`.
 fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
     let mut out = Vec::new();
@@ -91,7 +92,7 @@ fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
         .flat_map(|k| [&segs[..k], &segs[1.min(k - 1)..k]])
         .filter(|s| !s.is_empty());
     for stem in stems {
-        for ext in [".py", ".rs", ".java", ".kt", ".scala"] {
+        for ext in [".py", ".rs", ".java", ".kt", ".scala", ".cs", ".php"] {
             let mut p = stem.to_vec();
             if let Some(last) = p.last_mut() {
                 last.push_str(ext);
@@ -111,6 +112,18 @@ fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
         for root in ["__init__.py", "mod.rs", "lib.rs"] {
             let mut p = stem.to_vec();
             p.push(root.to_string());
+            out.push(p);
+        }
+    }
+    // A .NET project folder is named by its namespace's first parts (`Acme.Store/Cache/
+    // LruCache.cs` holds `Acme.Store.Cache.LruCache`): the type (the name, or the name less
+    // its member) under its last namespace parts.
+    for end in [segs.len(), segs.len().saturating_sub(1)] {
+        for k in (2..end).rev() {
+            let mut p = segs[end - k..end].to_vec();
+            if let Some(last) = p.last_mut() {
+                last.push_str(".cs");
+            }
             out.push(p);
         }
     }
@@ -328,7 +341,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
 
 /// Where the reported failure happened, per file: every panic location, the innermost Python
 /// frame (most recent call last), the innermost backtrace frame and the innermost JavaScript,
-/// Java, Go, Ruby, PHP or C/C++ stack frame that name a file of the repository. A frame outside it (the user's script, the standard library) is skipped, so
+/// Java, .NET, Go, Ruby, PHP or C/C++ stack frame that name a file of the repository. A frame outside it (the user's script, the standard library) is skipped, so
 /// the failure is placed at the deepest point the repository's code reached.
 fn failure_sites(
     file_segs: &[Vec<&str>],
@@ -601,10 +614,16 @@ mod tests {
             "src/main/java/com/acme/config/Writer.java",
             "lib/acme/http_client.rb",
             "lib/acme/server.rb",
+            "src/Acme.Store/Cache/LruCache.cs",
+            "src/Acme.Store/Cache/Entry.cs",
+            "src/Http/Router.php",
+            "src/Http/Kernel.php",
         ];
         let (_d, map) = crate::scan::temp_map(&files.map(|p| (p, "x\n")));
         let goal = Goal::parse(
-            "NullPointerException from com.acme.config.Parser.read when Acme::HttpClient retries",
+            "NullPointerException from com.acme.config.Parser.read when Acme::HttpClient retries, \
+             Acme.Store.Cache.LruCache.Evict throws, App\\Http\\Router::add fails, see \
+             Acme.Store.Cache.Entry",
         );
         let m = mentions(map.files(), &goal, "");
         let named: Vec<&str> = map
@@ -618,6 +637,9 @@ mod tests {
             named,
             [
                 "lib/acme/http_client.rb",
+                "src/Acme.Store/Cache/Entry.cs",
+                "src/Acme.Store/Cache/LruCache.cs",
+                "src/Http/Router.php",
                 "src/main/java/com/acme/config/Parser.java"
             ]
         );

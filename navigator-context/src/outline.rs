@@ -154,11 +154,20 @@ fn leading_comment(lang: Lang, src: &str, node: Node) -> Option<String> {
         .iter()
         .flat_map(|c| c.lines())
         .map(strip_comment_marker)
-        .filter(|l| !l.is_empty())
+        // Nor a line of a lone XML tag (C#'s `<summary>`, `</summary>`).
+        .filter(|l| !l.is_empty() && !lone_tag(l))
         .take(2)
         .collect::<Vec<_>>()
         .join(" ");
     (!text.is_empty()).then(|| clip(&text))
+}
+
+/// Whether `line` is one XML tag and nothing else (`<summary>`, `</remarks>`).
+fn lone_tag(line: &str) -> bool {
+    line.len() > 2
+        && line.starts_with('<')
+        && line.ends_with('>')
+        && !line[1..line.len() - 1].contains(['<', '>'])
 }
 
 fn python_docstring(lang: Lang, src: &str, node: Node) -> Option<String> {
@@ -377,6 +386,49 @@ mod tests {
         );
         assert_eq!(o.symbols[1].doc.as_deref(), Some("Routes requests."));
         assert_eq!(o.symbols[3].doc.as_deref(), Some("Adds a route."));
+    }
+
+    #[test]
+    fn csharp_namespaces_types_members_and_xml_docs() {
+        let cs = "using System;\n\nnamespace Acme.Config\n{\n    /// <summary>\n    /// Reads settings files.\n    /// </summary>\n    public sealed class Parser : IParser\n    {\n        public Parser(string root) { Root = root; }\n\n        public string Root { get; }\n\n        /// <summary>Reads one file.</summary>\n        [Obsolete]\n        public Settings Read(string path)\n        {\n            return null;\n        }\n    }\n\n    public interface IParser { Settings Read(string path); }\n\n    public record Settings(string Name);\n\n    public enum Mode { Fast, Safe }\n}\n";
+        let o = outline(Lang::CSharp, cs).unwrap();
+        let got: Vec<_> = o
+            .symbols
+            .iter()
+            .map(|s| (s.depth, s.signature.as_str(), s.name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "namespace Acme.Config", "Acme.Config"),
+                (1, "public sealed class Parser : IParser", "Parser"),
+                (2, "public Parser(string root)", "Parser"),
+                (2, "public string Root", "Root"),
+                (2, "[Obsolete] public Settings Read(string path)", "Read"),
+                (1, "public interface IParser", "IParser"),
+                (2, "Settings Read(string path);", "Read"),
+                (1, "public record Settings(string Name);", "Settings"),
+                (1, "public enum Mode", "Mode"),
+            ]
+        );
+        assert!(!o.partial);
+        assert_eq!(o.symbols[1].doc.as_deref(), Some("Reads settings files."));
+        assert_eq!(
+            o.symbols[4].doc.as_deref(),
+            Some("<summary>Reads one file.</summary>")
+        );
+        // A file-scoped namespace is a line of its own; the types after it stay top-level.
+        let o = outline(
+            Lang::CSharp,
+            "namespace Acme;\n\npublic class A { void Run() {} }\n",
+        )
+        .unwrap();
+        let got: Vec<_> = o
+            .symbols
+            .iter()
+            .map(|s| (s.depth, s.name.as_str()))
+            .collect();
+        assert_eq!(got, [(0, "Acme"), (0, "A"), (1, "Run")]);
     }
 
     #[test]
