@@ -259,7 +259,9 @@ impl FlightPlan {
             let field = format!("rules[{i}].path");
             let line = || line_of(Some(i), "path");
             check_rule_path(&rule.path).map_err(|m| Error::plan(line(), &field, m))?;
-            compile_glob(&rule.path).map_err(|m| Error::plan(line(), &field, m))?;
+            if !is_literal(&rule.path) {
+                compile_glob(&rule.path).map_err(|m| Error::plan(line(), &field, m))?;
+            }
             if rule.max_items == Some(0) {
                 let field = format!("rules[{i}].max_items");
                 let line = line_of(Some(i), "max_items");
@@ -303,6 +305,12 @@ pub(crate) fn check_rule_path(path: &str) -> Result<(), String> {
 
 /// The characters that make a rule path a glob pattern rather than a literal path.
 pub(crate) const META: &[char] = &['*', '?', '[', ']', '{', '}'];
+
+/// Whether a rule path is a plain path, with no glob characters and no escapes: it matches
+/// that file, or the files under it as a directory, and nothing else (matched without a glob).
+pub(crate) fn is_literal(path: &str) -> bool {
+    !path.contains(META) && !path.contains('\\')
+}
 
 /// Expands a rule path into the glob it stands for: `dir/` → `dir/**`, a literal `x` → `{x,x/**}`.
 fn expand(path: &str) -> String {

@@ -1,8 +1,9 @@
 //! Resolving a file's verbosity from the Flight Plan's glob rules: the most specific rule wins.
 
 use crate::error::{Error, Result};
-use crate::flight_plan::{rule_globs, Level, Rule, META};
+use crate::flight_plan::{is_literal, rule_globs, Level, Rule, META};
 use globset::{GlobSet, GlobSetBuilder};
+use std::collections::HashMap;
 
 /// The rule that won a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +22,12 @@ pub(crate) struct RuleSet {
     set: GlobSet,
     /// The rule each glob of `set` belongs to (a rule may match through two readings).
     owner: Vec<usize>,
+    /// Plain-path rules (most of an explored plan's: one per file it shows), by path without
+    /// a trailing `/`: the rule and whether it matches that path itself (a `dir/` rule matches
+    /// only below it). Looked up per prefix of a file's path, instead of compiled into `set`:
+    /// fitting a plan renders it dozens of times, and compiling hundreds of globs each time
+    /// took seconds.
+    literal: HashMap<String, Vec<(usize, bool)>>,
     /// (literal segments, literal chars) per rule.
     weight: Vec<(usize, usize)>,
 }
@@ -40,8 +47,20 @@ pub(crate) fn collapse_dir(rule_path: &str) -> String {
 impl RuleSet {
     pub(crate) fn compile(rules: &[Rule]) -> Result<RuleSet> {
         let mut b = GlobSetBuilder::new();
-        let mut owner = Vec::with_capacity(rules.len());
+        let mut owner = Vec::new();
+        let mut literal: HashMap<String, Vec<(usize, bool)>> = HashMap::new();
         for (i, r) in rules.iter().enumerate() {
+            if is_literal(&r.path) {
+                let (key, itself) = match r.path.strip_suffix('/') {
+                    Some(dir) => (dir, false),
+                    None => (r.path.as_str(), true),
+                };
+                literal
+                    .entry(key.to_string())
+                    .or_default()
+                    .push((i, itself));
+                continue;
+            }
             let globs = rule_globs(&r.path)
                 .map_err(|m| Error::plan(None, format!("rules[{i}].path"), m))?;
             for glob in globs {
@@ -68,16 +87,32 @@ impl RuleSet {
             rules: rules.to_vec(),
             set,
             owner,
+            literal,
             weight,
         })
     }
 
     /// The winning rule for `path`, or `None` when no rule matches (the file is hidden).
     pub(crate) fn resolve(&self, path: &str) -> Option<Resolved> {
-        self.set
-            .matches(path)
+        let globbed = if self.owner.is_empty() {
+            Vec::new()
+        } else {
+            self.set.matches(path)
+        };
+        // Plain-path rules naming the file, or a directory above it.
+        let mut plain = Vec::new();
+        if !self.literal.is_empty() {
+            let itself = self.literal.get(path).into_iter().flatten();
+            plain.extend(itself.filter(|(_, own)| *own).map(|(i, _)| *i));
+            for (k, _) in path.match_indices('/') {
+                let above = self.literal.get(&path[..k]).into_iter().flatten();
+                plain.extend(above.map(|(i, _)| *i));
+            }
+        }
+        globbed
             .into_iter()
             .map(|g| self.owner[g])
+            .chain(plain)
             .map(|i| {
                 let exact = self.rules[i].path == path;
                 ((exact, self.weight[i].0, self.weight[i].1, i), i)
@@ -168,6 +203,70 @@ mod tests {
             .resolve("pages/blog/[slug].tsx")
             .unwrap();
         assert!(exact.exact, "{exact:?}");
+    }
+
+    #[test]
+    fn plain_paths_match_as_their_globs_do() {
+        // Each plain path's glob reading (`x` as `{x,x/**}`, `d/` as `d/**`), compiled alone,
+        // against the lookup by prefixes, over files in and around them.
+        let plain = [
+            "src",
+            "src/",
+            "src/a.rs",
+            "src/deep/",
+            "src/deep/b.rs",
+            "README.md",
+            "a b/c.py",
+        ];
+        let files = [
+            "src",
+            "src/a.rs",
+            "src/a.rs/x",
+            "src/ab.rs",
+            "srcx/a.rs",
+            "src/deep",
+            "src/deep/b.rs",
+            "src/deep/c/d.rs",
+            "README.md",
+            "README.md.bak",
+            "docs/README.md",
+            "a b/c.py",
+            "a/c.py",
+        ];
+        for rule in plain {
+            let glob = crate::flight_plan::compile_glob(rule)
+                .unwrap()
+                .compile_matcher();
+            let set = RuleSet::compile(&[Rule::new(rule, Level::Full)]).unwrap();
+            assert!(set.owner.is_empty(), "{rule} is looked up, not globbed");
+            for file in files {
+                assert_eq!(
+                    set.resolve(file).is_some(),
+                    glob.is_match(file),
+                    "rule {rule:?}, file {file:?}"
+                );
+            }
+        }
+        // Mixed with globs, the most specific still wins, and a plain rule naming the file
+        // is exact.
+        let rules = vec![
+            Rule::new("**", Level::Path),
+            Rule::new("src/", Level::TopLevel),
+            Rule::new("src/*.rs", Level::Signatures),
+            Rule::new("src/a.rs", Level::Full),
+        ];
+        let set = RuleSet::compile(&rules).unwrap();
+        assert_eq!(
+            set.resolve("src/a.rs"),
+            Some(Resolved {
+                rule: 3,
+                level: Level::Full,
+                exact: true
+            })
+        );
+        assert_eq!(set.resolve("src/b.rs").map(|r| r.rule), Some(2));
+        assert_eq!(set.resolve("src/x/y.py").map(|r| r.rule), Some(1));
+        assert_eq!(set.resolve("lib/y.py").map(|r| r.rule), Some(0));
     }
 
     #[test]
