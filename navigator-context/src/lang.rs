@@ -140,6 +140,20 @@ impl Lang {
         matches!(kind, "comment" | "line_comment" | "block_comment")
     }
 
+    /// Whether a node kind is a namespace: a container that only groups the items in it.
+    pub(crate) fn is_namespace(self, kind: &str) -> bool {
+        matches!(
+            (self, kind),
+            (Lang::Ruby, "module")
+                | (Lang::CSharp, "namespace_declaration")
+                | (Lang::Cpp | Lang::Php, "namespace_definition")
+                | (
+                    Lang::JavaScript | Lang::TypeScript | Lang::Tsx,
+                    "internal_module" | "module"
+                )
+        )
+    }
+
     pub(crate) fn role(self, kind: &str) -> NodeRole {
         use NodeRole::*;
         let item = |container| Item { container };

@@ -58,20 +58,52 @@ pub fn outline(lang: Lang, source: &str) -> Option<Outline> {
 }
 
 fn visit(lang: Lang, src: &str, node: Node, depth: usize, out: &mut Vec<Symbol>) {
+    let mut items = Vec::new();
+    item_children(lang, node, &mut items);
+    // A lone namespace wrapping the rest of the file (`module ActiveSupport`, `namespace
+    // Acme.Config { ... }`) is not a level: what it holds is outlined beside it, so a
+    // top-level outline shows the file's classes and gem code nested four modules deep keeps
+    // its methods.
+    let lone_wrapper = items.len() == 1 && lang.is_namespace(items[0].0.kind());
+    for (child, container) in items {
+        out.push(symbol(lang, src, child, depth));
+        let inner = if lone_wrapper { depth } else { depth + 1 };
+        if container && inner < MAX_DEPTH {
+            let body = child.child_by_field_name("body").unwrap_or(child);
+            visit(lang, src, body, inner, out);
+        }
+    }
+}
+
+/// The outline items among `node`'s children (through transparent wrappers), each with
+/// whether it holds items of its own.
+fn item_children<'t>(lang: Lang, node: Node<'t>, out: &mut Vec<(Node<'t>, bool)>) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         match lang.role(child.kind()) {
-            NodeRole::Item { container } => {
-                out.push(symbol(lang, src, child, depth));
-                if container && depth + 1 < MAX_DEPTH {
-                    let body = child.child_by_field_name("body").unwrap_or(child);
-                    visit(lang, src, body, depth + 1, out);
-                }
-            }
-            NodeRole::Transparent => visit(lang, src, child, depth, out),
+            NodeRole::Item { container } => out.push((child, container)),
+            NodeRole::Transparent => item_children(lang, child, out),
             NodeRole::Skip => {}
         }
     }
+}
+
+/// The name a C or C++ declaration declares, inside its declarator (`int *parse(...)`,
+/// `void LruCache<K, V>::evict()`, `typedef struct {...} kv_t;`): these grammars have no
+/// `name` field on functions, typedefs and variables.
+fn declarator_name(src: &str, node: Node) -> Option<String> {
+    let mut n = node.child_by_field_name("declarator")?;
+    for _ in 0..16 {
+        match n.kind() {
+            "identifier" | "field_identifier" | "type_identifier" | "destructor_name"
+            | "operator_name" => return Some(src[n.byte_range()].to_string()),
+            "qualified_identifier" | "template_function" | "template_type" => {
+                n = n.child_by_field_name("name")?;
+            }
+            _ => n = n.child_by_field_name("declarator")?,
+        }
+    }
+    None
 }
 
 /// Where a Ruby declaration ends: after its name, parameters, superclass or the object of
@@ -100,10 +132,13 @@ fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
         }
     };
     let head = head.trim_end().trim_end_matches('{').trim_end_matches(':');
-    let name = node
-        .child_by_field_name("name")
-        .map(|n| src[n.byte_range()].to_string())
-        .unwrap_or_default();
+    let name = match node.child_by_field_name("name") {
+        Some(n) => src[n.byte_range()].to_string(),
+        None if matches!(lang, Lang::C | Lang::Cpp) => {
+            declarator_name(src, node).unwrap_or_default()
+        }
+        None => String::new(),
+    };
     let doc = python_docstring(lang, src, node).or_else(|| leading_comment(lang, src, node));
     Symbol {
         depth: depth as u8,
@@ -312,8 +347,26 @@ mod tests {
         let cpp = "namespace net {\nclass Conn {\n public:\n  void open();\n};\n}\n";
         let got = sigs(Lang::Cpp, cpp);
         assert_eq!(got[0], (0, "namespace net".into()));
-        assert_eq!(got[1], (1, "class Conn".into()));
-        assert_eq!(got[2], (2, "void open();".into()));
+        assert_eq!(
+            got[1],
+            (0, "class Conn".into()),
+            "a lone namespace is no level"
+        );
+        assert_eq!(got[2], (1, "void open();".into()));
+        // Two namespaces in a file are levels.
+        let got = sigs(
+            Lang::Cpp,
+            "namespace a { int f(); }\nnamespace b { int g(); }\n",
+        );
+        assert_eq!(
+            got,
+            [
+                (0, "namespace a".into()),
+                (1, "int f();".into()),
+                (0, "namespace b".into()),
+                (1, "int g();".into())
+            ]
+        );
     }
 
     #[test]
@@ -337,11 +390,12 @@ mod tests {
             got,
             vec![
                 (0, "module Acme", "Acme", 3, 22),
-                (1, "class HttpClient < Base", "HttpClient", 6, 21),
-                (2, "def initialize(url, retries: 2)", "initialize", 7, 9),
-                (2, "def get(path)", "get", 12, 12),
-                (2, "def self.default", "default", 14, 16),
-                (2, "class << self", "", 18, 20),
+                (0, "class HttpClient < Base", "HttpClient", 6, 21),
+                (1, "def initialize(url, retries: 2)", "initialize", 7, 9),
+                (1, "def get(path)", "get", 12, 12),
+                (1, "def self.default", "default", 14, 16),
+                (1, "class << self", "", 18, 20),
+                (2, "def build", "build", 19, 19),
             ]
         );
         assert_eq!(
@@ -401,14 +455,14 @@ mod tests {
             got,
             vec![
                 (0, "namespace Acme.Config", "Acme.Config"),
-                (1, "public sealed class Parser : IParser", "Parser"),
-                (2, "public Parser(string root)", "Parser"),
-                (2, "public string Root", "Root"),
-                (2, "[Obsolete] public Settings Read(string path)", "Read"),
-                (1, "public interface IParser", "IParser"),
-                (2, "Settings Read(string path);", "Read"),
-                (1, "public record Settings(string Name);", "Settings"),
-                (1, "public enum Mode", "Mode"),
+                (0, "public sealed class Parser : IParser", "Parser"),
+                (1, "public Parser(string root)", "Parser"),
+                (1, "public string Root", "Root"),
+                (1, "[Obsolete] public Settings Read(string path)", "Read"),
+                (0, "public interface IParser", "IParser"),
+                (1, "Settings Read(string path);", "Read"),
+                (0, "public record Settings(string Name);", "Settings"),
+                (0, "public enum Mode", "Mode"),
             ]
         );
         assert!(!o.partial);
@@ -429,6 +483,47 @@ mod tests {
             .map(|s| (s.depth, s.name.as_str()))
             .collect();
         assert_eq!(got, [(0, "Acme"), (0, "A"), (1, "Run")]);
+    }
+
+    #[test]
+    fn gem_code_four_modules_deep_keeps_its_methods() {
+        let rb = "module ActiveSupport\n  module Cache\n    class Store\n      def fetch(name)\n        read(name)\n      end\n    end\n\n    class Entry; end\n  end\nend\n";
+        let got: Vec<_> = outline(Lang::Ruby, rb)
+            .unwrap()
+            .symbols
+            .into_iter()
+            .map(|s| (s.depth, s.name))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, "ActiveSupport".to_string()),
+                (0, "Cache".into()),
+                (0, "Store".into()),
+                (1, "fetch".into()),
+                (0, "Entry".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn c_and_cpp_declarations_are_named() {
+        let c = "typedef struct { int n; } kv_t;\nstatic kv_t *kv_open(const char *path) { return 0; }\nvoid kv_close(kv_t *kv);\nint count = 0;\nstruct node { int v; };\n";
+        let names: Vec<String> = outline(Lang::C, c)
+            .unwrap()
+            .symbols
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(names, ["kv_t", "kv_open", "kv_close", "count", "node"]);
+        let cpp = "template <typename K>\nvoid LruCache<K>::evict(int n) {}\nCache::~Cache() {}\nbool operator==(const A&, const A&);\n";
+        let names: Vec<String> = outline(Lang::Cpp, cpp)
+            .unwrap()
+            .symbols
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(names, ["evict", "~Cache", "operator=="]);
     }
 
     #[test]
