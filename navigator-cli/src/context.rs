@@ -208,26 +208,39 @@ pub(crate) fn turns(n: usize) -> String {
     }
 }
 
-/// The JSON form: the context, its files in order (content first, then paths), the plan.
+/// The reason `--json` gives for a file the goal's ranking does not hold.
+const NOT_RANKED: &str = "not matched by the goal: shown by a rule of the plan";
+
+/// The JSON form: the context, its files in order (content first, then paths), the plan. A
+/// file's `score` and `reasons` come from `ranking` (an exploration's): `null` and none for a
+/// replay or an overview, which rank nothing.
 /// A file's `tokens` is what its block takes of the budget (its header line included);
 /// `content_tokens` is the count its header states.
 fn json(
     rendered: &Rendered,
-    ranking: &[Scored],
+    ranking: Option<&[Scored]>,
     plan: &FlightPlan,
     extra: serde_json::Value,
 ) -> serde_json::Value {
-    let scored = |p: &str| ranking.iter().find(|s| s.path == p);
+    let scored = |p: &str| ranking.and_then(|r| r.iter().find(|s| s.path == p));
     let files: Vec<serde_json::Value> = rendered
         .shown
         .iter()
         .map(|s| {
             let r = scored(&s.path);
+            // A file the goal does not match is shown for a rule of the plan (a folder's, a
+            // model's choice, a replayed plan's): score 0, and that reason.
+            // Without a ranking (a replay, an overview) there are no scores to give.
+            let (score, reasons) = match (ranking, r) {
+                (None, _) => (None, Vec::new()),
+                (Some(_), Some(r)) => (Some(r.score), r.reasons.clone()),
+                (Some(_), None) => (Some(0.0), vec![NOT_RANKED.to_string()]),
+            };
             serde_json::json!({
                 "path": s.path, "level": s.level as u8, "tokens": s.tokens,
                 "content_tokens": s.content_tokens,
                 "full_lines": s.full_lines, "omitted_entries": s.omitted,
-                "score": r.map(|r| r.score), "reasons": r.map(|r| r.reasons.clone()).unwrap_or_default(),
+                "score": score, "reasons": reasons,
             })
         })
         .collect();
@@ -453,7 +466,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         emit(
             &args,
             &replayed.rendered,
-            json(&replayed.rendered, &[], &replayed.plan, drift),
+            json(&replayed.rendered, None, &replayed.plan, drift),
         )?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -480,7 +493,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         emit(
             &args,
             &rendered,
-            json(&rendered, &[], &plan, serde_json::json!({})),
+            json(&rendered, None, &plan, serde_json::json!({})),
         )?;
         return Ok(ExitCode::SUCCESS);
     };
@@ -549,7 +562,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     emit(
         &args,
         &rendered,
-        json(&rendered, &out.ranking, &out.plan, extra),
+        json(&rendered, Some(&out.ranking), &out.plan, extra),
     )?;
     Ok(if failed {
         ExitCode::from(EXIT_POLICY_FAILED)
@@ -560,7 +573,40 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
-    use super::turns;
+    use super::{json, turns, NOT_RANKED};
+    use navigator_context::{render, FlightPlan, Level, RepoMap, Rule, Scored};
+
+    #[test]
+    fn a_shown_file_the_ranking_lacks_scores_0_and_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "def tax():\n    return 1\n").unwrap();
+        std::fs::write(dir.path().join("b.py"), "def other():\n    return 2\n").unwrap();
+        let map = RepoMap::open(dir.path()).unwrap();
+        let mut plan = FlightPlan::new("tax", 1_000);
+        plan.rules = vec![Rule::new("**", Level::Full)];
+        let rendered = render(&map, &plan).unwrap();
+        let ranking = [Scored {
+            path: "a.py".into(),
+            score: 1.0,
+            reasons: vec!["symbols match: tax".into()],
+        }];
+        let v = json(&rendered, Some(&ranking), &plan, serde_json::json!({}));
+        let file = |p: &str| {
+            v["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["path"] == p)
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(file("a.py")["score"], 1.0);
+        assert_eq!(file("b.py")["score"], 0.0);
+        assert_eq!(file("b.py")["reasons"], serde_json::json!([NOT_RANKED]));
+        // A replay ranks nothing: no scores to give.
+        let v = json(&rendered, None, &plan, serde_json::json!({}));
+        assert!(v["files"][0]["score"].is_null());
+    }
 
     #[test]
     fn one_turn_is_not_1_turns() {

@@ -187,6 +187,33 @@ fn dotnet_frame() -> &'static Regex {
     )
 }
 
+/// `text` without terminal colour and cursor codes (`\x1b[31m`): a log copied from a terminal
+/// keeps them, and they would stick to the paths they colour.
+fn without_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"\x1b\[[0-9;?]*[A-Za-z]").replace_all(text, "")
+}
+
+/// Whether `line` is a stack frame of one of the kinds [`Goal::parse`] reads (a report that
+/// starts with one has no title of its own).
+pub(crate) fn is_frame_line(line: &str) -> bool {
+    let line = line.trim_end();
+    [
+        python_frame(),
+        js_frame(),
+        gecko_frame(),
+        java_frame(),
+        ruby_frame(),
+        php_frame(),
+        dotnet_frame(),
+        native_frame(),
+        arrow_location(),
+    ]
+    .iter()
+    .any(|r| r.is_match(line))
+        || panic_line().is_match(line)
+}
+
 /// Extensions of C and C++ sources, as a regex alternation.
 const C_EXTENSIONS: &str = "c|h|cc|cpp|cxx|hpp|hh|hxx|inl";
 
@@ -455,7 +482,8 @@ impl Goal {
             (HashSet::new(), HashSet::new(), HashSet::new());
         // Files of frames dropped as the language runtime's or standard library's.
         let mut outside: HashSet<String> = HashSet::new();
-        let text = without_links(text);
+        let text = without_ansi(text);
+        let text = without_links(&text);
         let text = text.as_ref();
         let mut rest = text.to_string();
         for c in fence().captures_iter(text) {
@@ -998,6 +1026,23 @@ click.exceptions.BadParameter: Invalid value for '--n'
             ["TypeError: App\\Http\\Router::add(): Argument #1 ($path) must be of type string, null given"]
         );
         assert!(php.identifiers.contains(&"add".to_string()), "{php:?}");
+    }
+
+    #[test]
+    fn terminal_colours_are_not_part_of_a_frame() {
+        let g = Goal::parse(
+            "\x1b[31mNoMethodError\x1b[0m: undefined method\n\t\x1b[31m/home/u/shop/lib/shop/pricing.rb:37\x1b[0m:in 'apply_tax'\n",
+        );
+        assert_eq!(
+            frames_of(&g),
+            [(
+                "/home/u/shop/lib/shop/pricing.rb",
+                Some(37),
+                Some("apply_tax")
+            )]
+        );
+        assert!(is_frame_line("lib/shop/pricing.rb:37:in 'apply_tax'"));
+        assert!(!is_frame_line("Fix the pricing of taxes"));
     }
 
     #[test]

@@ -165,6 +165,13 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     // title only, or its prose would name half the directories.
     let title = goal.lines().find(|l| !l.trim().is_empty()).unwrap_or(goal);
     let scope_text = crate::goal::without_links(if is_long(goal) { title } else { goal });
+    // A report that starts with its first frame (`lib/x.rb:12:in 'y'`) names no scope: the
+    // frame's path is a clue of its own.
+    let scope_text = if crate::goal::is_frame_line(title) {
+        std::borrow::Cow::Borrowed("")
+    } else {
+        scope_text
+    };
     let scope_text = scope_text.as_ref();
     let files = map.files();
     if query.is_empty() || files.is_empty() {
@@ -493,12 +500,36 @@ fn abbreviates(seg: &str, word: &str) -> bool {
 
 /// The scope a goal declares up front, commit-subject style: `toc: ...` gives `toc`,
 /// `fix(auth/session): ...` gives `fix`, `auth` and `session`.
+/// A name's `::` (`Cache::Store#fetch`, `api(App::name): ...`) and a file's `path.rb:12:` or
+/// drive (`C:\\`) are no scope: the scope's colon is the first one outside parentheses that is
+/// not part of a `::`, and the scope holds no `.` or `\\` outside them.
 fn scope_prefix(goal: &str) -> Vec<String> {
-    let Some((head, _)) = goal.split_once(':') else {
+    let bytes = goal.as_bytes();
+    let mut depth = 0i32;
+    let mut colon = None;
+    for (k, &b) in bytes.iter().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b':' if depth == 0 => {
+                let doubled = bytes.get(k + 1) == Some(&b':') || (k > 0 && bytes[k - 1] == b':');
+                if !doubled {
+                    colon = Some(k);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(k) = colon else {
         return Vec::new();
     };
-    let head = head.trim();
-    if head.is_empty() || head.len() > 40 || head.contains(char::is_whitespace) {
+    let head = goal[..k].trim();
+    if head.len() < 2 || head.len() > 40 || head.contains(char::is_whitespace) {
+        return Vec::new();
+    }
+    let outside: String = head.split('(').next().unwrap_or(head).to_string();
+    if outside.contains(['.', '\\']) || (head.contains("::") && !head.contains('(')) {
         return Vec::new();
     }
     head.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
@@ -666,6 +697,18 @@ mod tests {
         );
         assert!(scope_prefix("Refactor the auth middleware").is_empty());
         assert!(scope_prefix("two words: no scope").is_empty());
+        assert!(scope_prefix("Cache::Store#fetch returns a stale entry").is_empty());
+        assert!(scope_prefix("lib/shop/pricing.rb:37:in 'apply_tax'").is_empty());
+        assert!(scope_prefix(r"C:\app\lib\x.rb:3:in 'y'").is_empty());
+        assert!(scope_prefix("Request::with_stream: to use a stream").is_empty());
+        assert_eq!(
+            scope_prefix("api(App::name): rename"),
+            ["api", "app", "name"]
+        );
+        assert_eq!(
+            scope_prefix("axum/routing: merge fallbacks"),
+            ["axum", "routing"]
+        );
     }
 
     #[test]
@@ -994,6 +1037,24 @@ mod tests {
             Stack trace:\n#0 /var/www/src/Kernel.php(7): App\\Http\\Router->add(NULL)\n#1 {main}\n";
         let ranked = rank(&map, php);
         assert_eq!(ranked[0].path, "src/Http/Router.php", "{ranked:?}");
+        // A report that starts with a frame of Ruby's own library names no directory, and a
+        // class path is no commit scope.
+        let frame_first =
+            "/usr/lib/ruby/3.4.0/acme/cli.rb:74:in 'run'\n\tfrom /app/bin/tool:3:in '<main>'\n";
+        let ranked = rank(&map, frame_first);
+        assert!(
+            ranked
+                .iter()
+                .all(|s| s.reasons.iter().all(|r| !r.contains("the goal names"))),
+            "{ranked:?}"
+        );
+        let ranked = rank(&map, "Acme::Cli#run fetches the wrong path");
+        assert!(
+            ranked
+                .iter()
+                .all(|s| s.reasons.iter().all(|r| !r.contains("scope the goal"))),
+            "{ranked:?}"
+        );
     }
 
     #[test]
