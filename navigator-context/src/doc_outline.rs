@@ -484,15 +484,19 @@ mod tests {
             ]
         );
     }
+    /// (heading, line) of each entry.
+    fn headings(o: &Outline) -> Vec<(&str, u32)> {
+        o.symbols
+            .iter()
+            .map(|s| (s.signature.as_str(), s.line))
+            .collect()
+    }
+
     #[test]
     fn html_comments_scripts_and_preformatted_text_hold_no_headings_and_entities_decode() {
         let md = "# A\n\n<!-- <h2>commented</h2> -->\n\n<script>\n// <h2>js</h2>\n</script>\n\n<pre>\n<h2>shown code</h2>\n</pre>\n\n<h2>Caf&#233; &#x41;&eacute; &copy; &bogus;</h2>\n";
         let o = outline(DocFormat::Markdown, md);
-        let sigs: Vec<(&str, u32)> = o
-            .symbols
-            .iter()
-            .map(|s| (s.signature.as_str(), s.line))
-            .collect();
+        let sigs = headings(&o);
         assert_eq!(sigs, [("# A", 1), ("## Café Aé © &bogus;", 13)]);
     }
 
@@ -500,11 +504,7 @@ mod tests {
     fn upper_case_raw_html_blocks_end_where_their_end_tag_is() {
         let md = "# A\n\n<PRE>\n# not a heading\n</PRE>\n\n## B\n\n<Script>\nx = 1\n</SCRIPT>\n\n## C\n\n<STYLE>\np {}\n</Style>\n\n## D\n\n<TEXTAREA>\n</TEXTAREA>\n\n## E\n";
         let o = outline(DocFormat::Markdown, md);
-        let sigs: Vec<(&str, u32)> = o
-            .symbols
-            .iter()
-            .map(|s| (s.signature.as_str(), s.line))
-            .collect();
+        let sigs = headings(&o);
         assert_eq!(
             sigs,
             [

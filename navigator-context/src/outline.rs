@@ -267,6 +267,14 @@ mod tests {
             .collect()
     }
 
+    /// (depth, signature, name) of each item.
+    fn named(o: &Outline) -> Vec<(u8, &str, &str)> {
+        o.symbols
+            .iter()
+            .map(|s| (s.depth, s.signature.as_str(), s.name.as_str()))
+            .collect()
+    }
+
     #[test]
     fn rust_impl_methods_are_nested_and_docs_kept() {
         let src = "/// A point.\n#[derive(Debug)]\npub struct P { x: i32 }\nimpl P {\n    /// Makes one.\n    pub fn new(x: i32) -> Self { P { x } }\n}\n";
@@ -411,11 +419,7 @@ mod tests {
     fn php_namespaces_classes_methods_and_doc_blocks() {
         let php = "<html><?php\nnamespace App\\Http;\n\nuse Psr\\Log;\n\n/**\n * Routes requests.\n */\nfinal class Router extends Base implements Handler\n{\n    const VERSION = 2;\n\n    /** Adds a route. */\n    public function add(string $path, callable $h): self\n    {\n        return $this;\n    }\n}\n\ninterface Handler { public function handle(Request $r): Response; }\n\ntrait Logs { private function log($m) {} }\n\nfunction helper(int $a): int { return $a; }\n";
         let o = outline(Lang::Php, php).unwrap();
-        let got: Vec<_> = o
-            .symbols
-            .iter()
-            .map(|s| (s.depth, s.signature.as_str(), s.name.as_str()))
-            .collect();
+        let got = named(&o);
         assert_eq!(
             got,
             vec![
@@ -446,11 +450,7 @@ mod tests {
     fn csharp_namespaces_types_members_and_xml_docs() {
         let cs = "using System;\n\nnamespace Acme.Config\n{\n    /// <summary>\n    /// Reads settings files.\n    /// </summary>\n    public sealed class Parser : IParser\n    {\n        public Parser(string root) { Root = root; }\n\n        public string Root { get; }\n\n        /// <summary>Reads one file.</summary>\n        [Obsolete]\n        public Settings Read(string path)\n        {\n            return null;\n        }\n    }\n\n    public interface IParser { Settings Read(string path); }\n\n    public record Settings(string Name);\n\n    public enum Mode { Fast, Safe }\n}\n";
         let o = outline(Lang::CSharp, cs).unwrap();
-        let got: Vec<_> = o
-            .symbols
-            .iter()
-            .map(|s| (s.depth, s.signature.as_str(), s.name.as_str()))
-            .collect();
+        let got = named(&o);
         assert_eq!(
             got,
             vec![
