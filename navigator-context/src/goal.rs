@@ -70,6 +70,19 @@ fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).expect("a valid built-in pattern"))
 }
 
+/// Functions returning built-in regexes, each compiled once: `name = r"pattern";`.
+macro_rules! patterns {
+    ($($(#[$m:meta])* $name:ident = $pattern:expr;)*) => {
+        $(
+            $(#[$m])*
+            fn $name() -> &'static Regex {
+                static R: OnceLock<Regex> = OnceLock::new();
+                re(&R, $pattern)
+            }
+        )*
+    };
+}
+
 /// [`re`] of a pattern put together from the lists below, made once.
 fn re_made(cell: &'static OnceLock<Regex>, pattern: impl FnOnce() -> String) -> &'static Regex {
     cell.get_or_init(|| Regex::new(&pattern()).expect("a valid built-in pattern"))
@@ -78,32 +91,16 @@ fn re_made(cell: &'static OnceLock<Regex>, pattern: impl FnOnce() -> String) -> 
 /// Extensions of JavaScript and TypeScript sources, as a regex alternation.
 const JS_EXTENSIONS: &str = "js|jsx|mjs|cjs|ts|tsx|mts|cts";
 
-/// `  File "/x/click/core.py", line 12, in invoke`
-fn python_frame() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r#"(?m)^\s*File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>.]*))?"#,
-    )
-}
+patterns! {
+    /// `  File "/x/click/core.py", line 12, in invoke`
+    python_frame = r#"(?m)^\s*File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>.]*))?"#;
 
-/// `thread 'main' panicked at src/x.rs:3:5:` (Rust 1.73+) or `... panicked at 'msg', src/x.rs:3:5`.
-fn panic_line() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)panicked at (?:'((?:[^'\\]|\\.)*)',\s*)?([\w./\\-]+\.rs):(\d+)(?::\d+)?:?[ \t]*(.*)$",
-    )
-}
+    /// `thread 'main' panicked at src/x.rs:3:5:` (Rust 1.73+) or `... panicked at 'msg', src/x.rs:3:5`.
+    panic_line = r"(?m)panicked at (?:'((?:[^'\\]|\\.)*)',\s*)?([\w./\\-]+\.rs):(\d+)(?::\d+)?:?[ \t]*(.*)$";
 
-/// A backtrace frame: `  12: hyper::proto::h1::conn::Conn<I,B,T>::poll_read` followed by
-/// `             at ./src/proto/h1/conn.rs:123:45`.
-fn backtrace_frame() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)^\s*\d+:\s+(?:0x[0-9a-f]+ - )?([\w:<>,\s&'\[\]{}#]+?)\s*\n\s+at ([^\s:]+\.rs):(\d+)",
-    )
+    /// A backtrace frame: `  12: hyper::proto::h1::conn::Conn<I,B,T>::poll_read` followed by
+    /// `             at ./src/proto/h1/conn.rs:123:45`.
+    backtrace_frame = r"(?m)^\s*\d+:\s+(?:0x[0-9a-f]+ - )?([\w:<>,\s&'\[\]{}#]+?)\s*\n\s+at ([^\s:]+\.rs):(\d+)";
 }
 
 /// A V8 (Node, Chrome, Deno, Bun) stack frame: `    at Parser.parse (/app/src/parser.ts:12:5)`,
@@ -126,23 +123,13 @@ fn gecko_frame() -> &'static Regex {
     })
 }
 
-/// A Java (or Kotlin, Scala) stack frame: `\tat com.acme.config.Parser.parse(Parser.java:42)`.
-fn java_frame() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)^[ \t]*at ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)",
-    )
-}
+patterns! {
+    /// A Java (or Kotlin, Scala) stack frame: `\tat com.acme.config.Parser.parse(Parser.java:42)`.
+    java_frame = r"(?m)^[ \t]*at ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)";
 
-/// A Go stack frame: `github.com/acme/tool/config.(*Loader).Load(0x1, ...)` over
-/// `\t/src/tool/config/loader.go:88 +0x2f`.
-fn go_frame() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)^([\w./\-]+?\.(?:\(\*?[\w]+\)\.)?[\w.]+)\([^\n]*\)\n[ \t]+([^\s:]+\.go):(\d+)",
-    )
+    /// A Go stack frame: `github.com/acme/tool/config.(*Loader).Load(0x1, ...)` over
+    /// `\t/src/tool/config/loader.go:88 +0x2f`.
+    go_frame = r"(?m)^([\w./\-]+?\.(?:\(\*?[\w]+\)\.)?[\w.]+)\([^\n]*\)\n[ \t]+([^\s:]+\.go):(\d+)";
 }
 
 /// A Java frame's source path from its class: the package as folders, then the file
@@ -158,33 +145,17 @@ fn java_path(class_dots: &str, file: &str) -> String {
     path
 }
 
-/// A Ruby backtrace frame: `lib/acme/client.rb:42:in 'get'` (`in `get'` before Ruby 3.4, which
-/// also names the class: `'Acme::Client#get'`), maybe after `from `.
-fn ruby_frame() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)^[ \t]*(?:from )?((?:[A-Za-z]:)?[^\s:'`]+\.(?:rb|rake)):(\d+):in [`']([^'`\n]+)'",
-    )
-}
+patterns! {
+    /// A Ruby backtrace frame: `lib/acme/client.rb:42:in 'get'` (`in `get'` before Ruby 3.4, which
+    /// also names the class: `'Acme::Client#get'`), maybe after `from `.
+    ruby_frame = r"(?m)^[ \t]*(?:from )?((?:[A-Za-z]:)?[^\s:'`]+\.(?:rb|rake)):(\d+):in [`']([^'`\n]+)'";
 
-/// A PHP stack frame: `#0 /var/www/src/Kernel.php(31): App\Http\Router->add(NULL)`.
-fn php_frame() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)^[ \t]*#\d+ ([^\s(]+\.php)\((\d+)\): ([\w\\]+(?:(?:->|::)\w+)?)\(",
-    )
-}
+    /// A PHP stack frame: `#0 /var/www/src/Kernel.php(31): App\Http\Router->add(NULL)`.
+    php_frame = r"(?m)^[ \t]*#\d+ ([^\s(]+\.php)\((\d+)\): ([\w\\]+(?:(?:->|::)\w+)?)\(";
 
-/// A .NET stack frame with its source line:
-/// `   at Acme.Config.Parser.Read(String path) in /src/Acme/Config/Parser.cs:line 42`.
-fn dotnet_frame() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)^[ \t]*at ([\w.`<>+\[\],]+?)\([^\n]*?\) in (.+?\.(?:cs|fs|vb)):line (\d+)",
-    )
+    /// A .NET stack frame with its source line:
+    /// `   at Acme.Config.Parser.Read(String path) in /src/Acme/Config/Parser.cs:line 42`.
+    dotnet_frame = r"(?m)^[ \t]*at ([\w.`<>+\[\],]+?)\([^\n]*?\) in (.+?\.(?:cs|fs|vb)):line (\d+)";
 }
 
 /// `text` without terminal colour and cursor codes (`\x1b[31m`): a log copied from a terminal
@@ -230,20 +201,13 @@ fn native_frame() -> &'static Regex {
     })
 }
 
-/// Where PHP says an error happened: `... in /var/www/src/Router.php:14` or `... in
-/// /var/www/src/Router.php on line 14`.
-fn php_location() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"\bin (\S+\.php)(?::(\d+)| on line (\d+))")
-}
+patterns! {
+    /// Where PHP says an error happened: `... in /var/www/src/Router.php:14` or `... in
+    /// /var/www/src/Router.php on line 14`.
+    php_location = r"\bin (\S+\.php)(?::(\d+)| on line (\d+))";
 
-/// PHP's error line: `PHP Fatal error:  Uncaught TypeError: App\Router::add(): Argument ...`.
-fn php_error() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated):\s+(?:Uncaught )?(.+)$",
-    )
+    /// PHP's error line: `PHP Fatal error:  Uncaught TypeError: App\Router::add(): Argument ...`.
+    php_error = r"(?m)^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated):\s+(?:Uncaught )?(.+)$";
 }
 
 /// A Ruby or PHP frame's function as a path of names: `Acme::Client#get` and
@@ -308,29 +272,16 @@ fn starts_with_any(s: &str, prefixes: &[&str]) -> bool {
     prefixes.iter().any(|p| s.starts_with(p))
 }
 
-/// A compiler location: `  --> src/main.rs:4:5`.
-fn arrow_location() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"(?m)^\s*--> ([^\s:]+):(\d+)")
-}
+patterns! {
+    /// A compiler location: `  --> src/main.rs:4:5`.
+    arrow_location = r"(?m)^\s*--> ([^\s:]+):(\d+)";
 
-/// `TypeError: ...`, `click.exceptions.UsageError: ...`, `error[E0599]: ...`, `Error: ...`.
-fn error_line() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(
-        &R,
-        r"(?m)^\s*((?:[A-Za-z_]\w*\.)+[A-Z]\w*|[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Abort|Iteration)|error(?:\[E\d+\])?): (.+)$",
-    )
-}
+    /// `TypeError: ...`, `click.exceptions.UsageError: ...`, `error[E0599]: ...`, `Error: ...`.
+    error_line = r"(?m)^\s*((?:[A-Za-z_]\w*\.)+[A-Z]\w*|[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Abort|Iteration)|error(?:\[E\d+\])?): (.+)$";
 
-fn fence() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"(?s)```[^\n`]*\n(.*?)```")
-}
+    fence = r"(?s)```[^\n`]*\n(.*?)```";
 
-fn backticks() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"`([^`\n]{1,120})`")
+    backticks = r"`([^`\n]{1,120})`";
 }
 
 /// A source path: at least one `/` or a known extension.
@@ -344,15 +295,11 @@ fn path_token() -> &'static Regex {
     })
 }
 
-/// `a.b.c` or `a::b::c` (two segments or more).
-fn qualified_token() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"\b[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+(?:\(\))?")
-}
+patterns! {
+    /// `a.b.c` or `a::b::c` (two segments or more).
+    qualified_token = r"\b[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+(?:\(\))?";
 
-fn url() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"\b(?:https?|ftp)://\S+")
+    url = r"\b(?:https?|ftp)://\S+";
 }
 
 /// `text` without its links: they name hosts and issue numbers, never the code; but a browser's
@@ -376,9 +323,8 @@ fn source_location() -> &'static Regex {
     })
 }
 
-fn word_token() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+patterns! {
+    word_token = r"\b[A-Za-z_][A-Za-z0-9_]*\b";
 }
 
 /// Whether a bare word looks like an identifier rather than English: snake_case, an inner
@@ -597,19 +543,6 @@ impl Goal {
                 outside.insert(clean_path(&c[2]));
             }
         }
-        for c in ruby_frame().captures_iter(text) {
-            let file = clean_path(&c[1]);
-            if library_file(&file) {
-                outside.insert(file);
-                continue;
-            }
-            g.frames.push(Frame {
-                kind: FrameKind::Stack,
-                file,
-                line: c[2].parse().ok(),
-                function: Some(scripted_function(&c[3])).filter(|f| !f.starts_with('<')),
-            });
-        }
         // PHP: where the error happened (its message says), then the stack, innermost first.
         let php_errors: Vec<String> = php_error()
             .captures_iter(text)
@@ -632,18 +565,21 @@ impl Goal {
                 .map_or(message.len(), |m| m.start());
             push_unique(&mut g.errors, &mut seen_errors, message[..cut].trim());
         }
-        for c in php_frame().captures_iter(text) {
-            let file = clean_path(&c[1]);
-            if library_file(&file) {
-                outside.insert(file);
-                continue;
+        // Ruby and PHP frames: file, line, function (`<main>` and the like are no function).
+        for frame in [ruby_frame(), php_frame()] {
+            for c in frame.captures_iter(text) {
+                let file = clean_path(&c[1]);
+                if library_file(&file) {
+                    outside.insert(file);
+                    continue;
+                }
+                g.frames.push(Frame {
+                    kind: FrameKind::Stack,
+                    file,
+                    line: c[2].parse().ok(),
+                    function: Some(scripted_function(&c[3])).filter(|f| !f.starts_with('<')),
+                });
             }
-            g.frames.push(Frame {
-                kind: FrameKind::Stack,
-                file,
-                line: c[2].parse().ok(),
-                function: Some(scripted_function(&c[3])),
-            });
         }
         for c in dotnet_frame().captures_iter(text) {
             let function = c[1].replace('+', ".");
