@@ -7,6 +7,7 @@
 //! segments; a match on the file name alone counts only when few files share that name.
 
 use crate::goal::{FrameKind, Goal};
+use crate::lang::Lang;
 use crate::scan::FileEntry;
 use std::collections::BTreeMap;
 
@@ -309,20 +310,35 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
     // In name order, so a file's score sums its definitions in the same order every run
     // (a hash map's order changed the last bits of scores, and the reasons' order, between
     // runs).
-    let mut definers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // Each with whether it only declares the name: a C or C++ prototype (`void kv_close(kv_t *);`
+    // in a header), which counts only when no file defines the name with a body.
+    let mut definers: BTreeMap<&str, Vec<(usize, bool)>> = BTreeMap::new();
     let wanted: std::collections::HashSet<&str> =
         goal.identifiers.iter().map(String::as_str).collect();
     for (i, f) in files.iter().enumerate() {
         if let Some(o) = f.code_outline() {
-            let mut seen = std::collections::HashSet::new();
-            for s in &o.symbols {
-                if wanted.contains(s.name.as_str()) && seen.insert(s.name.as_str()) {
-                    definers.entry(s.name.as_str()).or_default().push(i);
-                }
+            let c_like = matches!(f.lang, Some(Lang::C | Lang::Cpp));
+            // Per name, whether the file only declares it (a forward declaration above the
+            // definition is the definition's file).
+            let mut here: BTreeMap<&str, bool> = BTreeMap::new();
+            for s in o
+                .symbols
+                .iter()
+                .filter(|s| wanted.contains(s.name.as_str()))
+            {
+                let declares = c_like && s.signature.ends_with(';');
+                *here.entry(s.name.as_str()).or_insert(true) &= declares;
+            }
+            for (name, declares) in here {
+                definers.entry(name).or_default().push((i, declares));
             }
         }
     }
-    for (name, who) in definers {
+    for (name, mut who) in definers {
+        if who.iter().any(|&(_, declares)| !declares) {
+            who.retain(|&(_, declares)| !declares);
+        }
+        let who: Vec<usize> = who.into_iter().map(|(i, _)| i).collect();
         if who.len() > MAX_DEFINERS {
             continue;
         }
@@ -605,6 +621,32 @@ mod tests {
             Some("rack-test")
         ));
         assert!(!other_gem("lib/gems/readme.rb", None));
+    }
+
+    #[test]
+    fn a_c_prototype_defines_a_name_only_where_no_file_has_its_body() {
+        let files = [
+            (
+                "include/kv/store.h",
+                "void kv_close(kv_t *kv);\nint kv_size(kv_t *kv);\n",
+            ),
+            (
+                "src/store.c",
+                "static void kv_close(kv_t *kv);\nvoid kv_close(kv_t *kv) { free(kv); }\n",
+            ),
+        ];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let defines = |goal: &str| -> Vec<&str> {
+            let m = mentions(map.files(), &Goal::parse(goal), "");
+            map.files()
+                .iter()
+                .zip(&m.reasons)
+                .filter(|(_, r)| r.iter().any(|r| r.starts_with("defines")))
+                .map(|(f, _)| f.path.as_str())
+                .collect()
+        };
+        assert_eq!(defines("`kv_close` frees twice"), ["src/store.c"]);
+        assert_eq!(defines("`kv_size` is wrong"), ["include/kv/store.h"]);
     }
 
     #[test]
