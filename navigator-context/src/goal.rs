@@ -227,12 +227,11 @@ fn scripted_function(f: &str) -> String {
     }
 }
 
-/// Files of Ruby's own library (`/usr/lib/ruby/3.2.0/json/common.rb`, `<internal:kernel>`),
-/// whose frames say nothing about the project. Installed gems and Composer packages may be the
-/// repository itself: `mentions` tells, by its manifests.
+/// Files (cleaned, `/`-separated) of Ruby's own library (`/usr/lib/ruby/3.2.0/json/common.rb`,
+/// `<internal:kernel>`), whose frames say nothing about the project. Installed gems and
+/// Composer packages may be the repository itself: `mentions` tells, by its manifests.
 fn library_file(file: &str) -> bool {
-    let f = file.replace('\\', "/");
-    f.starts_with("<internal:") || (f.contains("/lib/ruby/") && !f.contains("/gems/"))
+    file.starts_with("<internal:") || (file.contains("/lib/ruby/") && !file.contains("/gems/"))
 }
 
 /// Functions of the standard libraries and runtimes of Rust, Java and Go, whose frames say

@@ -151,12 +151,17 @@ fn snake_case(name: &str) -> String {
     out
 }
 
+/// The file at `path` (repository-relative) of the sorted `files`.
+fn file_at<'a>(files: &'a [FileEntry], path: &str) -> Option<&'a FileEntry> {
+    files
+        .binary_search_by(|f| f.path.as_str().cmp(path))
+        .ok()
+        .map(|k| &files[k])
+}
+
 /// The module path the repository's root `go.mod` declares (`module example.com/app`).
 fn go_module(files: &[FileEntry]) -> Option<String> {
-    let k = files
-        .binary_search_by(|f| f.path.as_str().cmp("go.mod"))
-        .ok()?;
-    files[k].text()?.lines().find_map(|l| {
+    file_at(files, "go.mod")?.text()?.lines().find_map(|l| {
         let rest = l.trim().strip_prefix("module")?;
         let name = rest.trim().trim_matches('"');
         (rest.starts_with(char::is_whitespace) && !name.is_empty()).then(|| name.to_string())
@@ -203,18 +208,12 @@ struct OwnPackages {
 
 impl OwnPackages {
     fn of(files: &[FileEntry]) -> Self {
-        let root = |name: &str| {
-            files
-                .binary_search_by(|f| f.path.as_str().cmp(name))
-                .ok()
-                .map(|k| &files[k])
-        };
         let gem = files
             .iter()
             .filter(|f| !f.path.contains('/'))
             .find_map(|f| f.path.strip_suffix(".gemspec"))
             .map(str::to_string);
-        let composer = root("composer.json")
+        let composer = file_at(files, "composer.json")
             .and_then(|f| f.text())
             .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
             .and_then(|v| v.get("name")?.as_str().map(str::to_ascii_lowercase));
@@ -253,11 +252,13 @@ fn other_gem(path: &str, own: Option<&str>) -> bool {
 /// Whether `path` lies in Composer's `vendor/<vendor>/<package>/` under a package other than
 /// `own` (`symfony/console`).
 fn other_composer_package(path: &str, own: Option<&str>) -> bool {
+    let own = own.and_then(|o| o.split_once('/'));
     let segs: Vec<&str> = path.split('/').collect();
     segs.windows(4).any(|w| {
         w[0] == "vendor"
             && !w[1].is_empty()
-            && Some(format!("{}/{}", w[1], w[2]).to_ascii_lowercase()).as_deref() != own
+            && !own
+                .is_some_and(|(v, p)| w[1].eq_ignore_ascii_case(v) && w[2].eq_ignore_ascii_case(p))
     })
 }
 

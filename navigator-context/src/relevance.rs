@@ -528,7 +528,7 @@ fn scope_prefix(goal: &str) -> Vec<String> {
     if head.len() < 2 || head.len() > 40 || head.contains(char::is_whitespace) {
         return Vec::new();
     }
-    let outside: String = head.split('(').next().unwrap_or(head).to_string();
+    let outside = head.split('(').next().unwrap_or(head);
     if outside.contains(['.', '\\']) || (head.contains("::") && !head.contains('(')) {
         return Vec::new();
     }
