@@ -156,6 +156,33 @@ patterns! {
     /// A .NET stack frame with its source line:
     /// `   at Acme.Config.Parser.Read(String path) in /src/Acme/Config/Parser.cs:line 42`.
     dotnet_frame = r"(?m)^[ \t]*at ([\w.`<>+\[\],]+?)\([^\n]*?\) in (.+?\.(?:cs|fs|vb)):line (\d+)";
+
+    /// A symbolicated frame of an Apple crash report or of Swift's own backtracer:
+    /// `3   Acme   0x0000000100a3c1f4 Store.put(_:value:) + 120 (Store.swift:42)`.
+    swift_frame = r"(?m)^[ \t]*\d+[ \t]+[\w.+\-]+[ \t]+0x[0-9a-fA-F]+ (.+?) \+ \d+ \(([^\s():]+\.(?:swift|m|mm)):(\d+)\)";
+
+    /// Where a Swift runtime trap happened: `Fatal error: Index out of range: file
+    /// Acme/Store.swift, line 42` (Swift 5.0–5.8) or `Acme/Store.swift:42: Fatal error: ...`.
+    swift_trap = r"(?m)(?:Fatal error: [^\n]*?: file (\S+\.swift), line (\d+)|^[ \t]*(\S+\.swift):(\d+): Fatal error: )";
+}
+
+/// A Swift or Objective-C crash frame's function as a dotted name: `closure #1 in
+/// Store.put(_:value:)` gives `Store.put`, `-[AppDelegate application:didFinish:]` gives
+/// `AppDelegate.application`.
+fn apple_function(f: &str) -> String {
+    let f = f.trim();
+    let f = f.rsplit_once(" in ").map_or(f, |(_, name)| name);
+    if let Some(inner) = f.strip_prefix("-[").or_else(|| f.strip_prefix("+[")) {
+        let inner = inner.trim_end_matches(']');
+        let (class, selector) = inner.split_once(' ').unwrap_or((inner, ""));
+        let method = selector.split(':').next().unwrap_or("");
+        return if method.is_empty() {
+            class.to_string()
+        } else {
+            format!("{class}.{method}")
+        };
+    }
+    f.split_once('(').map_or(f, |(name, _)| name).to_string()
 }
 
 /// `text` without terminal colour and cursor codes (`\x1b[31m`): a log copied from a terminal
@@ -178,6 +205,7 @@ pub(crate) fn is_frame_line(line: &str) -> bool {
         php_frame(),
         dotnet_frame(),
         native_frame(),
+        swift_frame(),
         arrow_location(),
     ]
     .iter()
@@ -612,6 +640,25 @@ impl Goal {
                     .filter(|f| !f.is_empty() && f != "main" && f != "??"),
             });
         }
+        for c in swift_trap().captures_iter(text) {
+            let (Some(file), Some(line)) = (c.get(1).or(c.get(3)), c.get(2).or(c.get(4))) else {
+                continue;
+            };
+            g.frames.push(Frame {
+                kind: FrameKind::Stack,
+                file: clean_path(file.as_str()),
+                line: line.as_str().parse().ok(),
+                function: None,
+            });
+        }
+        for c in swift_frame().captures_iter(text) {
+            g.frames.push(Frame {
+                kind: FrameKind::Stack,
+                file: clean_path(&c[2]),
+                line: c[3].parse().ok(),
+                function: Some(apple_function(&c[1])).filter(|f| !f.is_empty() && f != "main"),
+            });
+        }
         for c in arrow_location().captures_iter(text) {
             g.frames.push(Frame {
                 kind: FrameKind::Compiler,
@@ -641,6 +688,7 @@ impl Goal {
             php_error(),
             dotnet_frame(),
             native_frame(),
+            swift_frame(),
             arrow_location(),
         ] {
             rest = r.replace_all(&rest, " ").into_owned();
@@ -978,6 +1026,37 @@ click.exceptions.BadParameter: Invalid value for '--n'
         );
         assert!(is_frame_line("lib/shop/pricing.rb:37:in 'apply_tax'"));
         assert!(!is_frame_line("Fix the pricing of taxes"));
+    }
+
+    #[test]
+    fn swift_traps_and_crash_report_frames() {
+        let g = Goal::parse(
+            "Crash when evicting\n\nFatal error: Unexpectedly found nil while unwrapping an Optional value: file Acme/Store.swift, line 42\n\nThread 0 Crashed:\n0   libswiftCore.dylib   0x00000001a2b3c4d5 $ss17_assertionFailure + 300\n1   Acme                 0x0000000100a3c1f4 closure #1 in Store.put(_:value:) + 120 (Store.swift:42)\n2   Acme                 0x0000000100a3c2a0 -[AppDelegate application:didFinishLaunchingWithOptions:] + 64 (AppDelegate.m:17)\n3   Acme                 0x0000000100a3c300 main + 12 (main.swift:3)\n",
+        );
+        assert_eq!(
+            frames_of(&g),
+            [
+                ("Acme/Store.swift", Some(42), None),
+                ("Store.swift", Some(42), Some("Store.put")),
+                ("AppDelegate.m", Some(17), Some("AppDelegate.application")),
+                ("main.swift", Some(3), None),
+            ]
+        );
+        assert!(
+            g.identifiers.iter().any(|i| i == "put"),
+            "{:?}",
+            g.identifiers
+        );
+        assert!(!g.prose.contains("0x0000000100a3c1f4"), "{}", g.prose);
+        assert!(is_frame_line(
+            "1   Acme   0x0000000100a3c1f4 Store.put(_:value:) + 120 (Store.swift:42)"
+        ));
+        // Swift 5.9 and later write the trap's place first.
+        let g = Goal::parse("Sources/Acme/Cache.swift:17: Fatal error: Index out of range\n");
+        assert_eq!(
+            frames_of(&g),
+            [("Sources/Acme/Cache.swift", Some(17), None)]
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The reference graph: file A points at file B when A mentions a name B defines at top level.
 //! A personalised PageRank seeded with the text scores spreads relevance along those edges.
 
+use crate::lang::Lang;
 use crate::scan::{body, symbol_names, RepoMap};
 use std::collections::{HashMap, HashSet};
 
@@ -16,6 +17,16 @@ pub(crate) struct GraphRank {
     pub rank: Vec<f64>,
     /// For files that gained mostly through the graph: the seed that pointed at them.
     pub via: Vec<Option<String>>,
+}
+
+/// Whether code in one language can name what a file in the other defines: a C file calling
+/// `kv_close` means the C function, not a Python one of the same name. Documents and
+/// configuration (no language) may name anything.
+fn may_call(from: Option<Lang>, to: Option<Lang>) -> bool {
+    match (from, to) {
+        (Some(a), Some(b)) => a.family() == b.family(),
+        _ => true,
+    }
 }
 
 pub(crate) fn personalised_pagerank(map: &RepoMap, seeds: &[f64]) -> GraphRank {
@@ -49,7 +60,7 @@ pub(crate) fn personalised_pagerank(map: &RepoMap, seeds: &[f64]) -> GraphRank {
                 .filter_map(|w| definers.get(w))
                 .flatten()
                 .copied()
-                .filter(|&b| b != a)
+                .filter(|&b| b != a && may_call(files[a].lang, files[b].lang))
                 .collect::<HashSet<_>>()
                 .into_iter()
                 .collect();
@@ -102,4 +113,42 @@ pub(crate) fn personalised_pagerank(map: &RepoMap, seeds: &[f64]) -> GraphRank {
         }
     }
     GraphRank { rank: dense, via }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::ScanOptions;
+
+    #[test]
+    fn code_points_only_at_definitions_in_a_language_it_can_call() {
+        let dir = tempfile::tempdir().unwrap();
+        for (p, text) in [
+            ("src/main.c", "int main(void) { kv_close(kv_open(16)); return 0; }\n"),
+            ("src/store.c", "void kv_close(kv_store *s) { free(s); }\nkv_store *kv_open(size_t n) { return 0; }\n"),
+            ("tools/store.py", "def kv_close(s):\n    pass\n\ndef kv_open(n):\n    pass\n"),
+            ("README.md", "Call `kv_close` when done.\n"),
+        ] {
+            let path = dir.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let options = ScanOptions {
+            cache_dir: None,
+            ..ScanOptions::for_root(dir.path())
+        };
+        let map = RepoMap::open_with(dir.path(), &options).unwrap();
+        map.outline_all();
+        let index = |p: &str| map.files().iter().position(|f| f.path == p).unwrap();
+        let mut seeds = vec![0.0; map.files().len()];
+        seeds[index("src/main.c")] = 1.0;
+        let g = personalised_pagerank(&map, &seeds);
+        assert!(g.rank[index("src/store.c")] > 0.0, "{:?}", g.rank);
+        assert_eq!(g.rank[index("tools/store.py")], 0.0, "{:?}", g.rank);
+        // A document names whatever it likes.
+        let mut seeds = vec![0.0; map.files().len()];
+        seeds[index("README.md")] = 1.0;
+        let g = personalised_pagerank(&map, &seeds);
+        assert!(g.rank[index("tools/store.py")] > 0.0, "{:?}", g.rank);
+    }
 }

@@ -30,6 +30,10 @@ pub enum Lang {
     Php,
     /// C# (`.cs`).
     CSharp,
+    /// Kotlin (`.kt`, `.kts`).
+    Kotlin,
+    /// Swift (`.swift`).
+    Swift,
 }
 
 /// How one syntax node takes part in an outline.
@@ -69,8 +73,27 @@ impl Lang {
             "rb" | "rake" | "gemspec" => Lang::Ruby,
             "php" => Lang::Php,
             "cs" => Lang::CSharp,
+            "kt" | "kts" => Lang::Kotlin,
+            "swift" => Lang::Swift,
             _ => return None,
         })
+    }
+
+    /// The languages whose code can call each other's functions by name: C with C++, the
+    /// JavaScript dialects, the JVM's Java with Kotlin; each other language alone.
+    pub(crate) fn family(self) -> u8 {
+        match self {
+            Lang::C | Lang::Cpp => 0,
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => 1,
+            Lang::Java | Lang::Kotlin => 2,
+            Lang::Rust => 3,
+            Lang::Python => 4,
+            Lang::Go => 5,
+            Lang::Ruby => 6,
+            Lang::Php => 7,
+            Lang::CSharp => 8,
+            Lang::Swift => 9,
+        }
     }
 
     /// How a line comment starts in the language (outlines write doc comments with it).
@@ -96,6 +119,8 @@ impl Lang {
             Lang::Ruby => "ruby",
             Lang::Php => "php",
             Lang::CSharp => "csharp",
+            Lang::Kotlin => "kotlin",
+            Lang::Swift => "swift",
         }
     }
 
@@ -114,6 +139,8 @@ impl Lang {
             Lang::Ruby => "ruby-0.23",
             Lang::Php => "php-0.25",
             Lang::CSharp => "c-sharp-0.23",
+            Lang::Kotlin => "kotlin-ng-1.1",
+            Lang::Swift => "swift-0.7",
         }
     }
 
@@ -132,12 +159,17 @@ impl Lang {
             // PHP files may hold HTML around `<?php` blocks: the grammar that reads both.
             Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
             Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+            Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
         }
     }
 
     /// Whether a node kind is a comment that can document the item after it.
     pub(crate) fn is_comment(self, kind: &str) -> bool {
-        matches!(kind, "comment" | "line_comment" | "block_comment")
+        matches!(
+            kind,
+            "comment" | "line_comment" | "block_comment" | "multiline_comment"
+        )
     }
 
     /// Whether a node kind is a namespace: a container that only groups the items in it.
@@ -259,6 +291,33 @@ impl Lang {
                 | "file_scoped_namespace_declaration",
             ) => item(false),
             (Lang::CSharp, "declaration_list") => Transparent,
+            // Kotlin: `interface`, `enum class` and `data class` are class declarations too; a
+            // class's members sit in a body node without a field name.
+            (Lang::Kotlin, "class_declaration" | "object_declaration" | "companion_object") => {
+                item(true)
+            }
+            (
+                Lang::Kotlin,
+                "function_declaration"
+                | "property_declaration"
+                | "secondary_constructor"
+                | "type_alias",
+            ) => item(false),
+            (Lang::Kotlin, "class_body" | "enum_class_body") => Transparent,
+            // Swift: classes, structs, enums, actors and extensions are class declarations.
+            (Lang::Swift, "class_declaration" | "protocol_declaration") => item(true),
+            (
+                Lang::Swift,
+                "function_declaration"
+                | "init_declaration"
+                | "deinit_declaration"
+                | "subscript_declaration"
+                | "property_declaration"
+                | "typealias_declaration"
+                | "associatedtype_declaration"
+                | "protocol_function_declaration"
+                | "protocol_property_declaration",
+            ) => item(false),
             (
                 Lang::C | Lang::Cpp,
                 "preproc_ifdef"

@@ -60,14 +60,17 @@ pub fn outline(lang: Lang, source: &str) -> Option<Outline> {
 fn visit(lang: Lang, src: &str, node: Node, depth: usize, out: &mut Vec<Symbol>) {
     let mut items = Vec::new();
     item_children(lang, node, &mut items);
-    // A lone namespace wrapping the rest of the file (`module ActiveSupport`, `namespace
-    // Acme.Config { ... }`) is not a level: what it holds is outlined beside it, so a
-    // top-level outline shows the file's classes and gem code nested four modules deep keeps
+    // A namespace (`module ActiveSupport`, `namespace Acme.Config { ... }`) is not a level:
+    // what it holds is outlined beside it, so a top-level outline shows the file's classes
+    // (of each namespace, in a file of several) and gem code nested four modules deep keeps
     // its methods.
-    let lone_wrapper = items.len() == 1 && lang.is_namespace(items[0].0.kind());
     for (child, container) in items {
         out.push(symbol(lang, src, child, depth));
-        let inner = if lone_wrapper { depth } else { depth + 1 };
+        let inner = if lang.is_namespace(child.kind()) {
+            depth
+        } else {
+            depth + 1
+        };
         if container && inner < MAX_DEPTH {
             let body = child.child_by_field_name("body").unwrap_or(child);
             visit(lang, src, body, inner, out);
@@ -117,10 +120,41 @@ fn ruby_head_end(node: Node) -> Option<usize> {
         .max()
 }
 
+/// Where a Kotlin declaration ends: where its body starts (`{ ... }` or `= expr`); the
+/// grammar gives bodies no field name.
+fn kotlin_head_end(node: Node) -> Option<usize> {
+    let mut cursor = node.walk();
+    let body = node
+        .named_children(&mut cursor)
+        .find(|c| matches!(c.kind(), "class_body" | "enum_class_body" | "function_body"));
+    body.map(|b| b.start_byte())
+}
+
+/// The name of a Kotlin item the grammar does not mark with a `name` field: a type alias
+/// (`type`) or a property (the identifier in its variable declaration).
+fn kotlin_name(src: &str, node: Node) -> Option<String> {
+    if let Some(t) = node.child_by_field_name("type") {
+        return Some(src[t.byte_range()].to_string());
+    }
+    let mut cursor = node.walk();
+    let var = node
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "variable_declaration")?;
+    let mut cursor = var.walk();
+    let id = var
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "identifier")?;
+    Some(src[id.byte_range()].to_string())
+}
+
 fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
     let text = &src[node.byte_range()];
-    let ruby_head = (lang == Lang::Ruby).then(|| ruby_head_end(node)).flatten();
-    let head = match (ruby_head, node.child_by_field_name("body")) {
+    let custom_head = match lang {
+        Lang::Ruby => ruby_head_end(node),
+        Lang::Kotlin => kotlin_head_end(node),
+        _ => None,
+    };
+    let head = match (custom_head, node.child_by_field_name("body")) {
         (Some(end), _) => &src[node.start_byte()..end],
         (None, Some(body)) if body.start_byte() > node.start_byte() => {
             &src[node.start_byte()..body.start_byte()]
@@ -137,6 +171,7 @@ fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
         None if matches!(lang, Lang::C | Lang::Cpp) => {
             declarator_name(src, node).unwrap_or_default()
         }
+        None if lang == Lang::Kotlin => kotlin_name(src, node).unwrap_or_default(),
         None => String::new(),
     };
     let doc = python_docstring(lang, src, node).or_else(|| leading_comment(lang, src, node));
@@ -361,7 +396,7 @@ mod tests {
             "a lone namespace is no level"
         );
         assert_eq!(got[2], (1, "void open();".into()));
-        // Two namespaces in a file are levels.
+        // Nor are two namespaces in a file: a top-level outline shows what each holds.
         let got = sigs(
             Lang::Cpp,
             "namespace a { int f(); }\nnamespace b { int g(); }\n",
@@ -370,9 +405,20 @@ mod tests {
             got,
             [
                 (0, "namespace a".into()),
-                (1, "int f();".into()),
+                (0, "int f();".into()),
                 (0, "namespace b".into()),
-                (1, "int g();".into())
+                (0, "int g();".into())
+            ]
+        );
+        let php = "<?php\nnamespace App\\Http {\n    class Router {\n        public function add($r) {}\n    }\n}\nnamespace App\\Cli {\n    class Runner {}\n}\n";
+        assert_eq!(
+            sigs(Lang::Php, php),
+            [
+                (0, "namespace App\\Http".into()),
+                (0, "class Router".into()),
+                (1, "public function add($r)".into()),
+                (0, "namespace App\\Cli".into()),
+                (0, "class Runner".into()),
             ]
         );
     }
@@ -483,6 +529,64 @@ mod tests {
             .map(|s| (s.depth, s.name.as_str()))
             .collect();
         assert_eq!(got, [(0, "Acme"), (0, "A"), (1, "Run")]);
+    }
+
+    #[test]
+    fn kotlin_classes_objects_members_and_kdoc() {
+        let kt = "package com.acme.store\n\nimport kotlin.math.max\n\n/** A key-value store. */\nclass Store(private val n: Int) : Closeable {\n    /** Puts a value. */\n    fun put(key: String, value: String): Int {\n        return 0\n    }\n    val size: Int get() = 0\n    companion object {\n        fun create(): Store = Store(1)\n    }\n    constructor(x: String) : this(1)\n}\n\ninterface Cache {\n    fun get(k: String): String?\n}\n\nobject Registry {\n    fun register(s: Store) {}\n}\n\nenum class Color {\n    RED, GREEN;\n    fun hex(): String = \"\"\n}\n\ntypealias Table = Map<String, String>\nfun top(a: Int): Int = a + 1\n";
+        let o = outline(Lang::Kotlin, kt).unwrap();
+        assert_eq!(
+            named(&o),
+            vec![
+                (0, "class Store(private val n: Int) : Closeable", "Store"),
+                (1, "fun put(key: String, value: String): Int", "put"),
+                (1, "val size: Int get() = 0", "size"),
+                (1, "companion object", ""),
+                (2, "fun create(): Store", "create"),
+                (1, "constructor(x: String) : this(1)", ""),
+                (0, "interface Cache", "Cache"),
+                (1, "fun get(k: String): String?", "get"),
+                (0, "object Registry", "Registry"),
+                (1, "fun register(s: Store)", "register"),
+                (0, "enum class Color", "Color"),
+                (1, "fun hex(): String", "hex"),
+                (0, "typealias Table = Map<String, String>", "Table"),
+                (0, "fun top(a: Int): Int", "top"),
+            ]
+        );
+        assert!(!o.partial);
+        assert_eq!(o.symbols[0].doc.as_deref(), Some("A key-value store."));
+        assert_eq!(o.symbols[1].doc.as_deref(), Some("Puts a value."));
+        assert_eq!((o.symbols[1].line, o.symbols[1].end_line), (8, 10));
+    }
+
+    #[test]
+    fn swift_types_extensions_protocols_and_docs() {
+        let swift = "import Foundation\n\n/// A key-value store.\npublic final class Store: Codable {\n    /// Puts a value.\n    public func put(_ key: String, value: String) -> Int {\n        return 0\n    }\n    var size: Int { return 0 }\n    init(n: Int) { self.n = n }\n}\n\nprotocol Cache {\n    func get(_ k: String) -> String?\n}\n\nstruct Point { let x: Int }\n\nextension Store: Cache {\n    func get(_ k: String) -> String? { nil }\n}\n\nfunc top(a: Int) -> Int { a + 1 }\n";
+        let o = outline(Lang::Swift, swift).unwrap();
+        assert_eq!(
+            named(&o),
+            vec![
+                (0, "public final class Store: Codable", "Store"),
+                (
+                    1,
+                    "public func put(_ key: String, value: String) -> Int",
+                    "put"
+                ),
+                (1, "var size: Int", "size"),
+                (1, "init(n: Int)", "init"),
+                (0, "protocol Cache", "Cache"),
+                (1, "func get(_ k: String) -> String?", "get"),
+                (0, "struct Point", "Point"),
+                (1, "let x: Int", "x"),
+                (0, "extension Store: Cache", "Store"),
+                (1, "func get(_ k: String) -> String?", "get"),
+                (0, "func top(a: Int) -> Int", "top"),
+            ]
+        );
+        assert!(!o.partial);
+        assert_eq!(o.symbols[0].doc.as_deref(), Some("A key-value store."));
+        assert_eq!(o.symbols[1].doc.as_deref(), Some("Puts a value."));
     }
 
     #[test]

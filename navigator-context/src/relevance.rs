@@ -81,8 +81,29 @@ fn normalise(v: &mut [f64]) {
 }
 
 pub(crate) fn is_auxiliary(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    lower.split('/').any(|seg| auxiliary_kind(seg).is_some())
+    auxiliary_kinds(path).next().is_some()
+}
+
+/// The auxiliary kinds each segment of `path` marks.
+fn auxiliary_kinds(path: &str) -> impl Iterator<Item = Auxiliary> + '_ {
+    path.split('/')
+        .filter_map(|seg| auxiliary_kind(&seg.to_ascii_lowercase()).or_else(|| camel_test(seg)))
+}
+
+/// Tests named in camel case, as Java, Kotlin, Swift and .NET name them: `StoreTests.swift`,
+/// `CacheTest.kt`, `ParserSpec.kt`, Android's `androidTest` folder, a .NET project
+/// `Acme.Store.Tests` (but not `Latest.kt` or `Contest.swift`).
+fn camel_test(seg: &str) -> Option<Auxiliary> {
+    seg.split('.')
+        .any(|part| {
+            ["Tests", "Test", "Specs", "Spec"].iter().any(|suffix| {
+                part.strip_suffix(suffix).is_some_and(|stem| {
+                    stem.is_empty()
+                        || stem.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+                })
+            })
+        })
+        .then_some(Auxiliary::Test)
 }
 
 /// What kind of auxiliary file a path segment marks, if any.
@@ -144,8 +165,7 @@ impl AskedFor {
     /// Whether every auxiliary mark of `path` is of a kind asked for (false for a path with
     /// none).
     fn covers(&self, path: &str) -> bool {
-        let lower = path.to_ascii_lowercase();
-        let mut kinds = lower.split('/').filter_map(auxiliary_kind).peekable();
+        let mut kinds = auxiliary_kinds(path).peekable();
         kinds.peek().is_some()
             && kinds.all(|k| match k {
                 Auxiliary::Example => self.examples,
@@ -250,6 +270,7 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         }
     }
     let prefix = scope_prefix(scope_text);
+    let module = scope_module(scope_text);
     let asked = AskedFor::of(scope_text);
     let ranked_down: Vec<bool> = files
         .iter()
@@ -276,6 +297,13 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         {
             text[i] *= 1.0 + PREFIX_WEIGHT;
             reasons[i].push("inside the scope the goal starts with".into());
+            if module
+                .as_deref()
+                .is_some_and(|m| is_module_file(&f.path, m))
+            {
+                text[i] *= 1.0 + PREFIX_WEIGHT;
+                reasons[i].push("the module the goal's scope names".into());
+            }
         }
     }
     normalise(&mut text);
@@ -504,6 +532,42 @@ fn abbreviates(seg: &str, word: &str) -> bool {
 /// drive (`C:\\`) are no scope: the scope's colon is the first one outside parentheses that is
 /// not part of a `::`, and the scope holds no `.` or `\\` outside them.
 fn scope_prefix(goal: &str) -> Vec<String> {
+    let Some(head) = scope_head(goal) else {
+        return Vec::new();
+    };
+    head.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The module a scope written as a path names: `axum-core/macros: ...` and
+/// `fix(auth/session): ...` give `macros` and `session` (lower case); a scope without a `/`
+/// names directories only.
+fn scope_module(goal: &str) -> Option<String> {
+    let head = scope_head(goal)?;
+    let inner = match head.split_once('(') {
+        Some((_, rest)) => rest.trim_end_matches(')'),
+        None => head,
+    };
+    let (_, last) = inner.rsplit_once('/')?;
+    let last = last.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+    (!last.is_empty()).then(|| last.to_lowercase())
+}
+
+/// Whether `path` is the module `module`: its file stem (`macros.rs`), or the folder of a
+/// module root (`macros/mod.rs`).
+fn is_module_file(path: &str, module: &str) -> bool {
+    let mut segs = path.rsplit('/');
+    let name = segs.next().unwrap_or(path);
+    let stem = name.split_once('.').map_or(name, |(s, _)| s);
+    stem.eq_ignore_ascii_case(module)
+        || (is_module_root(path) && segs.next().is_some_and(|d| d.eq_ignore_ascii_case(module)))
+}
+
+/// The scope a commit-subject-style goal starts with (`fix(auth/session)` of
+/// `fix(auth/session): expiry`), if it has one.
+fn scope_head(goal: &str) -> Option<&str> {
     let bytes = goal.as_bytes();
     let mut depth = 0i32;
     let mut colon = None;
@@ -521,21 +585,15 @@ fn scope_prefix(goal: &str) -> Vec<String> {
             _ => {}
         }
     }
-    let Some(k) = colon else {
-        return Vec::new();
-    };
-    let head = goal[..k].trim();
+    let head = goal[..colon?].trim();
     if head.len() < 2 || head.len() > 40 || head.contains(char::is_whitespace) {
-        return Vec::new();
+        return None;
     }
     let outside = head.split('(').next().unwrap_or(head);
     if outside.contains(['.', '\\']) || (head.contains("::") && !head.contains('(')) {
-        return Vec::new();
+        return None;
     }
-    head.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+    Some(head)
 }
 
 /// Whether a file is the root of its module: where a change to the module declares itself.
@@ -734,6 +792,41 @@ mod tests {
         ] {
             assert!(!abbreviates(seg, word), "{seg} is no short form of {word}");
         }
+    }
+
+    #[test]
+    fn a_scope_written_as_a_path_names_its_module() {
+        assert_eq!(
+            scope_module("axum-core/macros: avoid double calls").as_deref(),
+            Some("macros")
+        );
+        assert_eq!(
+            scope_module("fix(auth/Session): expiry").as_deref(),
+            Some("session")
+        );
+        assert_eq!(scope_module("fix(auth): expiry"), None);
+        assert_eq!(scope_module("Refactor auth/session handling"), None);
+        assert!(is_module_file("axum-core/src/macros/mod.rs", "macros"));
+        assert!(!is_module_file("axum-core/src/macros/util.rs", "macros"));
+        // Every file of the crate is in scope; the module's file leads.
+        let (_d, map) = map_of(&[
+            ("kit-core/src/lib.rs", "mod body;\nmod macros;"),
+            (
+                "kit-core/src/body.rs",
+                "/// The text of a body.\npub fn body_text_of(b: &Body) -> String { b.body_text() }",
+            ),
+            (
+                "kit-core/src/macros.rs",
+                "macro_rules! rejection { ($r:ident) => { $r.body_text() } }",
+            ),
+        ]);
+        let ranked = rank(&map, "kit-core/macros: avoid double `body_text()` calls");
+        assert_eq!(ranked[0].path, "kit-core/src/macros.rs", "{ranked:?}");
+        assert_eq!(ranked[1].path, "kit-core/src/body.rs", "{ranked:?}");
+        assert!(ranked[0]
+            .reasons
+            .iter()
+            .any(|r| r == "the module the goal's scope names"));
     }
 
     #[test]
@@ -1149,5 +1242,18 @@ mod tests {
         assert!(!is_auxiliary("src/auth/middleware.rs"));
         assert!(!is_auxiliary("src/specification.rs"));
         assert!(!is_auxiliary("lib/contest.py"));
+        // Camel-case test names of Java, Kotlin, Swift and .NET.
+        assert!(is_auxiliary("Tests/StoreKitTests/CacheTests.swift"));
+        assert!(is_auxiliary("Sources/Store/CacheTests.swift"));
+        assert!(is_auxiliary("core/src/main/kotlin/StoreTest.kt"));
+        assert!(is_auxiliary(
+            "app/src/androidTest/java/com/acme/MainActivity.kt"
+        ));
+        assert!(is_auxiliary("src/Acme.Store.Tests/LruCache.cs"));
+        assert!(is_auxiliary("lib/ParserSpec.kt"));
+        assert!(!is_auxiliary("Sources/Store/Latest.swift"));
+        assert!(!is_auxiliary("src/Contest.kt"));
+        assert!(!is_auxiliary("src/Acme.Testing/BackTester.cs"));
+        assert!(!is_auxiliary("src/TLSSpec.kt"));
     }
 }
