@@ -192,7 +192,8 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     } else {
         scope_text
     };
-    let scope_text = scope_text.as_ref();
+    let scope_text = http_versions_joined(scope_text.as_ref());
+    let scope_text = scope_text.as_str();
     let files = map.files();
     if query.is_empty() || files.is_empty() {
         return Vec::new();
@@ -508,6 +509,46 @@ fn scope_scores(files: &[FileEntry], goal: &str) -> Vec<f64> {
         .collect()
 }
 
+/// `text` with HTTP versions written as code names them: `HTTP/2` and `HTTP/1.1` become
+/// `HTTP2` and `HTTP1`, so the directories they name (`h2`, `http1`) can be told.
+fn http_versions_joined(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(k) = rest.find(['/']) {
+        let (before, after) = rest.split_at(k);
+        let after = &after[1..];
+        let is_http = before
+            .len()
+            .checked_sub(4)
+            .filter(|&i| before.is_char_boundary(i))
+            .is_some_and(|i| {
+                before[i..].eq_ignore_ascii_case("http")
+                    && !before[..i].ends_with(|c: char| c.is_alphanumeric())
+            });
+        let digit = after.chars().next().filter(char::is_ascii_digit);
+        out.push_str(before);
+        match (is_http, digit) {
+            (true, Some(d)) => {
+                out.push(d);
+                let mut tail = &after[1..];
+                // A minor version (`.1`) goes with it.
+                if let Some(t) = tail.strip_prefix('.') {
+                    if t.starts_with(|c: char| c.is_ascii_digit()) {
+                        tail = t.trim_start_matches(|c: char| c.is_ascii_digit());
+                    }
+                }
+                rest = tail;
+            }
+            _ => {
+                out.push('/');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Whether the path segment `seg` is a short form of the goal's word `word` (both lower
 /// case): `h2` for `http2`, `cfg` for `config`, `fmt` for `format`. A short form of a plain
 /// word (letters and digits; a compound like `axum-core` names its parts itself) has two or
@@ -792,6 +833,29 @@ mod tests {
         ] {
             assert!(!abbreviates(seg, word), "{seg} is no short form of {word}");
         }
+    }
+
+    #[test]
+    fn http_versions_are_joined_as_code_writes_them() {
+        assert_eq!(
+            http_versions_joined(
+                "HTTP/2 CONNECT: shutdown fails over HTTP/1.1, http/1 and https/3"
+            ),
+            "HTTP2 CONNECT: shutdown fails over HTTP1, http1 and https/3"
+        );
+        assert_eq!(
+            http_versions_joined("src/http/mod.rs and a/b"),
+            "src/http/mod.rs and a/b"
+        );
+        assert_eq!(http_versions_joined("xhttp/2 ünï/2"), "xhttp/2 ünï/2");
+        // A report's title that writes `HTTP/2` names hyper-style `proto/h2/`.
+        let (_d, map) = map_of(&[
+            ("src/proto/h1/upgrade.rs", "pub fn poll_shutdown() {}"),
+            ("src/proto/h2/upgrade.rs", "pub fn poll_shutdown() {}"),
+        ]);
+        let ranked = rank(&map, "HTTP/2 CONNECT tunnel fails to shut down");
+        assert_eq!(ranked[0].path, "src/proto/h2/upgrade.rs", "{ranked:?}");
+        assert!(ranked[0].score > ranked[1].score, "{ranked:?}");
     }
 
     #[test]
