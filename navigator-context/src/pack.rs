@@ -365,20 +365,23 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             .min(share_of(0))
             .min((budget as f64 * cap) as usize);
         // A zoom that needs a rescue (see [`zoom`]) is not worth it when the second file
-        // would be whole in its place.
-        let rescue = ranked.get(1).is_none_or(|&(j, s)| {
-            let (c, level) = costs.cost(j, Level::Full);
-            s < FULL_SCORE
-                || level != Level::Full
-                || !fits_whole(
-                    &mut costs,
-                    &ranked,
-                    (1, true),
-                    c,
-                    (0, remaining),
-                    (share_of(1), first_share),
-                )
-        });
+        // would be whole in its place, unless a frame of the goal's trace is in one of the
+        // file's functions: the code that failed is worth more than a weaker file whole.
+        let failed_here = ItemQuery::new(&plan.goal).frame_into(&map.files()[i]);
+        let rescue = failed_here
+            || ranked.get(1).is_none_or(|&(j, s)| {
+                let (c, level) = costs.cost(j, Level::Full);
+                s < FULL_SCORE
+                    || level != Level::Full
+                    || !fits_whole(
+                        &mut costs,
+                        &ranked,
+                        (1, true),
+                        c,
+                        (0, remaining),
+                        (share_of(1), first_share),
+                    )
+            });
         zoom(&mut costs, map, plan, i, (allowed, rescue)).map(|c| (i, c))
     });
     if let Some((i, c)) = first_zoomed {
@@ -651,7 +654,8 @@ fn zoom(
     if !rescue || !query.points_into(file) {
         return None;
     }
-    let cap = costs.cap_for(i, OUTLINE_CAP)?;
+    // A small allowance keeps most of itself for the items.
+    let cap = costs.cap_for(i, OUTLINE_CAP.min(allowance / 4))?;
     let goal: &GoalWords = &costs.goal;
     let focus = query.choose(file, (allowance, rescue), plan.tokenizer, |focus| {
         shaped_block(
@@ -1306,6 +1310,28 @@ mod tests {
             assert!(shown, "{second}");
             assert_eq!(small.level, Level::Full, "{second}: {small:?}");
         }
+    }
+
+    #[test]
+    fn the_function_a_trace_failed_in_is_shown_before_the_second_file_whole() {
+        // `small.rs` would be whole in the place of a zoom that needs a rescue; but the
+        // goal's panic happened inside `add_vary_header` (lines 256-270 of `big.rs`).
+        let (_d, map, ranking, _) = vary_fixture(0.7, 5);
+        let probe = FlightPlan::new(VARY_GOAL, 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let b = costs.index("big.rs").unwrap();
+        let budget = costs.cost(b, Level::TopLevel).0 + 100;
+        let goal = "thread 'main' panicked at big.rs:260:9:\nattempt to multiply with overflow";
+        let packed = pack(&map, &ranking, &FlightPlan::new(goal, budget));
+        let big = packed.rules.iter().find(|r| r.path == "big.rs").unwrap();
+        assert_eq!(big.focus, ["add_vary_header"], "{big:?}");
+        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
+        assert!(fitted.rendered.tokens <= budget);
+        let text = &fitted.rendered.text;
+        assert!(
+            text.contains("    let value_11 = input.len() * 11 + limit;"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -334,6 +334,16 @@ impl ItemQuery {
         })
     }
 
+    /// Whether a frame of the goal's trace lies in one of `file`'s functions (not just in a
+    /// class around them).
+    pub(crate) fn frame_into(&self, file: &FileEntry) -> bool {
+        let frame_lines = self.frame_lines(file);
+        !frame_lines.is_empty()
+            && items(file).iter().any(|it| {
+                !it.container && frame_lines.iter().any(|&l| it.start <= l && l <= it.end)
+            })
+    }
+
     /// A relevance score per item of `file` (0 for containers, which their members stand for).
     fn scores(&mut self, file: &FileEntry, items: &[Item]) -> Vec<f64> {
         let text = file.text().unwrap_or("");
