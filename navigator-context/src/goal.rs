@@ -161,9 +161,30 @@ patterns! {
     /// `3   Acme   0x0000000100a3c1f4 Store.put(_:value:) + 120 (Store.swift:42)`.
     swift_frame = r"(?m)^[ \t]*\d+[ \t]+[\w.+\-]+[ \t]+0x[0-9a-fA-F]+ (.+?) \+ \d+ \(([^\s():]+\.(?:swift|m|mm)):(\d+)\)";
 
-    /// Where a Swift runtime trap happened: `Fatal error: Index out of range: file
-    /// Acme/Store.swift, line 42` (Swift 5.0–5.8) or `Acme/Store.swift:42: Fatal error: ...`.
-    swift_trap = r"(?m)(?:Fatal error: [^\n]*?: file (\S+\.swift), line (\d+)|^[ \t]*(\S+\.swift):(\d+): Fatal error: )";
+    /// Where a Swift runtime trap happened (`fatalError`, `precondition`, `assert`): `Fatal
+    /// error: Index out of range: file Acme/Store.swift, line 42` (Swift 5.0–5.8) or
+    /// `Acme/Store.swift:42: Precondition failed: ...`.
+    swift_trap = r"(?m)(?:(?:Fatal error|Precondition failed|Assertion failed)(?:: [^\n]*?)?: file (\S+\.swift), line (\d+)|^[ \t]*(\S+\.swift):(\d+): (?:Fatal error|Precondition failed|Assertion failed)\b)";
+}
+
+/// A JVM frame's function as a dotted name, the method a lambda or anonymous class was
+/// written in standing for it: Kotlin's `Stack$onUpdate$1.invoke` and Java's
+/// `Stack.lambda$onUpdate$0` give `Stack.onUpdate`; `Parser$Section.read` gives
+/// `Parser.Section.read`.
+fn jvm_function(raw: &str) -> String {
+    let mut segs: Vec<&str> = raw
+        .split(['.', '$'])
+        .filter(|s| !s.is_empty() && !s.chars().all(|c| c.is_ascii_digit()) && *s != "lambda")
+        .collect();
+    let synthetic = ["invoke", "run", "accept", "apply", "call", "get", "test"];
+    if segs.len() >= 2
+        && synthetic.contains(&segs[segs.len() - 1])
+        && raw.contains('$')
+        && segs[segs.len() - 2].starts_with(|c: char| c.is_ascii_lowercase())
+    {
+        segs.pop();
+    }
+    segs.join(".")
 }
 
 /// A Swift or Objective-C crash frame's function as a dotted name: `closure #1 in
@@ -538,7 +559,7 @@ impl Goal {
         let root_cause = text.rfind("Caused by:").unwrap_or(0);
         let mut java: Vec<(bool, Frame)> = Vec::new();
         for c in java_frame().captures_iter(text) {
-            let function = format!("{}{}", &c[1], &c[2]).replace('$', ".");
+            let function = jvm_function(&format!("{}{}", &c[1], &c[2]));
             if !starts_with_any(&function, JAVA_RUNTIME) {
                 let cause = c.get(0).is_some_and(|m| m.start() >= root_cause);
                 java.push((
@@ -1029,6 +1050,37 @@ click.exceptions.BadParameter: Invalid value for '--n'
     }
 
     #[test]
+    fn jvm_lambdas_stand_for_the_method_they_are_written_in() {
+        assert_eq!(
+            jvm_function("com.acme.Stack$onUpdate$1.invoke"),
+            "com.acme.Stack.onUpdate"
+        );
+        assert_eq!(
+            jvm_function("com.acme.Stack.lambda$onUpdate$0"),
+            "com.acme.Stack.onUpdate"
+        );
+        assert_eq!(
+            jvm_function("com.acme.Parser$Section.read"),
+            "com.acme.Parser.Section.read"
+        );
+        assert_eq!(jvm_function("com.acme.Task.run"), "com.acme.Task.run");
+        assert_eq!(
+            jvm_function("com.acme.Task$Inner.run"),
+            "com.acme.Task.Inner.run"
+        );
+        let g = Goal::parse("java.lang.IllegalStateException: boom\n\tat com.swm.rnscreens.ScreenStack$onUpdate$1.invoke(ScreenStack.kt:212)\n");
+        assert!(
+            g.identifiers.iter().any(|i| i == "onUpdate"),
+            "{:?}",
+            g.identifiers
+        );
+        assert_eq!(
+            frames_of(&g)[0].2,
+            Some("com.swm.rnscreens.ScreenStack.onUpdate")
+        );
+    }
+
+    #[test]
     fn swift_traps_and_crash_report_frames() {
         let g = Goal::parse(
             "Crash when evicting\n\nFatal error: Unexpectedly found nil while unwrapping an Optional value: file Acme/Store.swift, line 42\n\nThread 0 Crashed:\n0   libswiftCore.dylib   0x00000001a2b3c4d5 $ss17_assertionFailure + 300\n1   Acme                 0x0000000100a3c1f4 closure #1 in Store.put(_:value:) + 120 (Store.swift:42)\n2   Acme                 0x0000000100a3c2a0 -[AppDelegate application:didFinishLaunchingWithOptions:] + 64 (AppDelegate.m:17)\n3   Acme                 0x0000000100a3c300 main + 12 (main.swift:3)\n",
@@ -1051,12 +1103,19 @@ click.exceptions.BadParameter: Invalid value for '--n'
         assert!(is_frame_line(
             "1   Acme   0x0000000100a3c1f4 Store.put(_:value:) + 120 (Store.swift:42)"
         ));
-        // Swift 5.9 and later write the trap's place first.
+        // Swift 5.9 and later write the trap's place first; `precondition` and `assert`
+        // trap the same way.
         let g = Goal::parse("Sources/Acme/Cache.swift:17: Fatal error: Index out of range\n");
         assert_eq!(
             frames_of(&g),
             [("Sources/Acme/Cache.swift", Some(17), None)]
         );
+        let g = Goal::parse("Precondition failed: runtime lost: file Acme/App.swift, line 590\n");
+        assert_eq!(frames_of(&g), [("Acme/App.swift", Some(590), None)]);
+        let g = Goal::parse("Acme/App.swift:590: Assertion failed: runtime lost\n");
+        assert_eq!(frames_of(&g), [("Acme/App.swift", Some(590), None)]);
+        let g = Goal::parse("Assertion failed: file Acme/App.swift, line 7\n");
+        assert_eq!(frames_of(&g), [("Acme/App.swift", Some(7), None)]);
     }
 
     #[test]

@@ -128,6 +128,17 @@ fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
             out.push(p);
         }
     }
+    // A Swift type in the file of its name, under its module's folder (`Store.Cache` in
+    // `Sources/Store/Cache.swift`); last, as the loosest reading.
+    for k in (1..=segs.len()).rev() {
+        for stem in [&segs[..k], &segs[1.min(k - 1)..k]] {
+            if let Some((last, dirs)) = stem.split_last() {
+                let mut p = dirs.to_vec();
+                p.push(format!("{last}.swift"));
+                out.push(p);
+            }
+        }
+    }
     out
 }
 
@@ -661,12 +672,14 @@ mod tests {
             "src/Acme.Store/Cache/Entry.cs",
             "src/Http/Router.php",
             "src/Http/Kernel.php",
+            "Sources/Store/Cache.swift",
+            "Sources/Store/Disk.swift",
         ];
         let (_d, map) = crate::scan::temp_map(&files.map(|p| (p, "x\n")));
         let goal = Goal::parse(
             "NullPointerException from com.acme.config.Parser.read when Acme::HttpClient retries, \
              Acme.Store.Cache.LruCache.Evict throws, App\\Http\\Router::add fails, see \
-             Acme.Store.Cache.Entry",
+             Acme.Store.Cache.Entry and Store.Cache.evict",
         );
         let m = mentions(map.files(), &goal, "");
         let named: Vec<&str> = map
@@ -679,6 +692,7 @@ mod tests {
         assert_eq!(
             named,
             [
+                "Sources/Store/Cache.swift",
                 "lib/acme/http_client.rb",
                 "src/Acme.Store/Cache/Entry.cs",
                 "src/Acme.Store/Cache/LruCache.cs",

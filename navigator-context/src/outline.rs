@@ -130,11 +130,17 @@ fn kotlin_head_end(node: Node) -> Option<usize> {
     body.map(|b| b.start_byte())
 }
 
-/// The name of a Kotlin item the grammar does not mark with a `name` field: a type alias
-/// (`type`) or a property (the identifier in its variable declaration).
-fn kotlin_name(src: &str, node: Node) -> Option<String> {
+/// The node naming an item: its `name` field, or for a Kotlin type alias its `type` and for
+/// a Kotlin property the identifier in its variable declaration.
+fn name_node<'t>(lang: Lang, node: Node<'t>) -> Option<Node<'t>> {
+    if let Some(n) = node.child_by_field_name("name") {
+        return Some(n);
+    }
+    if lang != Lang::Kotlin {
+        return None;
+    }
     if let Some(t) = node.child_by_field_name("type") {
-        return Some(src[t.byte_range()].to_string());
+        return Some(t);
     }
     let mut cursor = node.walk();
     let var = node
@@ -143,8 +149,25 @@ fn kotlin_name(src: &str, node: Node) -> Option<String> {
     let mut cursor = var.walk();
     let id = var
         .named_children(&mut cursor)
-        .find(|c| c.kind() == "identifier")?;
-    Some(src[id.byte_range()].to_string())
+        .find(|c| c.kind() == "identifier");
+    id
+}
+
+/// `decl` up to its first `{` outside a string literal (`"..."`, `"""..."""`, escapes
+/// skipped), or all of it.
+fn cut_at_brace(decl: &str) -> &str {
+    let mut in_string = false;
+    let mut escaped = false;
+    for (k, c) in decl.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            '{' if !in_string => return &decl[..k],
+            _ => {}
+        }
+    }
+    decl
 }
 
 fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
@@ -159,10 +182,16 @@ fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
         (None, Some(body)) if body.start_byte() > node.start_byte() => {
             &src[node.start_byte()..body.start_byte()]
         }
-        // Without a body field the first line is the declaration; a one-line body is cut off.
+        // Without a body field the declaration runs to the end of the line with its name
+        // (attributes on lines above it included: `@available(...)\ntypealias X = Y`); a
+        // one-line body is cut off at its brace (not at one in a string).
         _ => {
-            let line = text.lines().next().unwrap_or("");
-            line.split_once('{').map_or(line, |(h, _)| h)
+            let name_end = name_node(lang, node).map_or(0, |n| n.end_byte() - node.start_byte());
+            let line_end = text[name_end..]
+                .find('\n')
+                .map_or(text.len(), |k| name_end + k);
+            let decl = &text[..line_end];
+            cut_at_brace(decl)
         }
     };
     let head = head.trim_end().trim_end_matches('{').trim_end_matches(':');
@@ -171,8 +200,12 @@ fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
         None if matches!(lang, Lang::C | Lang::Cpp) => {
             declarator_name(src, node).unwrap_or_default()
         }
-        None if lang == Lang::Kotlin => kotlin_name(src, node).unwrap_or_default(),
-        None => String::new(),
+        None => name_node(lang, node).map_or_else(String::new, |n| src[n.byte_range()].to_string()),
+    };
+    // A C++ template's parameters belong to its head: `template <typename T> class Buffer`.
+    let head = match node.parent().filter(|p| p.kind() == "template_declaration") {
+        Some(t) if lang == Lang::Cpp => &src[t.start_byte()..node.start_byte() + head.len()],
+        _ => head,
     };
     let doc = python_docstring(lang, src, node).or_else(|| leading_comment(lang, src, node));
     Symbol {
@@ -587,6 +620,38 @@ mod tests {
         assert!(!o.partial);
         assert_eq!(o.symbols[0].doc.as_deref(), Some("A key-value store."));
         assert_eq!(o.symbols[1].doc.as_deref(), Some("Puts a value."));
+    }
+
+    #[test]
+    fn a_declaration_without_a_body_runs_to_its_name_and_braces_in_strings_stay() {
+        let swift = "@available(*, deprecated, renamed: \"Lost\")\npublic typealias LostException = Exceptions.Lost\n\n@MainActor\npublic let shared = Thing()\nlet pattern = \"^[a-z]{3}$\"\n";
+        assert_eq!(
+            named(&outline(Lang::Swift, swift).unwrap()),
+            [
+                (
+                    0,
+                    "@available(*, deprecated, renamed: \"Lost\") public typealias LostException = Exceptions.Lost",
+                    "LostException"
+                ),
+                (0, "@MainActor public let shared = Thing()", "shared"),
+                (0, "let pattern = \"^[a-z]{3}$\"", "pattern"),
+            ]
+        );
+        let kt = "@Serializable\ndata class User(val id: String)\n\n@JvmField\nval shared = Any()\nval hex = Regex(\"\"\"^#([0-9a-f]{8})$\"\"\")\nval esc = \"a\\\"{\"\n";
+        assert_eq!(
+            named(&outline(Lang::Kotlin, kt).unwrap()),
+            [
+                (0, "@Serializable data class User(val id: String)", "User"),
+                (0, "@JvmField val shared = Any()", "shared"),
+                (0, "val hex = Regex(\"\"\"^#([0-9a-f]{8})$\"\"\")", "hex"),
+                (0, "val esc = \"a\\\"{\"", "esc"),
+            ]
+        );
+        let cpp = "template <typename T>\nclass Buffer {\n  T* data;\n};\n";
+        assert_eq!(
+            sigs(Lang::Cpp, cpp)[0],
+            (0, "template <typename T> class Buffer".into())
+        );
     }
 
     #[test]

@@ -157,28 +157,56 @@ impl<'a> Costs<'a> {
     /// The most outline entries of file `i` whose top-level block costs at most `tokens`
     /// (at least one); `None` when its whole outline does, or it has a single entry.
     fn cap_for(&mut self, i: usize, tokens: usize) -> Option<u32> {
-        let whole = self.cost_with(i, Level::TopLevel, None).0;
-        let n = entries(&self.map.files()[i], Level::TopLevel).len() as u32;
+        self.cap_at(i, Level::TopLevel, tokens)
+    }
+
+    /// [`Costs::cap_for`] for the outline at `level` (top-level or all signatures).
+    fn cap_at(&mut self, i: usize, level: Level, tokens: usize) -> Option<u32> {
+        let whole = self.cost_with(i, level, None).0;
+        let n = entries(&self.map.files()[i], level).len() as u32;
         if whole <= tokens || n <= 1 {
             return None;
         }
         let last = n - 1;
         // Costs grow with the entries kept, about in proportion: start from the proportional
-        // count and walk to the largest within `tokens` (a step or two).
+        // count, gallop to bracket the largest within `tokens`, then halve the bracket (a
+        // few renders even for a class of thousands of methods).
         let guess = (u64::from(n) * tokens as u64 / whole.max(1) as u64) as u32;
-        let mut m = guess.clamp(1, last);
-        let fits = |m: u32, c: &mut Self| c.cost_with(i, Level::TopLevel, Some(m)).0 <= tokens;
-        if fits(m, self) {
-            while m < last && fits(m + 1, self) {
-                m += 1;
+        let m = guess.clamp(1, last);
+        let fits = |m: u32, c: &mut Self| c.cost_with(i, level, Some(m)).0 <= tokens;
+        // `lo` fits (0: none known), `hi` does not (`last + 1`: none known).
+        let (mut lo, mut hi) = if fits(m, self) { (m, last + 1) } else { (0, m) };
+        let mut step = 1;
+        if lo > 0 {
+            while lo + step < hi {
+                if fits(lo + step, self) {
+                    lo += step;
+                    step *= 2;
+                } else {
+                    hi = lo + step;
+                    break;
+                }
             }
         } else {
-            while m > 1 && !fits(m - 1, self) {
-                m -= 1;
+            while hi > 1 {
+                let next = hi.saturating_sub(step).max(1);
+                if fits(next, self) {
+                    lo = next;
+                    break;
+                }
+                hi = next;
+                step *= 2;
             }
-            m = m.saturating_sub(1).max(1);
         }
-        Some(m)
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid, self) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo.max(1))
     }
 
     fn index(&self, path: &str) -> Option<usize> {
@@ -265,6 +293,28 @@ impl<'a> Costs<'a> {
             return Some(level);
         }
         None
+    }
+
+    /// Raises file `i` at a whole top-level outline to all signatures capped to what
+    /// `remaining` holds (and takes the tokens): for a file whose signatures alone outgrow
+    /// the budget (one class of thousands of methods), when nothing else could be raised.
+    /// The level it is at after, `None` when nothing changed.
+    fn raise_capped(&mut self, i: usize, level: Level, remaining: &mut usize) -> Option<Level> {
+        if level != Level::TopLevel || self.limits.contains_key(&i) {
+            return None;
+        }
+        let (now, shown) = self.cost(i, level);
+        if shown != Level::TopLevel || *remaining < MIN_BLOCK {
+            return None;
+        }
+        let m = self.cap_at(i, Level::Signatures, now + *remaining)?;
+        let (c, got) = self.cost_with(i, Level::Signatures, Some(m));
+        if got != Level::Signatures || c <= now || c > now + *remaining {
+            return None;
+        }
+        *remaining -= c - now;
+        self.set_limit(i, Some(m));
+        Some(got)
     }
 }
 
@@ -522,6 +572,14 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
                 slot.1 = to;
                 changed = true;
             }
+        }
+    }
+    // What no file could take whole: the signatures of the best file that has more,
+    // capped to what is left.
+    for slot in chosen.iter_mut() {
+        if let Some(to) = costs.raise_capped(slot.0, slot.1, &mut remaining) {
+            slot.1 = to;
+            break;
         }
     }
     // What is left shows the rest of the map (outlines, else paths) in path order.
@@ -1310,6 +1368,28 @@ mod tests {
             assert!(shown, "{second}");
             assert_eq!(small.level, Level::Full, "{second}: {small:?}");
         }
+    }
+
+    #[test]
+    fn signatures_too_long_for_the_budget_are_capped_to_what_is_left() {
+        // One file whose signatures outgrow the budget: the rest of the budget shows as many
+        // of them as fit, not its two top-level lines alone.
+        let (_d, map) = wide_map(1);
+        let budget = 400;
+        let plan = FlightPlan::new("the work", budget);
+        let packed = pack(&map, &descending(&["f00.rs"]), &plan);
+        let rule = packed.rules.iter().find(|r| r.path == "f00.rs").unwrap();
+        assert_eq!(rule.level, Level::Signatures, "{rule:?}");
+        assert!(rule.max_items.is_some_and(|m| m < 32), "{rule:?}");
+        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
+        assert!(fitted.degraded.is_empty(), "{:?}", fitted.degraded);
+        let tokens = fitted.rendered.tokens;
+        assert!(tokens <= budget && tokens > budget / 2, "{tokens}");
+        assert!(
+            fitted.rendered.text.contains("more items"),
+            "{}",
+            fitted.rendered.text
+        );
     }
 
     #[test]

@@ -151,9 +151,19 @@ fn file_body(file: &FileEntry, level: Level) -> String {
             }
             let lang = file.lang.map(|l| l.name()).unwrap_or("");
             let _ = writeln!(out, "{fence}{lang}");
-            out.push_str(text);
-            if !text.ends_with('\n') {
-                out.push('\n');
+            // As the zoomed ranges show it: no byte-order mark, no carriage returns before
+            // line ends (tokens for nothing).
+            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            if text.contains("\r\n") {
+                for line in text.lines() {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            } else {
+                out.push_str(text);
+                if !text.ends_with('\n') {
+                    out.push('\n');
+                }
             }
             let _ = writeln!(out, "{fence}");
         }
@@ -633,6 +643,31 @@ mod tests {
         plan.rules = vec![Rule::new("__init__.py", Level::Full)];
         let out = render(&map, &plan).unwrap();
         assert_eq!(out.level_of("__init__.py"), Level::Full);
+    }
+
+    #[test]
+    fn full_source_drops_the_byte_order_mark_and_carriage_returns() {
+        let (_d, map) = crate::scan::temp_map(&[
+            (
+                "Crlf.swift".to_string(),
+                "\u{feff}final class Crlf {\r\n  func first() -> Int { 1 }\r\n}\r\n".to_string(),
+            ),
+            ("plain.py".to_string(), "def a():\n    pass".to_string()),
+        ]);
+        let mut plan = FlightPlan::new("crlf", 1000);
+        plan.rules = vec![Rule::new("**", Level::Full)];
+        let out = render(&map, &plan).unwrap();
+        assert!(
+            out.text
+                .contains("```swift\nfinal class Crlf {\n  func first() -> Int { 1 }\n}\n```\n"),
+            "{:?}",
+            out.text
+        );
+        assert!(
+            out.text.contains("```python\ndef a():\n    pass\n```\n"),
+            "{:?}",
+            out.text
+        );
     }
 
     #[test]

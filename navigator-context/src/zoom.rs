@@ -104,6 +104,35 @@ fn is_preamble(lang: Lang, line: &str) -> bool {
     }
 }
 
+/// The first line of the item at `line` with its preamble: the doc comments, attributes and
+/// decorators above it. A block comment counts from the line that opens it, whatever its
+/// lines inside start with (`/**`, then unstarred text, then `*/`).
+fn preamble_start(lang: Lang, lines: &[&str], line: u32) -> u32 {
+    let mut start = line;
+    while start > 1 {
+        let Some(prev) = lines.get(start as usize - 2) else {
+            break;
+        };
+        if !matches!(lang, Lang::Python | Lang::Ruby) && prev.trim_end().ends_with("*/") {
+            let open = (1..start)
+                .rev()
+                .find(|&l| lines[l as usize - 1].contains("/*"));
+            match open {
+                Some(l) if lines[l as usize - 1].trim_start().starts_with("/*") => {
+                    start = l;
+                    continue;
+                }
+                _ => break,
+            }
+        }
+        if !is_preamble(lang, prev) {
+            break;
+        }
+        start -= 1;
+    }
+    start
+}
+
 /// The items of `file`, in outline order (empty without an outline or text).
 pub(crate) fn items(file: &FileEntry) -> Vec<Item> {
     let (Some(outline), Some(text), Some(lang)) = (file.outline(), file.text(), file.lang) else {
@@ -117,14 +146,7 @@ pub(crate) fn items(file: &FileEntry) -> Vec<Item> {
     for (k, s) in symbols.iter().enumerate() {
         path.truncate(s.depth as usize);
         path.push(key(s));
-        let mut start = s.line.max(1);
-        while start > 1
-            && lines
-                .get(start as usize - 2)
-                .is_some_and(|l| is_preamble(lang, l))
-        {
-            start -= 1;
-        }
+        let start = preamble_start(lang, &lines, s.line.max(1));
         let container = symbols.get(k + 1).is_some_and(|n| n.depth > s.depth);
         out.push(Item {
             name: path.join(sep),
@@ -517,6 +539,19 @@ mod tests {
         );
         assert_eq!(impl_type("unsafe impl Send for Bar"), Some("Bar".into()));
         assert_eq!(impl_type("fn x()"), None);
+    }
+
+    #[test]
+    fn a_block_doc_comment_is_part_of_its_item_whatever_its_lines_start_with() {
+        let swift = "public final class Doc {\n  /**\n   Computes the answer.\n   Must be called on the main thread.\n   */\n  public func answer() -> Int {\n    return 42\n  }\n\n  let x = 1 /* not a doc */\n  public func other() -> Int { 1 }\n}\n";
+        let (_d, m) = map(&[("Doc.swift", swift)]);
+        let got: Vec<(String, u32)> = items(m.file("Doc.swift").unwrap())
+            .into_iter()
+            .map(|i| (i.name, i.start))
+            .collect();
+        assert!(got.contains(&("Doc.answer".into(), 2)), "{got:?}");
+        // A comment after code on its line is no doc of the next item.
+        assert!(got.contains(&("Doc.other".into(), 11)), "{got:?}");
     }
 
     #[test]
