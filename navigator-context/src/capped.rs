@@ -79,12 +79,37 @@ impl GoalWords {
 /// names (the `impl` or class of a method it names), then those whose signature shares a word
 /// with it, then the rest; in source order within each.
 pub(crate) fn kept(file: &FileEntry, all: &[usize], max: usize, goal: &GoalWords) -> Vec<usize> {
+    kept_near(file, all, max, goal, &[])
+}
+
+/// [`kept`] beside line ranges shown at full source (`spans`): within each tier, the entries
+/// nearest them come first (a trace's failing method among thousands keeps its neighbours).
+pub(crate) fn kept_near(
+    file: &FileEntry,
+    all: &[usize],
+    max: usize,
+    goal: &GoalWords,
+    spans: &[(u32, u32)],
+) -> Vec<usize> {
     let Some(outline) = file.outline() else {
         return Vec::new();
     };
     let symbols = &outline.symbols;
     let mut stems = Stems::new();
-    let mut order: Vec<(u8, bool, usize)> = all
+    let distance = |line: u32| {
+        spans
+            .iter()
+            .map(|&(a, b)| {
+                if line < a {
+                    a - line
+                } else {
+                    line.saturating_sub(b)
+                }
+            })
+            .min()
+            .unwrap_or(0)
+    };
+    let mut order: Vec<(u8, bool, u32, usize)> = all
         .iter()
         .map(|&k| {
             let s = &symbols[k];
@@ -93,11 +118,21 @@ pub(crate) fn kept(file: &FileEntry, all: &[usize], max: usize, goal: &GoalWords
                 .take_while(|m| m.depth > s.depth)
                 .any(|m| goal.names(m));
             let tier = if goal.names(s) { 2 } else { u8::from(members) };
-            (tier, goal.shares_a_word(&mut stems, &s.signature), k)
+            (
+                tier,
+                goal.shares_a_word(&mut stems, &s.signature),
+                distance(s.line),
+                k,
+            )
         })
         .collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
-    let mut kept: Vec<usize> = order.into_iter().take(max).map(|(_, _, k)| k).collect();
+    order.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(b.1.cmp(&a.1))
+            .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    let mut kept: Vec<usize> = order.into_iter().take(max).map(|(.., k)| k).collect();
     kept.sort_unstable();
     kept
 }
@@ -264,6 +299,20 @@ mod tests {
         let all = entries(file, Level::TopLevel);
         let goal = GoalWords::new("h299 returns the wrong value");
         assert_eq!(kept(file, &all, 2, &goal), [0, 299]);
+    }
+
+    #[test]
+    fn beside_a_focused_item_its_neighbours_are_kept() {
+        let text: String = (0..300)
+            .map(|k| format!("def f{k}(x):\n    return x\n"))
+            .collect();
+        let (_d, map) = crate::scan::temp_map(&[("funcs.py", text.as_str())]);
+        let file = map.file("funcs.py").unwrap();
+        let all = entries(file, Level::TopLevel);
+        let goal = GoalWords::new("boom");
+        // `f150` spans lines 301-302.
+        assert_eq!(kept_near(file, &all, 3, &goal, &[(301, 302)]), [149, 150, 151]);
+        assert_eq!(kept_near(file, &all, 3, &goal, &[]), [0, 1, 2]);
     }
 
     #[test]

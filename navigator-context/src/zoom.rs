@@ -10,7 +10,7 @@
 //! and a policy (or a person) can write one; the plan's pins catch an edited file.
 
 use crate::bm25::{terms, Stems};
-use crate::capped::{entries, kept, more_line, GoalWords};
+use crate::capped::{entries, kept_near, more_line, GoalWords};
 use crate::flight_plan::Level;
 use crate::goal::Goal;
 use crate::lang::Lang;
@@ -233,9 +233,20 @@ pub(crate) fn focused_body(
         return None;
     }
     let all = entries(file, level);
-    let listed: Option<HashSet<usize>> = cap
-        .filter(|&(max, _)| all.len() > max as usize)
-        .map(|(max, goal)| kept(file, &all, max as usize, goal).into_iter().collect());
+    let listed: Option<HashSet<usize>> =
+        cap.filter(|&(max, _)| all.len() > max as usize)
+            .map(|(max, goal)| {
+                // Nearest the focused items themselves (not the file's head shown with them).
+                let wanted: HashSet<String> = focus.iter().map(|f| f.replace("::", ".")).collect();
+                let near: Vec<(u32, u32)> = items
+                    .iter()
+                    .filter(|i| wanted.contains(&i.name.replace("::", ".")))
+                    .map(|i| (i.start, i.end))
+                    .collect();
+                kept_near(file, &all, max as usize, goal, &near)
+                    .into_iter()
+                    .collect()
+            });
     let mut left = 0;
     let cm = lang.line_comment();
     let mut fence = "```".to_string();
