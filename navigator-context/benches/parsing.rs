@@ -83,6 +83,14 @@ fn outlines(c: &mut Criterion) {
             Lang::Php,
             "/** Adds one. */\nclass Counter extends Base\n{\n    public function add(int $a): int { return $a + 1; }\n}\n\n",
         ),
+        (
+            Lang::Kotlin,
+            "/** Adds one. */\nclass Counter(val base: Int) : Base() {\n    fun add(a: Int): Int {\n        return a + 1\n    }\n}\n\n",
+        ),
+        (
+            Lang::Swift,
+            "/// Adds one.\nfinal class Counter: Base {\n    func add(_ a: Int) -> Int {\n        return a + 1\n    }\n}\n\n",
+        ),
     ];
     for (lang, unit) in units {
         for size in SIZES {

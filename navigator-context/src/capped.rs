@@ -311,7 +311,10 @@ mod tests {
         let all = entries(file, Level::TopLevel);
         let goal = GoalWords::new("boom");
         // `f150` spans lines 301-302.
-        assert_eq!(kept_near(file, &all, 3, &goal, &[(301, 302)]), [149, 150, 151]);
+        assert_eq!(
+            kept_near(file, &all, 3, &goal, &[(301, 302)]),
+            [149, 150, 151]
+        );
         assert_eq!(kept_near(file, &all, 3, &goal, &[]), [0, 1, 2]);
     }
 

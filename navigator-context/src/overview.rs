@@ -20,6 +20,25 @@ fn parent(path: &str) -> &str {
     path.rfind('/').map_or("", |i| &path[..=i])
 }
 
+/// Whether a directory holds build output or copied third-party code (`build/`, `dist/`,
+/// `vendor/`, ...): an npm package ships its compiled `build/`, a repository may commit
+/// `dist/` bundles, and their files repeat what the sources say.
+fn is_output_or_vendored(dir: &str) -> bool {
+    dir.trim_end_matches('/').split('/').any(|seg| {
+        matches!(
+            seg,
+            "build"
+                | "dist"
+                | "out"
+                | "target"
+                | "coverage"
+                | "vendor"
+                | "third_party"
+                | "node_modules"
+        )
+    })
+}
+
 fn depth(dir: &str) -> usize {
     dir.matches('/').count()
 }
@@ -74,7 +93,8 @@ pub(crate) fn overview(
     // benches and examples, and those mostly of files that are not code (docs), wait until
     // the code's directories at every depth had their turn: a `src/` layout's package opens
     // before `docs/` lists its pages.
-    let secondary = |d: &str| is_auxiliary(d) || code_below[d] * 2 < below[d];
+    let secondary =
+        |d: &str| is_auxiliary(d) || is_output_or_vendored(d) || code_below[d] * 2 < below[d];
     let mut queue: BTreeSet<(bool, usize, String)> = BTreeSet::from([(false, 0, String::new())]);
     let mut first = true;
     while let Some((_, _, dir)) = queue.pop_first() {
@@ -243,5 +263,35 @@ mod tests {
         let plan = overview(&map, "", 100_000, FlightPlan::new("", 100_000)).unwrap();
         let out = render(&map, &plan).unwrap();
         assert_eq!(out.level_of("README.md"), Level::TopLevel, "{}", out.text);
+    }
+
+    #[test]
+    fn build_output_and_vendored_code_open_after_the_sources() {
+        let mut files: Vec<(String, String)> = (0..8)
+            .map(|k| {
+                (
+                    format!("build/module_{k}.js"),
+                    "export function f() {}\n".to_string(),
+                )
+            })
+            .collect();
+        for k in 0..8 {
+            files.push((
+                format!("src/app/core/part_{k}.ts"),
+                "export function run() {}\n".to_string(),
+            ));
+        }
+        let (_d, map) = crate::scan::temp_map(&files);
+        // Room for the eight build files' paths or for the sources', not both.
+        let plan = overview(&map, "", 90, FlightPlan::new("", 90)).unwrap();
+        let out = render(&map, &plan).unwrap();
+        assert!(out.text.contains("build/ (8 files)\n"), "{}", out.text);
+        assert!(
+            out.text.contains("src/app/core/part_7.ts\n"),
+            "{}",
+            out.text
+        );
+        assert!(is_output_or_vendored("web/dist/"));
+        assert!(!is_output_or_vendored("src/builder/"));
     }
 }
