@@ -20,25 +20,6 @@ fn parent(path: &str) -> &str {
     path.rfind('/').map_or("", |i| &path[..=i])
 }
 
-/// Whether a directory holds build output or copied third-party code (`build/`, `dist/`,
-/// `vendor/`, ...): an npm package ships its compiled `build/`, a repository may commit
-/// `dist/` bundles, and their files repeat what the sources say.
-fn is_output_or_vendored(dir: &str) -> bool {
-    dir.trim_end_matches('/').split('/').any(|seg| {
-        matches!(
-            seg,
-            "build"
-                | "dist"
-                | "out"
-                | "target"
-                | "coverage"
-                | "vendor"
-                | "third_party"
-                | "node_modules"
-        )
-    })
-}
-
 fn depth(dir: &str) -> usize {
     dir.matches('/').count()
 }
@@ -93,8 +74,7 @@ pub(crate) fn overview(
     // benches and examples, and those mostly of files that are not code (docs), wait until
     // the code's directories at every depth had their turn: a `src/` layout's package opens
     // before `docs/` lists its pages.
-    let secondary =
-        |d: &str| is_auxiliary(d) || is_output_or_vendored(d) || code_below[d] * 2 < below[d];
+    let secondary = |d: &str| is_auxiliary(d) || code_below[d] * 2 < below[d];
     let mut queue: BTreeSet<(bool, usize, String)> = BTreeSet::from([(false, 0, String::new())]);
     let mut first = true;
     while let Some((_, _, dir)) = queue.pop_first() {
@@ -291,7 +271,5 @@ mod tests {
             "{}",
             out.text
         );
-        assert!(is_output_or_vendored("web/dist/"));
-        assert!(!is_output_or_vendored("src/builder/"));
     }
 }

@@ -86,8 +86,26 @@ pub(crate) fn is_auxiliary(path: &str) -> bool {
 
 /// The auxiliary kinds each segment of `path` marks.
 fn auxiliary_kinds(path: &str) -> impl Iterator<Item = Auxiliary> + '_ {
+    let output = is_output_or_vendored(path).then_some(Auxiliary::Output);
     path.split('/')
         .filter_map(|seg| auxiliary_kind(&seg.to_ascii_lowercase()).or_else(|| camel_test(seg)))
+        .chain(output)
+}
+
+/// Whether `path` lies in build output or copied third-party code: `dist/` or a dependency
+/// folder (`node_modules/`, `vendor/`, `third_party/`) anywhere, or a top-level `build/`,
+/// `out/`, `target/` or `coverage/` (an npm package ships its compiled `build/`; a `build/`
+/// deeper down may be source, as clap's `src/build/` was). Their files repeat what the
+/// sources say.
+pub(crate) fn is_output_or_vendored(path: &str) -> bool {
+    let segs: Vec<&str> = path.split('/').collect();
+    // The last segment is the file's name (or empty, for a directory written with its `/`).
+    let dirs = &segs[..segs.len() - 1];
+    let vendored = |s: &&str| matches!(*s, "dist" | "node_modules" | "vendor" | "third_party");
+    dirs.iter().any(vendored)
+        || dirs
+            .first()
+            .is_some_and(|s| matches!(*s, "build" | "out" | "target" | "coverage"))
 }
 
 /// Tests named in camel case, as Java, Kotlin, Swift and .NET name them: `StoreTests.swift`,
@@ -112,6 +130,8 @@ enum Auxiliary {
     Test,
     Bench,
     Example,
+    /// Build output and vendored code.
+    Output,
 }
 
 fn auxiliary_kind(seg: &str) -> Option<Auxiliary> {
@@ -170,7 +190,7 @@ impl AskedFor {
             && kinds.all(|k| match k {
                 Auxiliary::Example => self.examples,
                 Auxiliary::Bench => self.benches,
-                Auxiliary::Test => false,
+                Auxiliary::Test | Auxiliary::Output => false,
             })
     }
 }
@@ -1319,5 +1339,13 @@ mod tests {
         assert!(!is_auxiliary("src/Contest.kt"));
         assert!(!is_auxiliary("src/Acme.Testing/BackTester.cs"));
         assert!(!is_auxiliary("src/TLSSpec.kt"));
+        // Build output and vendored code; a `build/` below the top may be source.
+        assert!(is_auxiliary("build/EventEmitter.d.ts"));
+        assert!(is_auxiliary("build/"));
+        assert!(is_auxiliary("packages/ui/dist/index.js"));
+        assert!(is_auxiliary("vendor/github.com/pkg/errors/errors.go"));
+        assert!(!is_auxiliary("src/build/arg.rs"));
+        assert!(!is_auxiliary("build.rs"));
+        assert!(!is_auxiliary("src/dist.py"));
     }
 }
