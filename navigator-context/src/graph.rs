@@ -118,26 +118,18 @@ pub(crate) fn personalised_pagerank(map: &RepoMap, seeds: &[f64]) -> GraphRank {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::ScanOptions;
 
     #[test]
     fn code_points_only_at_definitions_in_a_language_it_can_call() {
-        let dir = tempfile::tempdir().unwrap();
-        for (p, text) in [
+        let (_d, map) = crate::scan::temp_map(&[
             ("src/main.c", "int main(void) { kv_close(kv_open(16)); return 0; }\n"),
-            ("src/store.c", "void kv_close(kv_store *s) { free(s); }\nkv_store *kv_open(size_t n) { return 0; }\n"),
+            (
+                "src/store.c",
+                "void kv_close(kv_store *s) { free(s); }\nkv_store *kv_open(size_t n) { return 0; }\n",
+            ),
             ("tools/store.py", "def kv_close(s):\n    pass\n\ndef kv_open(n):\n    pass\n"),
             ("README.md", "Call `kv_close` when done.\n"),
-        ] {
-            let path = dir.path().join(p);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        let options = ScanOptions {
-            cache_dir: None,
-            ..ScanOptions::for_root(dir.path())
-        };
-        let map = RepoMap::open_with(dir.path(), &options).unwrap();
+        ]);
         map.outline_all();
         let index = |p: &str| map.files().iter().position(|f| f.path == p).unwrap();
         let mut seeds = vec![0.0; map.files().len()];
