@@ -9,7 +9,7 @@
 use crate::goal::{FrameKind, Goal};
 use crate::lang::Lang;
 use crate::scan::FileEntry;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A clue that a file name alone matches in more files than this says nothing.
 const MAX_NAME_TWINS: usize = 3;
@@ -346,9 +346,21 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
             }
         }
     }
+    // The languages the goal's frames and paths are written in: a name defined in one of
+    // them and in another language (a C `kv_close` and a Python one) is the former's.
+    let spoken: BTreeSet<u8> = goal
+        .paths
+        .iter()
+        .filter_map(|p| Lang::from_path(p))
+        .map(Lang::family)
+        .collect();
+    let in_goal_language = |i: usize| files[i].lang.is_some_and(|l| spoken.contains(&l.family()));
     for (name, mut who) in definers {
         if who.iter().any(|&(_, declares)| !declares) {
             who.retain(|&(_, declares)| !declares);
+        }
+        if who.iter().any(|&(i, _)| in_goal_language(i)) {
+            who.retain(|&(i, _)| in_goal_language(i));
         }
         let who: Vec<usize> = who.into_iter().map(|(i, _)| i).collect();
         if who.len() > MAX_DEFINERS {
@@ -633,6 +645,39 @@ mod tests {
             Some("rack-test")
         ));
         assert!(!other_gem("lib/gems/readme.rb", None));
+    }
+
+    #[test]
+    fn a_name_defined_in_the_goals_language_is_that_languages() {
+        let files = [
+            ("src/store.c", "void kv_close(kv_t *kv) { free(kv); }\n"),
+            ("tools/store.py", "def kv_close(kv):\n    pass\n"),
+        ];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let defines = |goal: &str| {
+            let m = mentions(map.files(), &Goal::parse(goal), "");
+            map.files()
+                .iter()
+                .zip(&m.reasons)
+                .filter(|(_, r)| r.iter().any(|r| r.starts_with("defines")))
+                .map(|(f, _)| f.path.clone())
+                .collect::<Vec<_>>()
+        };
+        // No language in the goal: both define it.
+        assert_eq!(
+            defines("`kv_close` frees twice"),
+            ["src/store.c", "tools/store.py"]
+        );
+        // A C frame: the C function.
+        assert_eq!(
+            defines("`kv_close` frees twice\n    #1 0x4f3c2a in main /src/app/main.c:12:5\n"),
+            ["src/store.c"]
+        );
+        // A Python path: the Python one.
+        assert_eq!(
+            defines("`kv_close` in cli.py frees twice"),
+            ["tools/store.py"]
+        );
     }
 
     #[test]
