@@ -136,6 +136,11 @@ fn name_node<'t>(lang: Lang, node: Node<'t>) -> Option<Node<'t>> {
     if let Some(n) = node.child_by_field_name("name") {
         return Some(n);
     }
+    // C and C++: the declarator (`foo_open(const char *path)` after an export macro or an
+    // attribute on the line above).
+    if matches!(lang, Lang::C | Lang::Cpp) {
+        return node.child_by_field_name("declarator");
+    }
     if lang != Lang::Kotlin {
         return None;
     }
@@ -153,17 +158,25 @@ fn name_node<'t>(lang: Lang, node: Node<'t>) -> Option<Node<'t>> {
     id
 }
 
-/// `decl` up to its first `{` outside a string literal (`"..."`, `"""..."""`, escapes
-/// skipped), or all of it.
+/// `decl` up to its first `{` outside a string literal (`"..."`, `"""..."""`, a JavaScript
+/// template), a character literal (`'{'`) or an escape (`/\{[a-z]+\}/`), or all of it.
 fn cut_at_brace(decl: &str) -> &str {
-    let mut in_string = false;
+    let mut quote: Option<char> = None;
     let mut escaped = false;
+    let bytes = decl.as_bytes();
     for (k, c) in decl.char_indices() {
         match c {
             _ if escaped => escaped = false,
-            '\\' if in_string => escaped = true,
-            '"' => in_string = !in_string,
-            '{' if !in_string => return &decl[..k],
+            '\\' => escaped = true,
+            '"' | '`' if quote.is_none() => quote = Some(c),
+            _ if quote == Some(c) => quote = None,
+            '{' if quote.is_none() => {
+                let char_literal =
+                    k > 0 && bytes[k - 1] == b'\'' && bytes.get(k + 1) == Some(&b'\'');
+                if !char_literal {
+                    return &decl[..k];
+                }
+            }
             _ => {}
         }
     }
@@ -202,18 +215,22 @@ fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
         }
         None => name_node(lang, node).map_or_else(String::new, |n| src[n.byte_range()].to_string()),
     };
-    // A C++ template's parameters belong to its head: `template <typename T> class Buffer`.
-    let head = match node.parent().filter(|p| p.kind() == "template_declaration") {
-        Some(t) if lang == Lang::Cpp => &src[t.start_byte()..node.start_byte() + head.len()],
-        _ => head,
+    // A C++ template's parameters belong to its head, and its line to the item:
+    // `template <typename T> class Buffer`.
+    let template = node
+        .parent()
+        .filter(|p| lang == Lang::Cpp && p.kind() == "template_declaration");
+    let (head, first) = match template {
+        Some(t) => (&src[t.start_byte()..node.start_byte() + head.len()], t),
+        None => (head, node),
     };
-    let doc = python_docstring(lang, src, node).or_else(|| leading_comment(lang, src, node));
+    let doc = python_docstring(lang, src, node).or_else(|| leading_comment(lang, src, first));
     Symbol {
         depth: depth as u8,
         name,
         signature: clip(&collapse_ws(head)),
         doc,
-        line: node.start_position().row as u32 + 1,
+        line: first.start_position().row as u32 + 1,
         end_line: end_row(node) as u32 + 1,
     }
 }
@@ -647,10 +664,40 @@ mod tests {
                 (0, "val esc = \"a\\\"{\"", "esc"),
             ]
         );
-        let cpp = "template <typename T>\nclass Buffer {\n  T* data;\n};\n";
+        assert_eq!(cut_at_brace("val brace = '{'"), "val brace = '{'");
         assert_eq!(
-            sigs(Lang::Cpp, cpp)[0],
-            (0, "template <typename T> class Buffer".into())
+            cut_at_brace("const p = /\\{[a-z]+\\}/g"),
+            "const p = /\\{[a-z]+\\}/g"
+        );
+        assert_eq!(
+            cut_at_brace("const t = `{${name}}`"),
+            "const t = `{${name}}`"
+        );
+        assert_eq!(cut_at_brace("fn f() { 1 }"), "fn f() ");
+        assert_eq!(
+            cut_at_brace("let s = \"a\\\"{\" + x { y }"),
+            "let s = \"a\\\"{\" + x "
+        );
+        let cpp = "/// A ring.\ntemplate <typename T>\nclass Buffer {\n  T* data;\n};\n";
+        let o = outline(Lang::Cpp, cpp).unwrap();
+        assert_eq!(o.symbols[0].signature, "template <typename T> class Buffer");
+        // The item starts at its template line (a zoom shows it), and keeps its doc.
+        assert_eq!(
+            (o.symbols[0].line, o.symbols[0].doc.as_deref()),
+            (2, Some("A ring."))
+        );
+        // An export macro or attribute on the line above a C prototype is part of it.
+        let c = "LIBFOO_API\nint foo_open(const char *path);\n\n__attribute__((warn_unused_result))\nint foo_read(int fd,\n             char *buf);\n";
+        assert_eq!(
+            named(&outline(Lang::C, c).unwrap()),
+            [
+                (0, "LIBFOO_API int foo_open(const char *path);", "foo_open"),
+                (
+                    0,
+                    "__attribute__((warn_unused_result)) int foo_read(int fd, char *buf);",
+                    "foo_read"
+                ),
+            ]
         );
     }
 

@@ -29,6 +29,8 @@ const ROOT_SHARE: f64 = 0.3;
 const W_GRAPH: f64 = 0.25;
 /// Tests, benches and examples are rarely what a task changes; they still rank, lower.
 const AUXILIARY_PENALTY: f64 = 0.6;
+/// Build output and vendored code rank at this share of an auxiliary file's score again.
+const OUTPUT_PENALTY: f64 = 0.5;
 /// Files with no grammar (manifests, scripts, prose) match a goal by path alone and are
 /// seldom where code changes; they still rank, lower.
 const NON_CODE_PENALTY: f64 = 0.6;
@@ -102,10 +104,13 @@ pub(crate) fn is_output_or_vendored(path: &str) -> bool {
     // The last segment is the file's name (or empty, for a directory written with its `/`).
     let dirs = &segs[..segs.len() - 1];
     let vendored = |s: &&str| matches!(*s, "dist" | "node_modules" | "vendor" | "third_party");
+    let output = |s: &str| matches!(s, "build" | "out" | "target" | "coverage");
     dirs.iter().any(vendored)
-        || dirs
-            .first()
-            .is_some_and(|s| matches!(*s, "build" | "out" | "target" | "coverage"))
+        || dirs.first().is_some_and(|s| output(s))
+        // A workspace package's own output: `packages/ui/build/`.
+        || dirs.windows(3).any(|w| {
+            matches!(w[0], "packages" | "apps" | "libs" | "crates") && output(w[2])
+        })
 }
 
 /// Tests named in camel case, as Java, Kotlin, Swift and .NET name them: `StoreTests.swift`,
@@ -301,6 +306,10 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     for (i, f) in files.iter().enumerate() {
         if ranked_down[i] {
             text[i] *= AUXILIARY_PENALTY;
+            // A bundle or a copy matches every word its sources do: it comes after them.
+            if is_output_or_vendored(&f.path) {
+                text[i] *= OUTPUT_PENALTY;
+            }
         } else if text[i] > 0.0 && is_auxiliary(&f.path) {
             reasons[i].push("of a kind the goal asks for".into());
         }
@@ -879,6 +888,42 @@ mod tests {
     }
 
     #[test]
+    fn a_bundle_of_the_sources_ranks_after_them() {
+        // The bundle holds both functions among the rest of the library.
+        let mut bundle = String::from("function isAbsoluteURL(url) { return true; }\nfunction buildFullPath(baseURL, requestedURL, allowAbsoluteUrls) {\n  if (allowAbsoluteUrls && isAbsoluteURL(requestedURL)) { return requestedURL; }\n  return combineURLs(baseURL, requestedURL);\n}\n");
+        for k in 0..60 {
+            bundle.push_str(&format!(
+                "function adapter{k}(config) {{ return dispatchRequest(config, {k}); }}\n"
+            ));
+        }
+        let (_d, map) = map_of(&[
+            (
+                "lib/helpers/buildFullPath.js",
+                "export function buildFullPath(baseURL, requestedURL, allowAbsoluteUrls) {\n  return combineURLs(baseURL, requestedURL);\n}\n",
+            ),
+            (
+                "lib/helpers/isAbsoluteURL.js",
+                "export function isAbsoluteURL(url) {\n  return /^([a-z][a-z\\d+\\-.]*:)?\\/\\//i.test(url);\n}\n",
+            ),
+            ("dist/axios.js", bundle.as_str()),
+        ]);
+        let ranked = rank(
+            &map,
+            "buildFullPath ignores allowAbsoluteUrls for an absolute URL",
+        );
+        let paths: Vec<&str> = ranked.iter().map(|s| s.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "lib/helpers/buildFullPath.js",
+                "lib/helpers/isAbsoluteURL.js",
+                "dist/axios.js"
+            ],
+            "{ranked:?}"
+        );
+    }
+
+    #[test]
     fn a_scope_written_as_a_path_names_its_module() {
         assert_eq!(
             scope_module("axum-core/macros: avoid double calls").as_deref(),
@@ -1345,6 +1390,10 @@ mod tests {
         assert!(is_auxiliary("packages/ui/dist/index.js"));
         assert!(is_auxiliary("vendor/github.com/pkg/errors/errors.go"));
         assert!(!is_auxiliary("src/build/arg.rs"));
+        assert!(is_auxiliary(
+            "packages/expo-modules-core/build/PermissionsHook.js"
+        ));
+        assert!(!is_auxiliary("packages/build/index.js"));
         assert!(!is_auxiliary("build.rs"));
         assert!(!is_auxiliary("src/dist.py"));
     }

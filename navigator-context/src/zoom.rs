@@ -227,7 +227,12 @@ pub(crate) fn focused_body(
 ) -> Option<(String, usize)> {
     let items = items(file);
     let (outline, text, lang) = (file.outline()?, file.text()?, file.lang?);
-    let lines: Vec<&str> = text.lines().collect();
+    // As full source shows it: no byte-order mark (`lines` drops carriage returns).
+    let lines: Vec<&str> = text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .lines()
+        .collect();
     let spans = ranges(&lines, &items, focus);
     if spans.is_empty() {
         return None;
@@ -314,6 +319,12 @@ pub(crate) struct ItemQuery {
     /// Frames with a line: (file as written, line).
     frames: Vec<(String, u32)>,
     stems: Stems,
+    /// Whether [`ItemQuery::choose`] gives nothing rather than leave out the best item when
+    /// the goal's trace failed in it.
+    strict: bool,
+    /// Whether [`ItemQuery::choose`] adds the items that share nothing with the goal too,
+    /// nearest the best one first, while they fit (room the rest of the context left).
+    fill_near: bool,
 }
 
 /// An identifier the goal spells as code names the item: worth this many strong term hits.
@@ -343,7 +354,19 @@ impl ItemQuery {
                 .filter_map(|f| Some((f.file.clone(), f.line?)))
                 .collect(),
             stems,
+            strict: false,
+            fill_near: false,
         }
+    }
+
+    /// Sets whether [`ItemQuery::choose`] fills spare room with the items near the best one.
+    pub(crate) fn set_fill_near(&mut self, fill: bool) {
+        self.fill_near = fill;
+    }
+
+    /// Sets whether [`ItemQuery::choose`] insists on the item the goal's trace failed in.
+    pub(crate) fn set_strict(&mut self, strict: bool) {
+        self.strict = strict;
     }
 
     /// The lines of `file` that the goal's traceback or panic frames point at.
@@ -455,6 +478,22 @@ impl ItemQuery {
             .filter(|&k| scores[k] >= MIN_SHARE * best)
             .collect();
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        if self.fill_near {
+            // Room to spare: the other functions too, nearest the best item first.
+            let (a, b) = (items[order[0]].start, items[order[0]].end);
+            let distance = |it: &Item| {
+                if it.end < a {
+                    a - it.end
+                } else {
+                    it.start.saturating_sub(b)
+                }
+            };
+            let mut rest: Vec<usize> = (0..items.len())
+                .filter(|&k| !items[k].container && scores[k] < MIN_SHARE * best)
+                .collect();
+            rest.sort_by_key(|&k| (distance(&items[k]), k));
+            order.extend(rest);
+        }
         let outline = cost(&[]);
         if outline > allowance {
             return Vec::new();
@@ -463,10 +502,20 @@ impl ItemQuery {
         // keeps the estimate on the safe side); the exact block is counted once at the end.
         let lines: Vec<&str> = file.text().unwrap_or("").lines().collect();
         let header = tokenizer.count("# lines 1000-2000\n");
+        // With `strict`, the items a frame of the goal's trace lies in come first, and when the
+        // first of them does not fit nothing does: the caller tries it inside a capped outline
+        // before settling for others.
+        let frame_lines = self.frame_lines(file);
+        let failed_in =
+            |it: &Item| !it.container && frame_lines.iter().any(|&l| it.start <= l && l <= it.end);
+        let strict = self.strict;
+        if strict {
+            order.sort_by_key(|&k| !failed_in(&items[k]));
+        }
         let greedy = |head: usize| {
             let (mut total, mut head) = (outline, head);
             let mut focus: Vec<String> = Vec::new();
-            for &k in &order {
+            for (pos, &k) in order.iter().enumerate() {
                 let it = &items[k];
                 if focus.contains(&it.name) {
                     continue;
@@ -476,6 +525,8 @@ impl ItemQuery {
                     total += c;
                     head = 0;
                     focus.push(it.name.clone());
+                } else if pos == 0 && strict && failed_in(it) {
+                    return Vec::new();
                 }
             }
             while !focus.is_empty() && cost(&focus) > allowance {
@@ -644,5 +695,40 @@ mod tests {
             .1),
             vec!["attrs".to_string()]
         );
+    }
+
+    #[test]
+    fn strict_choice_gives_the_failing_item_or_nothing() {
+        // `run` fails at line 4 and is long; `slots_cache` shares the goal's words and is short.
+        let body: String = (0..40).map(|k| format!("    step_{k}(job)\n")).collect();
+        let src = format!(
+            "import os\n\ndef run(job):\n    boom(job)\n{body}\n\ndef slots_cache(job):\n    return job.slots_cache\n"
+        );
+        let (_d, m) = map(&[("jobs.py", src.as_str())]);
+        let f = m.file("jobs.py").unwrap();
+        let tok = Tokenizer::default();
+        let goal = "slots cache crash\n\nTraceback (most recent call last):\n  File \"/x/jobs.py\", line 4, in run\nValueError: boom";
+        let cost = |focus: &[String]| crate::render::file_block(f, Level::TopLevel, focus, tok).1;
+        let small = cost(&["slots_cache".to_string()]);
+        let mut q = ItemQuery::new(goal);
+        assert!(cost(&["run".to_string()]) > small);
+        // Room for the short item only: the lenient choice takes it ...
+        assert_eq!(q.choose(f, (small, true), tok, cost), ["slots_cache"]);
+        // ... the strict one gives nothing, so the caller can try the failing item elsewhere.
+        q.set_strict(true);
+        assert!(q.choose(f, (small, true), tok, cost).is_empty());
+        // With room, the failing item comes first either way.
+        assert_eq!(q.choose(f, (10_000, true), tok, cost)[0], "run");
+    }
+
+    #[test]
+    fn a_zoomed_file_shows_no_byte_order_mark() {
+        let (_d, m) = map(&[("b.py", "\u{feff}import os\n\ndef f():\n    return 1\n")]);
+        let f = m.file("b.py").unwrap();
+        let body = focused_body(f, Level::TopLevel, &["f".into()], None)
+            .unwrap()
+            .0;
+        assert!(body.contains("# lines 1-1\nimport os\n"), "{body:?}");
+        assert!(!body.contains('\u{feff}'), "{body:?}");
     }
 }
