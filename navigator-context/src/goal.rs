@@ -172,10 +172,17 @@ patterns! {
 /// `Stack.lambda$onUpdate$0` give `Stack.onUpdate`; `Parser$Section.read` gives
 /// `Parser.Section.read`.
 fn jvm_function(raw: &str) -> String {
-    let mut segs: Vec<&str> = raw
-        .split(['.', '$'])
-        .filter(|s| !s.is_empty() && !s.chars().all(|c| c.is_ascii_digit()) && *s != "lambda")
-        .collect();
+    let mut segs: Vec<&str> = Vec::new();
+    for dotted in raw.split('.') {
+        let parts: Vec<&str> = dotted.split('$').collect();
+        for (k, part) in parts.iter().enumerate() {
+            // A synthetic `lambda$run$0` (a package may be named `lambda`), a lambda's number.
+            let synthetic = k == 0 && *part == "lambda" && parts.len() > 1;
+            if !part.is_empty() && !part.chars().all(|c| c.is_ascii_digit()) && !synthetic {
+                segs.push(part);
+            }
+        }
+    }
     let synthetic = ["invoke", "run", "accept", "apply", "call", "get", "test"];
     if segs.len() >= 2
         && synthetic.contains(&segs[segs.len() - 1])
@@ -1064,6 +1071,10 @@ click.exceptions.BadParameter: Invalid value for '--n'
             "com.acme.Parser.Section.read"
         );
         assert_eq!(jvm_function("com.acme.Task.run"), "com.acme.Task.run");
+        assert_eq!(
+            jvm_function("com.amazonaws.services.lambda.runtime.Handler.handle"),
+            "com.amazonaws.services.lambda.runtime.Handler.handle"
+        );
         assert_eq!(
             jvm_function("com.acme.Task$Inner.run"),
             "com.acme.Task.Inner.run"
