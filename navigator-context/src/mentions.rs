@@ -85,30 +85,32 @@ fn best_tail_matches(file_segs: &[Vec<&str>], tail: &[&str]) -> Vec<usize> {
 /// as `.cs`, of PHP (`App\Http\Router`, read as `App::Http::Router`) as `.php`; Ruby's
 /// `Acme::HttpClient` as `acme/http_client.rb`.
 fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
+    // `stem` with `ext` on its last segment.
+    let with_ext = |stem: &[String], ext: &str| {
+        let mut p = stem.to_vec();
+        if let Some(last) = p.last_mut() {
+            last.push_str(ext);
+        }
+        p
+    };
     let mut out = Vec::new();
     // Longest stems first; each also without its first segment, the crate or package name
     // that a Rust crate keeps as `src/`.
-    let stems = (1..=segs.len())
+    let stems: Vec<&[String]> = (1..=segs.len())
         .rev()
         .flat_map(|k| [&segs[..k], &segs[1.min(k - 1)..k]])
-        .filter(|s| !s.is_empty());
-    for stem in stems {
+        .filter(|s| !s.is_empty())
+        .collect();
+    for &stem in &stems {
         for ext in [".py", ".rs", ".java", ".kt", ".scala", ".cs", ".php"] {
-            let mut p = stem.to_vec();
-            if let Some(last) = p.last_mut() {
-                last.push_str(ext);
-            }
-            out.push(p);
+            out.push(with_ext(stem, ext));
         }
         if stem
             .iter()
             .any(|s| s.chars().any(|c| c.is_ascii_uppercase()))
         {
-            let mut p: Vec<String> = stem.iter().map(|s| snake_case(s)).collect();
-            if let Some(last) = p.last_mut() {
-                last.push_str(".rb");
-            }
-            out.push(p);
+            let snake: Vec<String> = stem.iter().map(|s| snake_case(s)).collect();
+            out.push(with_ext(&snake, ".rb"));
         }
         for root in ["__init__.py", "mod.rs", "lib.rs"] {
             let mut p = stem.to_vec();
@@ -121,23 +123,13 @@ fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
     // its member) under its last namespace parts.
     for end in [segs.len(), segs.len().saturating_sub(1)] {
         for k in (2..end).rev() {
-            let mut p = segs[end - k..end].to_vec();
-            if let Some(last) = p.last_mut() {
-                last.push_str(".cs");
-            }
-            out.push(p);
+            out.push(with_ext(&segs[end - k..end], ".cs"));
         }
     }
     // A Swift type in the file of its name, under its module's folder (`Store.Cache` in
     // `Sources/Store/Cache.swift`); last, as the loosest reading.
-    for k in (1..=segs.len()).rev() {
-        for stem in [&segs[..k], &segs[1.min(k - 1)..k]] {
-            if let Some((last, dirs)) = stem.split_last() {
-                let mut p = dirs.to_vec();
-                p.push(format!("{last}.swift"));
-                out.push(p);
-            }
-        }
+    for &stem in &stems {
+        out.push(with_ext(stem, ".swift"));
     }
     out
 }

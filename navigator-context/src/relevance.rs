@@ -100,17 +100,23 @@ fn auxiliary_kinds(path: &str) -> impl Iterator<Item = Auxiliary> + '_ {
 /// deeper down may be source, as clap's `src/build/` was). Their files repeat what the
 /// sources say.
 pub(crate) fn is_output_or_vendored(path: &str) -> bool {
-    let segs: Vec<&str> = path.split('/').collect();
     // The last segment is the file's name (or empty, for a directory written with its `/`).
-    let dirs = &segs[..segs.len() - 1];
-    let vendored = |s: &&str| matches!(*s, "dist" | "node_modules" | "vendor" | "third_party");
+    let Some((dirs, _)) = path.rsplit_once('/') else {
+        return false;
+    };
+    let vendored = |s: &str| matches!(s, "dist" | "node_modules" | "vendor" | "third_party");
     let output = |s: &str| matches!(s, "build" | "out" | "target" | "coverage");
-    dirs.iter().any(vendored)
-        || dirs.first().is_some_and(|s| output(s))
+    // The segments two and one before the current one.
+    let mut before = ["", ""];
+    for (k, seg) in dirs.split('/').enumerate() {
         // A workspace package's own output: `packages/ui/build/`.
-        || dirs.windows(3).any(|w| {
-            matches!(w[0], "packages" | "apps" | "libs" | "crates") && output(w[2])
-        })
+        let workspace = matches!(before[0], "packages" | "apps" | "libs" | "crates");
+        if vendored(seg) || (output(seg) && (k == 0 || workspace)) {
+            return true;
+        }
+        before = [before[1], seg];
+    }
+    false
 }
 
 /// Tests named in camel case, as Java, Kotlin, Swift and .NET name them: `StoreTests.swift`,
@@ -541,41 +547,12 @@ fn scope_scores(files: &[FileEntry], goal: &str) -> Vec<f64> {
 /// `text` with HTTP versions written as code names them: `HTTP/2` and `HTTP/1.1` become
 /// `HTTP2` and `HTTP1`, so the directories they name (`h2`, `http1`) can be told.
 fn http_versions_joined(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(k) = rest.find(['/']) {
-        let (before, after) = rest.split_at(k);
-        let after = &after[1..];
-        let is_http = before
-            .len()
-            .checked_sub(4)
-            .filter(|&i| before.is_char_boundary(i))
-            .is_some_and(|i| {
-                before[i..].eq_ignore_ascii_case("http")
-                    && !before[..i].ends_with(|c: char| c.is_alphanumeric())
-            });
-        let digit = after.chars().next().filter(char::is_ascii_digit);
-        out.push_str(before);
-        match (is_http, digit) {
-            (true, Some(d)) => {
-                out.push(d);
-                let mut tail = &after[1..];
-                // A minor version (`.1`) goes with it.
-                if let Some(t) = tail.strip_prefix('.') {
-                    if t.starts_with(|c: char| c.is_ascii_digit()) {
-                        tail = t.trim_start_matches(|c: char| c.is_ascii_digit());
-                    }
-                }
-                rest = tail;
-            }
-            _ => {
-                out.push('/');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(r"(^|[^\p{Alphabetic}\p{N}])((?i:http))/(\d)(?:\.\d+)?")
+            .expect("a valid built-in pattern")
+    });
+    r.replace_all(text, "${1}${2}${3}").into_owned()
 }
 
 /// Whether the path segment `seg` is a short form of the goal's word `word` (both lower

@@ -36,6 +36,19 @@ pub(crate) struct Item {
     pub container: bool,
 }
 
+impl Item {
+    /// Whether one of `lines` (a trace's frames) lies inside the item.
+    fn holds_any(&self, lines: &[u32]) -> bool {
+        lines.iter().any(|&l| self.start <= l && l <= self.end)
+    }
+
+    /// Whether one of `lines` lies inside the item and the item is a function, not a class
+    /// around functions.
+    fn failed_in(&self, lines: &[u32]) -> bool {
+        !self.container && self.holds_any(lines)
+    }
+}
+
 fn separator(lang: Lang) -> &'static str {
     match lang {
         Lang::Rust | Lang::Cpp | Lang::Ruby | Lang::Php => "::",
@@ -228,11 +241,7 @@ pub(crate) fn focused_body(
     let items = items(file);
     let (outline, text, lang) = (file.outline()?, file.text()?, file.lang?);
     // As full source shows it: no byte-order mark (`lines` drops carriage returns).
-    let lines: Vec<&str> = text
-        .strip_prefix('\u{feff}')
-        .unwrap_or(text)
-        .lines()
-        .collect();
+    let lines: Vec<&str> = crate::render::without_bom(text).lines().collect();
     let spans = ranges(&lines, &items, focus);
     if spans.is_empty() {
         return None;
@@ -386,7 +395,7 @@ impl ItemQuery {
         items(file).iter().any(|it| {
             let own = it.name.rsplit(['.', ':']).next().unwrap_or("");
             (!it.container && self.identifiers.contains(&own.to_lowercase()))
-                || frame_lines.iter().any(|&l| it.start <= l && l <= it.end)
+                || it.holds_any(&frame_lines)
         })
     }
 
@@ -394,10 +403,7 @@ impl ItemQuery {
     /// class around them).
     pub(crate) fn frame_into(&self, file: &FileEntry) -> bool {
         let frame_lines = self.frame_lines(file);
-        !frame_lines.is_empty()
-            && items(file).iter().any(|it| {
-                !it.container && frame_lines.iter().any(|&l| it.start <= l && l <= it.end)
-            })
+        !frame_lines.is_empty() && items(file).iter().any(|it| it.failed_in(&frame_lines))
     }
 
     /// A relevance score per item of `file` (0 for containers, which their members stand for).
@@ -444,7 +450,7 @@ impl ItemQuery {
                 if self.identifiers.contains(&own.to_lowercase()) {
                     s += NAMED;
                 }
-                if frame_lines.iter().any(|&l| it.start <= l && l <= it.end) {
+                if it.holds_any(&frame_lines) {
                     s += FRAMED;
                 }
                 s
@@ -506,11 +512,9 @@ impl ItemQuery {
         // first of them does not fit nothing does: the caller tries it inside a capped outline
         // before settling for others.
         let frame_lines = self.frame_lines(file);
-        let failed_in =
-            |it: &Item| !it.container && frame_lines.iter().any(|&l| it.start <= l && l <= it.end);
         let strict = self.strict;
         if strict {
-            order.sort_by_key(|&k| !failed_in(&items[k]));
+            order.sort_by_key(|&k| !items[k].failed_in(&frame_lines));
         }
         let greedy = |head: usize| {
             let (mut total, mut head) = (outline, head);
@@ -525,7 +529,7 @@ impl ItemQuery {
                     total += c;
                     head = 0;
                     focus.push(it.name.clone());
-                } else if pos == 0 && strict && failed_in(it) {
+                } else if pos == 0 && strict && it.failed_in(&frame_lines) {
                     return Vec::new();
                 }
             }
