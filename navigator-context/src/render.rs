@@ -153,7 +153,7 @@ fn file_body(file: &FileEntry, level: Level) -> String {
             let _ = writeln!(out, "{fence}{lang}");
             // As the zoomed ranges show it: no byte-order mark, no carriage returns before
             // line ends (tokens for nothing).
-            let text = without_bom(text);
+            let text = crate::zoom::without_bom(text);
             if text.contains("\r\n") {
                 for line in text.lines() {
                     out.push_str(line);
@@ -319,11 +319,6 @@ fn full_lines(file: &FileEntry, level: Level, focus: &[String]) -> Vec<(u32, u32
         Level::TopLevel | Level::Signatures => crate::zoom::focused_lines(file, focus),
         _ => Vec::new(),
     }
-}
-
-/// `text` without a UTF-8 byte-order mark: what full source and zoomed ranges show.
-pub(crate) fn without_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// Whether the tokenizer's pre-split cuts in front of `block` whatever came before it, so

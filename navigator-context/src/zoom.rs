@@ -241,7 +241,7 @@ pub(crate) fn focused_body(
     let items = items(file);
     let (outline, text, lang) = (file.outline()?, file.text()?, file.lang?);
     // As full source shows it: no byte-order mark (`lines` drops carriage returns).
-    let lines: Vec<&str> = crate::render::without_bom(text).lines().collect();
+    let lines: Vec<&str> = without_bom(text).lines().collect();
     let spans = ranges(&lines, &items, focus);
     if spans.is_empty() {
         return None;
@@ -308,6 +308,11 @@ pub(crate) fn focused_body(
         out.push_str(&more_line(level, left));
     }
     Some((out, left))
+}
+
+/// `text` without a UTF-8 byte-order mark: what full source and zoomed ranges show.
+pub(crate) fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// The source lines of `item`.
