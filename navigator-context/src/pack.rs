@@ -36,6 +36,8 @@ const CLEAR_GAP: f64 = 0.8;
 /// The first this many files may share the first file's share at full source when the top-level
 /// outlines of the next [`RESERVE_FILES`] candidates still fit beside them: two close
 /// candidates shown whole beat one whole and one outlined, as long as the map stays wide.
+/// So may any candidate cheap whole ([`CHEAP_SHARE`]): a third file of 850 tokens beside two
+/// taking 70 % is worth more than the signatures of the tail.
 const PAIR: usize = 2;
 /// Only one file too big to show whole is zoomed into, the best one: zooming into the next
 /// ones took the outlines of the candidates further down (gold files shown fell on dev).
@@ -44,7 +46,8 @@ const MAX_ZOOMED: usize = 1;
 /// at most this share of the budget.
 const UNCLEAR_ZOOM_SHARE: f64 = 0.25;
 /// The best file zoomed first leaves room for the next candidates (up to [`MAX_FULL`]) that
-/// are cheap whole — each at most this share of the budget ...
+/// are cheap whole — each at most this share of the budget (a cheap file also shares the
+/// first file's share, like the second of a [`PAIR`]) ...
 const CHEAP_SHARE: f64 = 0.1;
 /// ... together at most this share.
 const CHEAP_TOTAL_SHARE: f64 = 0.3;
@@ -450,10 +453,12 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         if level != Level::Full {
             continue;
         }
+        // A cheap file may join the first two past [`FULL_SHARE`] on the same terms.
+        let cheap = c <= (budget as f64 * CHEAP_SHARE) as usize;
         if fits_whole(
             &mut costs,
             &ranked,
-            (k, k < PAIR),
+            (k, k < PAIR || cheap),
             c,
             (full_used, remaining),
             (share_of(k), first_share),
@@ -1625,6 +1630,62 @@ mod tests {
         let (big, small, _) = runner_up_packed(0.5);
         assert!(small.level < Level::Full, "{small:?}");
         assert!(big.focus.len() > 1, "{big:?}");
+    }
+
+    #[test]
+    fn a_cheap_third_file_joins_two_whole_ones_past_their_share_while_the_outlines_fit() {
+        // Two long functions, a short one ranked third and ten candidates with cheap
+        // outlines whose signatures would take what is left: the first two take 66 % of the
+        // budget, the third 8 % more, past the 70 % of whole files, within the first file's
+        // 85 %. (Without the rule the third waits for the top-up, after the signatures.)
+        let long = |k: usize, n: usize| -> String {
+            let body: String = (0..n)
+                .map(|i| format!("    let x{i} = {i} * {k};\n"))
+                .collect();
+            format!("pub fn work_{k}() {{\n{body}}}\n")
+        };
+        let mut files = vec![
+            ("big0.rs".to_string(), long(0, 120)),
+            ("big1.rs".to_string(), long(1, 120)),
+            ("small.rs".to_string(), long(2, 33)),
+        ];
+        files.extend((0..10).map(|k| {
+            let methods: String = (0..8)
+                .map(|m| format!("    /// Does step {m} of the work with care and explains itself at length.\n    pub fn step_{m}(&self, input: &str, limit: usize) -> Option<String> {{ None }}\n"))
+                .collect();
+            (format!("c{k:02}.rs"), format!("pub struct C{k};\nimpl C{k} {{\n{methods}}}\n"))
+        }));
+        let (_d, map) = crate::scan::temp_map(&files);
+        let mut ranking = descending(&["big0.rs", "big1.rs", "small.rs"]);
+        ranking.extend((0..10).map(|k| Scored {
+            path: format!("c{k:02}.rs"),
+            score: 0.5 - 0.01 * k as f64,
+            reasons: Vec::new(),
+        }));
+        let probe = FlightPlan::new("goal", 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let mut whole = |p: &str| costs.cost(costs.index(p).unwrap(), Level::Full).0;
+        let (pair, small) = (whole("big0.rs") + whole("big1.rs"), whole("small.rs"));
+        let budget = (pair as f64 / 0.66) as usize;
+        let share = small as f64 / budget as f64;
+        assert!((0.06..=CHEAP_SHARE).contains(&share), "{share}");
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
+        let level_of = |path: &str| {
+            packed
+                .rules
+                .iter()
+                .find(|r| r.path == path)
+                .map(|r| r.level)
+        };
+        assert_eq!(level_of("small.rs"), Some(Level::Full), "{packed:?}");
+        assert_eq!(level_of("big0.rs"), Some(Level::Full));
+        assert_eq!(level_of("big1.rs"), Some(Level::Full));
+        for k in 0..10 {
+            assert!(
+                level_of(&format!("c{k:02}.rs")) >= Some(Level::TopLevel),
+                "{packed:?}"
+            );
+        }
     }
 
     #[test]
