@@ -131,6 +131,11 @@ impl Field {
         }
     }
 
+    /// Whether some document holds `term`.
+    pub(crate) fn holds(&self, term: &str) -> bool {
+        self.df.contains_key(term)
+    }
+
     /// BM25 (k1 = 1.2, b = 0.75) of every document, each query term's share multiplied by
     /// its weight, and the query terms each matched.
     pub(crate) fn scores(&self, query: &[(String, f64)]) -> Vec<(f64, Vec<String>)> {
@@ -159,5 +164,114 @@ impl Field {
                 (s, hit)
             })
             .collect()
+    }
+}
+
+/// Query stems this long or longer that no field holds may be misspellings of one that does.
+const TYPO_MIN_LEN: usize = 7;
+/// From this length on a misspelling may be two edits away (one below it).
+const TYPO_TWO_EDITS_LEN: usize = 10;
+/// A mended term weighs this share of the misspelt one: it is a guess.
+const TYPO_WEIGHT: f64 = 0.8;
+
+/// `query` with each long term that none of `fields` holds followed by the term of `names`
+/// (identifiers and paths) it most likely misspells: one edit away (two for long terms, an
+/// adjacent swap counting as one), same first letter, the most common on ties; a term with
+/// two equally near, equally common readings is left alone. "AuthencationMiddleware" then
+/// finds `authentication.py`.
+pub(crate) fn with_typos_mended(
+    query: &[(String, f64)],
+    fields: &[&Field],
+    names: &[&Field],
+) -> Vec<(String, f64)> {
+    let mut out = query.to_vec();
+    for (q, w) in query {
+        let len = q.chars().count();
+        if len < TYPO_MIN_LEN
+            || !q.chars().all(|c| c.is_ascii_lowercase())
+            || fields.iter().any(|f| f.holds(q))
+        {
+            continue;
+        }
+        let most = if len >= TYPO_TWO_EDITS_LEN { 2 } else { 1 };
+        let mut best: Option<(usize, u32, &String, bool)> = None;
+        for f in names {
+            for (t, &df) in &f.df {
+                if t.len().abs_diff(q.len()) > most || t.chars().next() != q.chars().next() {
+                    continue;
+                }
+                let d = strsim::osa_distance(q, t);
+                if d == 0 || d > most {
+                    continue;
+                }
+                best = match best {
+                    Some((bd, bdf, bt, _))
+                        if (bd, std::cmp::Reverse(bdf)) < (d, std::cmp::Reverse(df)) =>
+                    {
+                        Some((bd, bdf, bt, false))
+                    }
+                    Some((bd, bdf, bt, tied)) if bd == d && bdf == df => {
+                        Some((bd, bdf, bt, tied || bt != t))
+                    }
+                    _ => Some((d, df, t, false)),
+                };
+            }
+        }
+        if let Some((_, _, t, false)) = best {
+            if !out.iter().any(|(o, _)| o == t) {
+                out.push((t.clone(), w * TYPO_WEIGHT));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A field of one document per slice, each term once.
+    fn field(docs: &[&[&str]]) -> Field {
+        Field::new(
+            docs.iter()
+                .map(|d| (d.iter().map(|t| (t.to_string(), 1)).collect(), d.len()))
+                .collect(),
+        )
+    }
+
+    fn mended(query: &str, names: &Field) -> Vec<String> {
+        with_typos_mended(&[(query.to_string(), 1.0)], &[names], &[names])
+            .into_iter()
+            .skip(1)
+            .map(|(t, w)| {
+                assert_eq!(w, TYPO_WEIGHT);
+                t
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_long_term_no_file_holds_is_read_as_the_name_it_misspells() {
+        let names = field(&[&["authentication", "middleware"], &["asgi", "middleware"]]);
+        assert_eq!(mended("authencation", &names), ["authentication"]);
+        // Two letters swapped are one edit.
+        assert_eq!(mended("middlewaer", &names), ["middleware"]);
+        // The most common of equally near readings.
+        let names = field(&[&["handler"], &["handler"], &["handled"]]);
+        assert_eq!(mended("handlez", &names), ["handler"]);
+    }
+
+    #[test]
+    fn short_held_ambiguous_or_far_terms_are_left_alone() {
+        let names = field(&[&["handler", "handles", "parser", "address"], &["decoder"]]);
+        // Held by some field.
+        assert!(mended("decoder", &names).is_empty());
+        // Too short to tell a typo from another word.
+        assert!(mended("parsex", &names).is_empty());
+        // Two readings, equally near and common.
+        assert!(mended("handlex", &names).is_empty());
+        // A different first letter, or two edits in a short term.
+        assert!(mended("eddress", &names).is_empty());
+        assert!(mended("decodxx", &names).is_empty());
     }
 }

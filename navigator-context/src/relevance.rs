@@ -8,7 +8,7 @@
 //! in bodies, where common words drown them. Why the graph: the file that defines what the
 //! best matches call is often the one to change, though it may never say the goal's words.
 
-use crate::bm25::{terms, Field, Stems, STOPWORDS};
+use crate::bm25::{terms, with_typos_mended, Field, Stems, STOPWORDS};
 use crate::goal::Goal;
 use crate::scan::{body, symbol_names, FileEntry, RepoMap};
 use std::collections::{HashMap, HashSet};
@@ -256,6 +256,12 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     if let Some(log_f) = &log_f {
         fields.push((log_f, W_LOG, "past commits"));
     }
+    // A misspelt name ("AuthencationMiddleware") still finds what it names.
+    let query = with_typos_mended(
+        &query,
+        &[&path_f, &sym_f, &doc_f, &body_f],
+        &[&path_f, &sym_f],
+    );
     let mut text = vec![0.0; files.len()];
     let mut reasons: Vec<Vec<String>> = vec![Vec::new(); files.len()];
     let mut scope = scope_scores(files, scope_text);
@@ -738,6 +744,26 @@ mod tests {
         };
         let map = RepoMap::open_with(dir.path(), &options).unwrap();
         (dir, map)
+    }
+
+    #[test]
+    fn a_misspelt_name_finds_the_file_it_misspells() {
+        // Both files hold `middleware`; only the misspelt word tells them apart.
+        let (_d, map) = map_of(&[
+            (
+                "starlette/middleware/asgi.py",
+                "class ASGIMiddleware:\n    pass\n",
+            ),
+            (
+                "starlette/middleware/authentication.py",
+                "class AuthenticationMiddleware:\n    pass\n",
+            ),
+        ]);
+        let ranked = rank(&map, "Be more lenient in AuthencationMiddleware");
+        assert_eq!(
+            ranked[0].path, "starlette/middleware/authentication.py",
+            "{ranked:?}"
+        );
     }
 
     #[test]
