@@ -375,7 +375,8 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     // (zoomed last, it got what the whole files left, often nothing). It keeps room for the
     // outlines of the next candidates, for the next ones that are cheap whole and for a close
     // second whole ([`RUNNER_UP_SCORE`]); a clear first file may take its whole share, an
-    // unclear one [`UNCLEAR_ZOOM_SHARE`].
+    // unclear one [`UNCLEAR_ZOOM_SHARE`]. The files it kept room for are `promised` that room.
+    let mut promised: Vec<usize> = Vec::new();
     let first_zoomed = ranked.first().and_then(|&(i, score)| {
         let (c, level) = costs.cost(i, Level::Full);
         if score < FULL_SCORE
@@ -393,25 +394,30 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         }
         let reserve = reserve_for(&mut costs, &ranked, &[(i, Level::TopLevel)], budget);
         let cheap_max = (budget as f64 * CHEAP_SHARE) as usize;
-        let cheap: usize = ranked
-            .iter()
-            .skip(1)
-            .take(MAX_FULL - 1)
-            .filter(|&&(_, s)| s >= SIGNATURES_SCORE)
-            .map(|&(j, _)| costs.cost(j, Level::Full))
-            .filter(|&(c, l)| l == Level::Full && c <= cheap_max)
-            .map(|(c, _)| c)
-            .sum::<usize>()
-            .min((budget as f64 * CHEAP_TOTAL_SHARE) as usize);
+        let cheap_total = (budget as f64 * CHEAP_TOTAL_SHARE) as usize;
+        let mut cheap = 0;
+        for &(j, s) in ranked.iter().skip(1).take(MAX_FULL - 1) {
+            let (c, l) = costs.cost(j, Level::Full);
+            if s >= SIGNATURES_SCORE && l == Level::Full && c <= cheap_max {
+                if cheap + c <= cheap_total {
+                    promised.push(j);
+                }
+                cheap += c;
+            }
+        }
+        let cheap = cheap.min(cheap_total);
         // A close second too big to count as cheap (a cheap one is counted above).
         let runner_up = ranked
             .get(1)
             .filter(|&&(_, s)| s >= RUNNER_UP_SCORE)
-            .map(|&(j, _)| costs.cost(j, Level::Full))
-            .filter(|&(c, l)| {
+            .map(|&(j, _)| (j, costs.cost(j, Level::Full)))
+            .filter(|&(_, (c, l))| {
                 l == Level::Full && c > cheap_max && c <= (budget as f64 * RUNNER_UP_SHARE) as usize
             })
-            .map_or(0, |(c, _)| c);
+            .map_or(0, |(j, (c, _))| {
+                promised.push(j);
+                c
+            });
         let cap = if clear { 1.0 } else { UNCLEAR_ZOOM_SHARE };
         let allowed = remaining
             .saturating_sub(reserve + cheap + runner_up)
@@ -455,14 +461,22 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         }
         // A cheap file may join the first two past [`FULL_SHARE`] on the same terms.
         let cheap = c <= (budget as f64 * CHEAP_SHARE) as usize;
-        if fits_whole(
-            &mut costs,
-            &ranked,
-            (k, k < PAIR || cheap),
-            c,
-            (full_used, remaining),
-            (share_of(k), first_share),
-        ) {
+        // A file the zoom kept room for is whole while the next outlines keep theirs.
+        let kept_for = first_zoomed.is_some() && promised.contains(&i) && {
+            let mut with = chosen.clone();
+            with.push((i, Level::Full));
+            c + reserve_for(&mut costs, &ranked, &with, budget) <= remaining
+        };
+        if kept_for
+            || fits_whole(
+                &mut costs,
+                &ranked,
+                (k, k < PAIR || cheap),
+                c,
+                (full_used, remaining),
+                (share_of(k), first_share),
+            )
+        {
             full_used += c;
             remaining -= c;
             chosen.push((i, Level::Full));
@@ -1309,6 +1323,7 @@ mod tests {
         name: impl Fn(usize) -> String,
         rows: usize,
         second: f64,
+        tail: usize,
     ) -> (tempfile::TempDir, RepoMap, Vec<Scored>) {
         let body: String = (0..12)
             .map(|i| format!("    let value_{i} = input.len() * {i} + limit;\n"))
@@ -1324,9 +1339,15 @@ mod tests {
         let small: String = (0..rows)
             .map(|i| format!("pub const TABLE_{i}: [u32; 4] = [{i}, 1, 2, 3];\n"))
             .collect();
-        let files = vec![("big.rs".to_string(), big), ("small.rs".to_string(), small)];
+        let mut files = vec![("big.rs".to_string(), big), ("small.rs".to_string(), small)];
+        files.extend((0..tail).map(|k| {
+            let fns: String = (0..40)
+                .map(|m| format!("pub fn c{k}_{m}(input: &str) -> usize {{ 0 }}\n"))
+                .collect();
+            (format!("c{k:02}.rs"), fns)
+        }));
         let (dir, map) = crate::scan::temp_map(&files);
-        let ranking = [("big.rs", 1.0), ("small.rs", second)]
+        let mut ranking: Vec<Scored> = [("big.rs", 1.0), ("small.rs", second)]
             .into_iter()
             .map(|(path, score)| Scored {
                 path: path.into(),
@@ -1334,6 +1355,11 @@ mod tests {
                 reasons: Vec::new(),
             })
             .collect();
+        ranking.extend((0..tail).map(|k| Scored {
+            path: format!("c{k:02}.rs"),
+            score: 0.5 - 0.01 * k as f64,
+            reasons: Vec::new(),
+        }));
         (dir, map, ranking)
     }
 
@@ -1352,7 +1378,7 @@ mod tests {
                 format!("step_{m}")
             }
         };
-        let (dir, map, ranking) = big_and_small(name, rows, second);
+        let (dir, map, ranking) = big_and_small(name, rows, second, 0);
         let probe = FlightPlan::new(VARY_GOAL, 100_000);
         let mut costs = Costs::new(&map, &probe);
         let (b, sm) = (
@@ -1593,8 +1619,8 @@ mod tests {
     /// Packs `big.rs` (forty functions, every one about the goal, far over the budget) ranked
     /// first and `small.rs` (whole at 30 % of the budget) ranked second with `second`: their
     /// rules, and the tokens of `small.rs` whole and of the budget.
-    fn runner_up_packed(second: f64) -> (Rule, Rule, [usize; 2]) {
-        let (_d, map, ranking) = big_and_small(|m| format!("vary_header_{m}"), 30, second);
+    fn runner_up_packed(second: f64, tail: usize) -> (Rule, Rule, [usize; 2]) {
+        let (_d, map, ranking) = big_and_small(|m| format!("vary_header_{m}"), 30, second, tail);
         let probe = FlightPlan::new(VARY_GOAL, 100_000);
         let mut costs = Costs::new(&map, &probe);
         let whole_small = costs.cost(costs.index("small.rs").unwrap(), Level::Full).0;
@@ -1620,16 +1646,26 @@ mod tests {
         // Every item of `big.rs` is about the goal: zoomed into, it would fill its share.
         // A second scoring 0.7 of it (clear of it, yet close) is shown whole beside its
         // items; one scoring 0.5 leaves the room to the best file.
-        let (big, small, [whole_small, budget]) = runner_up_packed(0.7);
+        let (big, small, [whole_small, budget]) = runner_up_packed(0.7, 0);
         assert!(
             whole_small as f64 > CHEAP_SHARE * budget as f64,
             "the second must not count as cheap"
         );
         assert_eq!(small.level, Level::Full, "{small:?}");
         assert!(!big.focus.is_empty(), "{big:?}");
-        let (big, small, _) = runner_up_packed(0.5);
+        let (big, small, _) = runner_up_packed(0.5, 0);
         assert!(small.level < Level::Full, "{small:?}");
         assert!(big.focus.len() > 1, "{big:?}");
+    }
+
+    #[test]
+    fn the_close_second_a_zoom_kept_room_for_is_whole_though_the_tail_s_outlines_are_long() {
+        // Ten more candidates whose top-level outlines (forty functions each) cannot all fit:
+        // the zoom kept room for the second file whole and for the first outlines (capped),
+        // and the second is shown whole in that room.
+        let (big, small, _) = runner_up_packed(0.7, 10);
+        assert_eq!(small.level, Level::Full, "{small:?}");
+        assert!(!big.focus.is_empty(), "{big:?}");
     }
 
     #[test]
