@@ -174,20 +174,27 @@ const TYPO_TWO_EDITS_LEN: usize = 10;
 /// A mended term weighs this share of the misspelt one: it is a guess.
 const TYPO_WEIGHT: f64 = 0.8;
 
-/// `query` with each long term that none of `fields` holds followed by the term of `names`
-/// (identifiers and paths) it most likely misspells: one edit away (two for long terms, an
-/// adjacent swap counting as one), same first letter, the most common on ties; a term with
-/// two equally near, equally common readings is left alone. "AuthencationMiddleware" then
-/// finds `authentication.py`.
+/// `query` with each long term of `code` (the stems of the identifiers and paths the goal
+/// writes) that none of `fields` holds followed by the term of `names` (path and symbol words)
+/// it most likely misspells: one edit away (two for long terms, an adjacent swap counting as
+/// one), same first letter, the most common on ties; a term with two equally near, equally
+/// common readings is left alone. "AuthencationMiddleware" then finds `authentication.py`.
+/// English words are never mended: a report's "excerpt" or "conform" is no typo of `except`
+/// or `confirm`, only a word the code does not use.
+///
+/// Also returns, per mended term, the term it was read for.
 pub(crate) fn with_typos_mended(
     query: &[(String, f64)],
+    code: &std::collections::HashSet<String>,
     fields: &[&Field],
     names: &[&Field],
-) -> Vec<(String, f64)> {
+) -> (Vec<(String, f64)>, HashMap<String, String>) {
     let mut out = query.to_vec();
+    let mut read_for = HashMap::new();
     for (q, w) in query {
         let len = q.chars().count();
         if len < TYPO_MIN_LEN
+            || !code.contains(q)
             || !q.chars().all(|c| c.is_ascii_lowercase())
             || fields.iter().any(|f| f.holds(q))
         {
@@ -220,10 +227,11 @@ pub(crate) fn with_typos_mended(
         if let Some((_, _, t, false)) = best {
             if !out.iter().any(|(o, _)| o == t) {
                 out.push((t.clone(), w * TYPO_WEIGHT));
+                read_for.insert(t.clone(), q.clone());
             }
         }
     }
-    out
+    (out, read_for)
 }
 
 #[cfg(test)]
@@ -240,7 +248,9 @@ mod tests {
     }
 
     fn mended(query: &str, names: &Field) -> Vec<String> {
-        with_typos_mended(&[(query.to_string(), 1.0)], &[names], &[names])
+        let code = std::collections::HashSet::from([query.to_string()]);
+        with_typos_mended(&[(query.to_string(), 1.0)], &code, &[names], &[names])
+            .0
             .into_iter()
             .skip(1)
             .map(|(t, w)| {
@@ -259,6 +269,17 @@ mod tests {
         // The most common of equally near readings.
         let names = field(&[&["handler"], &["handler"], &["handled"]]);
         assert_eq!(mended("handlez", &names), ["handler"]);
+    }
+
+    #[test]
+    fn only_words_the_goal_writes_as_code_are_mended() {
+        let names = field(&[&["except", "confirm"]]);
+        let code = std::collections::HashSet::from(["confrim".to_string()]);
+        let query = [("excerpt".to_string(), 1.0), ("confrim".to_string(), 1.0)];
+        let (out, read_for) = with_typos_mended(&query, &code, &[&names], &[&names]);
+        assert_eq!(read_for["confirm"], "confrim");
+        let added: Vec<&str> = out[2..].iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(added, ["confirm"]);
     }
 
     #[test]

@@ -257,8 +257,16 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         fields.push((log_f, W_LOG, "past commits"));
     }
     // A misspelt name ("AuthencationMiddleware") still finds what it names.
-    let query = with_typos_mended(
+    let code: HashSet<String> = parsed
+        .identifiers
+        .iter()
+        .chain(&parsed.paths)
+        .flat_map(|x| terms(x))
+        .map(|t| stems.of(t))
+        .collect();
+    let (query, read_for) = with_typos_mended(
         &query,
+        &code,
         &[&path_f, &sym_f, &doc_f, &body_f],
         &[&path_f, &sym_f],
     );
@@ -279,6 +287,13 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         for (i, (x, (_, hit))) in s.iter().zip(scored).enumerate() {
             text[i] += w * x;
             if !hit.is_empty() && name != "body" {
+                let hit: Vec<String> = hit
+                    .into_iter()
+                    .map(|t| match read_for.get(&t) {
+                        Some(typo) => format!("{t} (read for the goal's {typo})"),
+                        None => t,
+                    })
+                    .collect();
                 reasons[i].push(format!("{name} match: {}", hit.join(", ")));
             }
         }
@@ -762,6 +777,27 @@ mod tests {
         let ranked = rank(&map, "Be more lenient in AuthencationMiddleware");
         assert_eq!(
             ranked[0].path, "starlette/middleware/authentication.py",
+            "{ranked:?}"
+        );
+        assert!(
+            ranked[0]
+                .reasons
+                .iter()
+                .any(|r| r.contains("authent (read for the goal's authenc)")),
+            "{ranked:?}"
+        );
+        // A plain English word the code does not use is not read as a typo.
+        let (_d, map) = map_of(&[
+            (
+                "click/exceptions.py",
+                "class ClickException(Exception):\n    pass\n",
+            ),
+            ("click/formatting.py", "def write_text(text):\n    pass\n"),
+        ]);
+        let ranked = rank(&map, "the excerpt in the help text is cut off");
+        assert_eq!(ranked[0].path, "click/formatting.py", "{ranked:?}");
+        assert!(
+            ranked.iter().all(|s| s.path != "click/exceptions.py"),
             "{ranked:?}"
         );
     }
