@@ -521,6 +521,15 @@ impl ItemQuery {
         if strict {
             order.sort_by_key(|&k| !items[k].failed_in(&frame_lines));
         }
+        // A focus is a name: it shows every item of that name (a struct and its `impl`
+        // blocks, a method's overloads), so each counts with its namesakes. (Counted alone, a
+        // struct with long docs fitted, its 900-token `impl` came with it, and the exact count
+        // then dropped the item and left the best file without one.)
+        let mut by_name: HashMap<&str, usize> = HashMap::new();
+        for it in &items {
+            *by_name.entry(it.name.as_str()).or_default() +=
+                tokenizer.count(&item_text(&lines, it)) + header;
+        }
         let greedy = |head: usize| {
             let (mut total, mut head) = (outline, head);
             let mut focus: Vec<String> = Vec::new();
@@ -529,7 +538,7 @@ impl ItemQuery {
                 if focus.contains(&it.name) {
                     continue;
                 }
-                let c = tokenizer.count(&item_text(&lines, it)) + header + head;
+                let c = by_name[it.name.as_str()] + head;
                 if total + c <= allowance {
                     total += c;
                     head = 0;
@@ -704,6 +713,35 @@ mod tests {
             .1),
             vec!["attrs".to_string()]
         );
+    }
+
+    #[test]
+    fn an_item_counts_with_its_namesakes_which_a_focus_on_its_name_shows() {
+        // The struct, long with its docs, fits the allowance alone; a focus on its name also
+        // shows its `impl` block, which does not fit: the methods are chosen instead of
+        // nothing.
+        let docs: String = (0..40)
+            .map(|k| format!("/// Line {k} of the limit's long documentation.\n"))
+            .collect();
+        let body: String = (0..25)
+            .map(|k| format!("        let step_{k} = {k} * 2;\n"))
+            .collect();
+        let text = format!(
+            "{docs}pub struct Limit {{\n    max: usize,\n}}\n\nimpl Limit {{\n    pub fn disable() -> usize {{\n{body}        0\n    }}\n\n    pub fn max(limit: usize) -> usize {{\n        limit\n    }}\n}}\n"
+        );
+        let (_d, m) = map(&[("limit.rs", text.as_str())]);
+        let f = m.file("limit.rs").unwrap();
+        let tok = Tokenizer::default();
+        let block = |focus: &[String]| crate::render::file_block(f, Level::TopLevel, focus, tok).1;
+        let alone = block(&[])
+            + tok.count(&format!("{docs}pub struct Limit {{\n    max: usize,\n}}\n"))
+            + 20;
+        assert!(
+            block(&["Limit".to_string()]) > alone,
+            "the fixture needs a costly impl"
+        );
+        let chosen = ItemQuery::new("`Limit` is ignored").choose(f, (alone, true), tok, block);
+        assert_eq!(chosen, ["Limit::max"]);
     }
 
     #[test]
