@@ -522,15 +522,16 @@ impl ItemQuery {
             order.sort_by_key(|&k| !items[k].failed_in(&frame_lines));
         }
         // A focus is a name: it shows every item of that name (a struct and its `impl`
-        // blocks, a method's overloads), so each counts with its namesakes. (Counted alone, a
-        // struct with long docs fitted, its 900-token `impl` came with it, and the exact count
-        // then dropped the item and left the best file without one.)
+        // blocks, a method's overloads); the last choice counts each item with its namesakes.
+        let alone: Vec<usize> = items
+            .iter()
+            .map(|it| tokenizer.count(&item_text(&lines, it)) + header)
+            .collect();
         let mut by_name: HashMap<&str, usize> = HashMap::new();
-        for it in &items {
-            *by_name.entry(it.name.as_str()).or_default() +=
-                tokenizer.count(&item_text(&lines, it)) + header;
+        for (it, c) in items.iter().zip(&alone) {
+            *by_name.entry(it.name.as_str()).or_default() += c;
         }
-        let greedy = |head: usize| {
+        let greedy = |head: usize, namesakes: bool| {
             let (mut total, mut head) = (outline, head);
             let mut focus: Vec<String> = Vec::new();
             for (pos, &k) in order.iter().enumerate() {
@@ -538,7 +539,12 @@ impl ItemQuery {
                 if focus.contains(&it.name) {
                     continue;
                 }
-                let c = by_name[it.name.as_str()] + head;
+                let c = head
+                    + if namesakes {
+                        by_name[it.name.as_str()]
+                    } else {
+                        alone[k]
+                    };
                 if total + c <= allowance {
                     total += c;
                     head = 0;
@@ -552,7 +558,7 @@ impl ItemQuery {
             }
             focus
         };
-        let mut focus = greedy(0);
+        let mut focus = greedy(0, false);
         if focus.is_empty() && rescue {
             // The file's head, which comes with the first item, took the room the estimate
             // gave the best items: choose again counting it (smaller items fit beside it).
@@ -560,7 +566,13 @@ impl ItemQuery {
                 tokenizer.count(&lines[..(h as usize).min(lines.len())].join("\n")) + header
             });
             if head > 0 {
-                focus = greedy(head);
+                focus = greedy(head, false);
+            }
+            // An item's namesakes came with it (a struct with long docs fitted, its
+            // 900-token `impl` came too, and the exact count dropped them all, leaving the best
+            // file without an item): choose again counting them.
+            if focus.is_empty() {
+                focus = greedy(head, true);
             }
         }
         let rank: HashMap<&str, usize> = items
