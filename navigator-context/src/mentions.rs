@@ -316,7 +316,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
     // runs).
     // Each with whether it only declares the name: a C or C++ prototype (`void kv_close(kv_t *);`
     // in a header), which counts only when no file defines the name with a body.
-    let mut definers: BTreeMap<&str, Vec<(usize, bool)>> = BTreeMap::new();
+    let mut definers: Definers = BTreeMap::new();
     let wanted: std::collections::HashSet<&str> =
         goal.identifiers.iter().map(String::as_str).collect();
     for (i, f) in files.iter().enumerate() {
@@ -338,6 +338,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
             }
         }
     }
+    let read_as = misspelt_definitions(files, &wanted, &mut definers);
     // The languages the goal's frames and paths are written in: a name defined in one of
     // them and in another language (a C `kv_close` and a Python one) is the former's.
     let spoken: BTreeSet<u8> = goal
@@ -358,9 +359,16 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
         if who.len() > MAX_DEFINERS {
             continue;
         }
+        let (w, why) = match read_as.get(name) {
+            Some(typo) => (
+                weight(typo) * W_MISSPELT,
+                format!("defines `{name}`, which the goal's `{typo}` misspells"),
+            ),
+            None => (weight(name), format!("defines `{name}` named in the goal")),
+        };
         for &i in &who {
-            score[i] += weight(name) * W_DEFINES / who.len() as f64;
-            reasons[i].push(format!("defines `{name}` named in the goal"));
+            score[i] += w * W_DEFINES / who.len() as f64;
+            reasons[i].push(why.clone());
         }
     }
     Mentions {
@@ -369,6 +377,83 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
         failed,
         spelled,
     }
+}
+
+/// Per name, the files defining it, each with whether it only declares it (a C prototype).
+type Definers<'a> = BTreeMap<&'a str, Vec<(usize, bool)>>;
+
+/// Identifiers of the goal no file defines, at least this long, may misspell one that a file
+/// defines ...
+const MISSPELT_MIN_LEN: usize = 8;
+/// ... one edit away, or two from this length on (an adjacent swap is one edit) ...
+const MISSPELT_TWO_EDITS_LEN: usize = 12;
+/// ... and count this share of a definition the goal names.
+const W_MISSPELT: f64 = 0.8;
+
+/// The definitions of the names the goal's undefined identifiers most likely misspell
+/// (`DefaultBodyLimt` → `DefaultBodyLimit`, `get_manny` → `get_many`), added to `definers`:
+/// case aside, within [`MISSPELT_MIN_LEN`]'s edits, the same first letter, the nearest name,
+/// left alone when two names are equally near. Returns each such name with the identifier it
+/// was read for.
+fn misspelt_definitions<'a>(
+    files: &'a [FileEntry],
+    wanted: &std::collections::HashSet<&'a str>,
+    definers: &mut Definers<'a>,
+) -> BTreeMap<&'a str, &'a str> {
+    let typos: Vec<(&str, String)> = wanted
+        .iter()
+        .filter(|w| w.chars().count() >= MISSPELT_MIN_LEN && !definers.contains_key(*w))
+        .map(|w| (*w, w.to_lowercase()))
+        .collect();
+    let mut read_as = BTreeMap::new();
+    if typos.is_empty() {
+        return read_as;
+    }
+    // Per identifier: the nearest distance, the names at it, and their definers.
+    let mut near: Vec<(usize, Definers)> = vec![(usize::MAX, BTreeMap::new()); typos.len()];
+    for (i, f) in files.iter().enumerate() {
+        let Some(o) = f.code_outline() else { continue };
+        let c_like = matches!(f.lang, Some(Lang::C | Lang::Cpp));
+        for s in &o.symbols {
+            for (k, (_, low)) in typos.iter().enumerate() {
+                let most = if low.len() >= MISSPELT_TWO_EDITS_LEN {
+                    2
+                } else {
+                    1
+                };
+                if s.name.len().abs_diff(low.len()) > most
+                    || s.name.chars().next().map(|c| c.to_ascii_lowercase()) != low.chars().next()
+                {
+                    continue;
+                }
+                let d = strsim::osa_distance(&s.name.to_lowercase(), low);
+                if d > most || d > near[k].0 {
+                    continue;
+                }
+                if d < near[k].0 {
+                    near[k] = (d, BTreeMap::new());
+                }
+                let declares = c_like && s.signature.ends_with(';');
+                let who = near[k].1.entry(s.name.as_str()).or_default();
+                match who.iter_mut().find(|(j, _)| *j == i) {
+                    Some((_, d)) => *d &= declares,
+                    None => who.push((i, declares)),
+                }
+            }
+        }
+    }
+    for ((typo, _), (_, names)) in typos.iter().zip(near) {
+        if names.len() != 1 {
+            continue;
+        }
+        for (name, who) in names {
+            if !definers.contains_key(name) {
+                definers.insert(name, who);
+                read_as.insert(name, *typo);
+            }
+        }
+    }
+    read_as
 }
 
 /// Where the reported failure happened, per file: every panic location, the innermost Python
@@ -637,6 +722,46 @@ mod tests {
             Some("rack-test")
         ));
         assert!(!other_gem("lib/gems/readme.rb", None));
+    }
+
+    #[test]
+    fn a_misspelt_identifier_names_the_definition_it_misspells() {
+        let files = [
+            (
+                "core/src/default_body_limit.rs",
+                "pub struct DefaultBodyLimit;\npub fn get_many() {}\n",
+            ),
+            ("src/multipart.rs", "pub struct Multipart;\n"),
+            (
+                "src/limits.rs",
+                "pub fn get_mane() {}\npub fn get_mano() {}\n",
+            ),
+        ];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let reasons = |goal: &str| {
+            let m = mentions(map.files(), &Goal::parse(goal), goal);
+            map.files()
+                .iter()
+                .zip(&m.reasons)
+                .flat_map(|(f, r)| r.iter().map(move |r| format!("{}: {r}", f.path)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            reasons("DefaultBodyLimt ignored for `Multipart` extractor"),
+            [
+                "core/src/default_body_limit.rs: defines `DefaultBodyLimit`, which the goal's \
+                 `DefaultBodyLimt` misspells",
+                "src/multipart.rs: defines `Multipart` named in the goal",
+            ]
+        );
+        assert_eq!(
+            reasons("`get_manny` panics"),
+            ["core/src/default_body_limit.rs: defines `get_many`, which the goal's `get_manny` misspells"]
+        );
+        // One edit from two names: no reading.
+        assert!(reasons("`get_manx` panics").is_empty());
+        // Short names are not read as misspellings.
+        assert!(reasons("`get_mny` panics").is_empty());
     }
 
     #[test]
