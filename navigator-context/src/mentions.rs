@@ -426,8 +426,14 @@ fn misspelt_definitions<'a>(
                 {
                     continue;
                 }
-                let d = strsim::osa_distance(&s.name.to_lowercase(), low);
-                if d > most || d > near[k].0 {
+                let name = s.name.to_lowercase();
+                let d = strsim::osa_distance(&name, low);
+                // A plural is no misspelling (`WebSockets` of `WebSocket`, `responses` of the
+                // module's `Response`): BM25 already meets word forms at their stem.
+                if d > most
+                    || d > near[k].0
+                    || name.trim_end_matches('s') == low.trim_end_matches('s')
+                {
                     continue;
                 }
                 if d < near[k].0 {
@@ -758,6 +764,8 @@ mod tests {
             reasons("`get_manny` panics"),
             ["core/src/default_body_limit.rs: defines `get_many`, which the goal's `get_manny` misspells"]
         );
+        // A plural names the same thing, not a misspelling of it.
+        assert!(reasons("`DefaultBodyLimits` are ignored").is_empty());
         // One edit from two names: no reading.
         assert!(reasons("`get_manx` panics").is_empty());
         // Short names are not read as misspellings.
