@@ -1017,6 +1017,20 @@ mod tests {
         crate::scan::temp_map(&files)
     }
 
+    /// The level `plan`'s exact rule for `path` asks for.
+    fn level_in(plan: &FlightPlan, path: &str) -> Option<Level> {
+        plan.rules.iter().find(|r| r.path == path).map(|r| r.level)
+    }
+
+    /// `c00.rs`, `c01.rs`, ... ranked after the files a test is about: 0.50, 0.49, ...
+    fn candidates(n: usize) -> impl Iterator<Item = Scored> {
+        (0..n).map(|k| Scored {
+            path: format!("c{k:02}.rs"),
+            score: 0.5 - 0.01 * k as f64,
+            reasons: Vec::new(),
+        })
+    }
+
     /// A ranking of `paths` in order, scores 1.0, 0.9, 0.8, ...
     fn descending(paths: &[&str]) -> Vec<Scored> {
         paths
@@ -1059,11 +1073,7 @@ mod tests {
         }));
         let (dir, map) = crate::scan::temp_map(&files);
         let mut ranking = descending(&["big0.rs", "big1.rs"]);
-        ranking.extend((0..10).map(|k| Scored {
-            path: format!("c{k:02}.rs"),
-            score: 0.5 - 0.01 * k as f64,
-            reasons: Vec::new(),
-        }));
+        ranking.extend(candidates(10));
         let probe = FlightPlan::new("goal", 100_000);
         let mut costs = Costs::new(&map, &probe);
         let big = |c: &mut Costs, p: &str| c.cost(c.index(p).unwrap(), Level::Full).0;
@@ -1078,13 +1088,7 @@ mod tests {
         let (_d, map, ranking, pair) = pair_fixture(flat);
         let budget = (pair as f64 / 0.78) as usize;
         let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
-        let level_of = |path: &str| {
-            packed
-                .rules
-                .iter()
-                .find(|r| r.path == path)
-                .map(|r| r.level)
-        };
+        let level_of = |path: &str| level_in(&packed, path);
         let rest = (0..10).map(|k| level_of(&format!("c{k:02}.rs"))).collect();
         (level_of("big0.rs"), level_of("big1.rs"), rest)
     }
@@ -1355,11 +1359,7 @@ mod tests {
                 reasons: Vec::new(),
             })
             .collect();
-        ranking.extend((0..tail).map(|k| Scored {
-            path: format!("c{k:02}.rs"),
-            score: 0.5 - 0.01 * k as f64,
-            reasons: Vec::new(),
-        }));
+        ranking.extend(candidates(tail));
         (dir, map, ranking)
     }
 
@@ -1693,11 +1693,7 @@ mod tests {
         }));
         let (_d, map) = crate::scan::temp_map(&files);
         let mut ranking = descending(&["big0.rs", "big1.rs", "small.rs"]);
-        ranking.extend((0..10).map(|k| Scored {
-            path: format!("c{k:02}.rs"),
-            score: 0.5 - 0.01 * k as f64,
-            reasons: Vec::new(),
-        }));
+        ranking.extend(candidates(10));
         let probe = FlightPlan::new("goal", 100_000);
         let mut costs = Costs::new(&map, &probe);
         let mut whole = |p: &str| costs.cost(costs.index(p).unwrap(), Level::Full).0;
@@ -1706,13 +1702,7 @@ mod tests {
         let share = small as f64 / budget as f64;
         assert!((0.06..=CHEAP_SHARE).contains(&share), "{share}");
         let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
-        let level_of = |path: &str| {
-            packed
-                .rules
-                .iter()
-                .find(|r| r.path == path)
-                .map(|r| r.level)
-        };
+        let level_of = |path: &str| level_in(&packed, path);
         assert_eq!(level_of("small.rs"), Some(Level::Full), "{packed:?}");
         assert_eq!(level_of("big0.rs"), Some(Level::Full));
         assert_eq!(level_of("big1.rs"), Some(Level::Full));
