@@ -212,10 +212,10 @@ pub(crate) fn with_typos_mended(
                     continue;
                 }
                 best = match best {
-                    Some((bd, bdf, bt, _))
+                    Some((bd, bdf, bt, tied))
                         if (bd, std::cmp::Reverse(bdf)) < (d, std::cmp::Reverse(df)) =>
                     {
-                        Some((bd, bdf, bt, false))
+                        Some((bd, bdf, bt, tied))
                     }
                     Some((bd, bdf, bt, tied)) if bd == d && bdf == df => {
                         Some((bd, bdf, bt, tied || bt != t))
@@ -289,8 +289,17 @@ mod tests {
         assert!(mended("decoder", &names).is_empty());
         // Too short to tell a typo from another word.
         assert!(mended("parsex", &names).is_empty());
-        // Two readings, equally near and common.
+        // Two readings, equally near and common, whatever weaker ones come after them.
         assert!(mended("handlex", &names).is_empty());
+        // (Each field a new hash order.)
+        for _ in 0..8 {
+            let names = field(&[
+                &["handler", "handles"],
+                &["handler", "handles"],
+                &["handlez"],
+            ]);
+            assert!(mended("handlex", &names).is_empty());
+        }
         // A different first letter, or two edits in a short term.
         assert!(mended("eddress", &names).is_empty());
         assert!(mended("decodxx", &names).is_empty());
