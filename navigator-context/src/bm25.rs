@@ -172,7 +172,18 @@ const TYPO_MIN_LEN: usize = 7;
 /// From this length on a misspelling may be two edits away (one below it).
 const TYPO_TWO_EDITS_LEN: usize = 10;
 /// A mended term weighs this share of the misspelt one: it is a guess.
-const TYPO_WEIGHT: f64 = 0.8;
+pub(crate) const TYPO_WEIGHT: f64 = 0.8;
+
+/// The edits (optimal string alignment: an adjacent swap is one) between `word` and `reading`,
+/// both lower case, when they are few enough for `word` to misspell `reading`: at most one, two
+/// once `word` has `two_from` bytes, the same first letter.
+pub(crate) fn misspelling_edits(word: &str, reading: &str, two_from: usize) -> Option<usize> {
+    let most = if word.len() >= two_from { 2 } else { 1 };
+    if reading.len().abs_diff(word.len()) > most || reading.chars().next() != word.chars().next() {
+        return None;
+    }
+    Some(strsim::osa_distance(word, reading)).filter(|&d| d <= most)
+}
 
 /// `query` with each long term of `code` (the stems of the identifiers and paths the goal
 /// writes) that none of `fields` holds followed by the term of `names` (path and symbol words)
@@ -200,17 +211,12 @@ pub(crate) fn with_typos_mended(
         {
             continue;
         }
-        let most = if len >= TYPO_TWO_EDITS_LEN { 2 } else { 1 };
         let mut best: Option<(usize, u32, &String, bool)> = None;
         for f in names {
             for (t, &df) in &f.df {
-                if t.len().abs_diff(q.len()) > most || t.chars().next() != q.chars().next() {
+                let Some(d) = misspelling_edits(q, t, TYPO_TWO_EDITS_LEN).filter(|&d| d > 0) else {
                     continue;
-                }
-                let d = strsim::osa_distance(q, t);
-                if d == 0 || d > most {
-                    continue;
-                }
+                };
                 best = match best {
                     Some((bd, bdf, bt, tied))
                         if (bd, std::cmp::Reverse(bdf)) < (d, std::cmp::Reverse(df)) =>

@@ -6,6 +6,7 @@
 //! repository's `src/click/core.py` by its tail, so paths match on the longest common suffix of
 //! segments; a match on the file name alone counts only when few files share that name.
 
+use crate::bm25::{misspelling_edits, TYPO_WEIGHT};
 use crate::goal::{FrameKind, Goal};
 use crate::lang::Lang;
 use crate::scan::FileEntry;
@@ -361,7 +362,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
         }
         let (w, why) = match read_as.get(name) {
             Some(typo) => (
-                weight(typo) * W_MISSPELT,
+                weight(typo) * TYPO_WEIGHT,
                 format!("defines `{name}`, which the goal's `{typo}` misspells"),
             ),
             None => (weight(name), format!("defines `{name}` named in the goal")),
@@ -385,14 +386,14 @@ type Definers<'a> = BTreeMap<&'a str, Vec<(usize, bool)>>;
 /// Identifiers of the goal no file defines, at least this long, may misspell one that a file
 /// defines ...
 const MISSPELT_MIN_LEN: usize = 8;
-/// ... one edit away, or two from this length on (an adjacent swap is one edit) ...
+/// ... one edit away, or two from this length on (an adjacent swap is one edit); each counts
+/// [`TYPO_WEIGHT`] of a definition the goal names.
 const MISSPELT_TWO_EDITS_LEN: usize = 12;
-/// ... and count this share of a definition the goal names.
-const W_MISSPELT: f64 = 0.8;
 
 /// The definitions of the names the goal's undefined identifiers most likely misspell
 /// (`DefaultBodyLimt` → `DefaultBodyLimit`, `get_manny` → `get_many`), added to `definers`:
-/// case aside, within [`MISSPELT_MIN_LEN`]'s edits, the same first letter, the nearest name,
+/// case aside, within [`misspelling_edits`] (two edits from [`MISSPELT_TWO_EDITS_LEN`]), the
+/// nearest name,
 /// left alone when two names are equally near. Returns each such name with the identifier it
 /// was read for.
 fn misspelt_definitions<'a>(
@@ -415,25 +416,21 @@ fn misspelt_definitions<'a>(
         let Some(o) = f.code_outline() else { continue };
         let c_like = matches!(f.lang, Some(Lang::C | Lang::Cpp));
         for s in &o.symbols {
+            // (Lower-cased only when near enough in length to be a reading at all.)
+            if typos
+                .iter()
+                .all(|(_, low)| s.name.len().abs_diff(low.len()) > 2)
+            {
+                continue;
+            }
+            let name = s.name.to_lowercase();
             for (k, (_, low)) in typos.iter().enumerate() {
-                let most = if low.len() >= MISSPELT_TWO_EDITS_LEN {
-                    2
-                } else {
-                    1
-                };
-                if s.name.len().abs_diff(low.len()) > most
-                    || s.name.chars().next().map(|c| c.to_ascii_lowercase()) != low.chars().next()
-                {
+                let Some(d) = misspelling_edits(low, &name, MISSPELT_TWO_EDITS_LEN) else {
                     continue;
-                }
-                let name = s.name.to_lowercase();
-                let d = strsim::osa_distance(&name, low);
+                };
                 // A plural is no misspelling (`WebSockets` of `WebSocket`, `responses` of the
                 // module's `Response`): BM25 already meets word forms at their stem.
-                if d > most
-                    || d > near[k].0
-                    || name.trim_end_matches('s') == low.trim_end_matches('s')
-                {
+                if d > near[k].0 || name.trim_end_matches('s') == low.trim_end_matches('s') {
                     continue;
                 }
                 if d < near[k].0 {

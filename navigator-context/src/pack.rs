@@ -377,6 +377,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     // second whole ([`RUNNER_UP_SCORE`]); a clear first file may take its whole share, an
     // unclear one [`UNCLEAR_ZOOM_SHARE`]. The files it kept room for are `promised` that room.
     let mut promised: Vec<usize> = Vec::new();
+    let cheap_max = (budget as f64 * CHEAP_SHARE) as usize;
     let first_zoomed = ranked.first().and_then(|&(i, score)| {
         let (c, level) = costs.cost(i, Level::Full);
         if score < FULL_SCORE
@@ -393,7 +394,6 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             return None;
         }
         let reserve = reserve_for(&mut costs, &ranked, &[(i, Level::TopLevel)], budget);
-        let cheap_max = (budget as f64 * CHEAP_SHARE) as usize;
         let cheap_total = (budget as f64 * CHEAP_TOTAL_SHARE) as usize;
         let mut cheap = 0;
         for &(j, s) in ranked.iter().skip(1).take(MAX_FULL - 1) {
@@ -460,7 +460,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             continue;
         }
         // A cheap file may join the first two past [`FULL_SHARE`] on the same terms.
-        let cheap = c <= (budget as f64 * CHEAP_SHARE) as usize;
+        let cheap = c <= cheap_max;
         // A file the zoom kept room for is whole while the next outlines keep theirs.
         let kept_for = first_zoomed.is_some() && promised.contains(&i) && {
             let mut with = chosen.clone();

@@ -523,15 +523,13 @@ impl ItemQuery {
         }
         // A focus is a name: it shows every item of that name (a struct and its `impl`
         // blocks, a method's overloads); the last choice counts each item with its namesakes.
-        let alone: Vec<usize> = items
-            .iter()
-            .map(|it| tokenizer.count(&item_text(&lines, it)) + header)
-            .collect();
-        let mut by_name: HashMap<&str, usize> = HashMap::new();
-        for (it, c) in items.iter().zip(&alone) {
-            *by_name.entry(it.name.as_str()).or_default() += c;
+        // Items are counted once, only those that can be chosen.
+        let count = |it: &Item| tokenizer.count(&item_text(&lines, it)) + header;
+        let mut alone = vec![0; items.len()];
+        for &k in &order {
+            alone[k] = count(&items[k]);
         }
-        let greedy = |head: usize, namesakes: bool| {
+        let greedy = |head: usize, namesakes: Option<&HashMap<&str, usize>>| {
             let (mut total, mut head) = (outline, head);
             let mut focus: Vec<String> = Vec::new();
             for (pos, &k) in order.iter().enumerate() {
@@ -539,12 +537,7 @@ impl ItemQuery {
                 if focus.contains(&it.name) {
                     continue;
                 }
-                let c = head
-                    + if namesakes {
-                        by_name[it.name.as_str()]
-                    } else {
-                        alone[k]
-                    };
+                let c = head + namesakes.map_or(alone[k], |n| n[it.name.as_str()]);
                 if total + c <= allowance {
                     total += c;
                     head = 0;
@@ -558,7 +551,7 @@ impl ItemQuery {
             }
             focus
         };
-        let mut focus = greedy(0, false);
+        let mut focus = greedy(0, None);
         if focus.is_empty() && rescue {
             // The file's head, which comes with the first item, took the room the estimate
             // gave the best items: choose again counting it (smaller items fit beside it).
@@ -566,13 +559,17 @@ impl ItemQuery {
                 tokenizer.count(&lines[..(h as usize).min(lines.len())].join("\n")) + header
             });
             if head > 0 {
-                focus = greedy(head, false);
+                focus = greedy(head, None);
             }
             // An item's namesakes came with it (a struct with long docs fitted, its
             // 900-token `impl` came too, and the exact count dropped them all, leaving the best
             // file without an item): choose again counting them.
             if focus.is_empty() {
-                focus = greedy(head, true);
+                let mut by_name: HashMap<&str, usize> = HashMap::new();
+                for it in &items {
+                    *by_name.entry(it.name.as_str()).or_default() += count(it);
+                }
+                focus = greedy(head, Some(&by_name));
             }
         }
         let rank: HashMap<&str, usize> = items
