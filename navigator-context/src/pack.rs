@@ -15,7 +15,8 @@ use crate::scan::RepoMap;
 use crate::zoom::ItemQuery;
 use std::collections::HashMap;
 
-/// Full source is given to at most this many files ...
+/// Full source is given to at most this many files (more at large budgets,
+/// [`TOKENS_PER_FULL`]) ...
 const MAX_FULL: usize = 6;
 /// ... each scoring at least this share of the best file ...
 const FULL_SCORE: f64 = 0.35;
@@ -39,6 +40,13 @@ const CLEAR_GAP: f64 = 0.8;
 /// So may any candidate cheap whole ([`CHEAP_SHARE`]): a third file of 850 tokens beside two
 /// taking 70 % is worth more than the signatures of the tail.
 const PAIR: usize = 2;
+/// Past the zoom, a large budget's whole files may take all but this many tokens, which keep
+/// the outlines and paths of the long tail (at 30k tokens, 70 % left the 8th file an outline
+/// beside the outlines of files ranked 100th and lower) ...
+const TAIL_TOKENS: usize = 6000;
+/// ... and one of the first ranked files may be whole per this many tokens of budget (at
+/// least [`MAX_FULL`]).
+const TOKENS_PER_FULL: usize = 3000;
 /// Only one file too big to show whole is zoomed into, the best one: zooming into the next
 /// ones took the outlines of the candidates further down (gold files shown fell on dev).
 const MAX_ZOOMED: usize = 1;
@@ -362,6 +370,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         })
         .sum();
     let first_share = ((budget as f64 * FIRST_SHARE) as usize).max(remaining.saturating_sub(next));
+    let max_full = max_full(budget);
     let share_of = |k: usize| {
         if k == 0 {
             first_share
@@ -448,16 +457,19 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         remaining -= c.min(remaining);
         chosen.push((i, Level::TopLevel));
     }
-    for (k, &(i, score)) in ranked.iter().take(MAX_FULL).enumerate() {
+    // Whether the `k`-th ranked file is shown whole (taking its tokens), or too big to be.
+    let whole = |costs: &mut Costs,
+                 chosen: &mut Vec<(usize, Level)>,
+                 (full_used, remaining): (&mut usize, &mut usize),
+                 (k, share): (usize, usize)|
+     -> Whole {
+        let (i, score) = ranked[k];
         if score < FULL_SCORE {
-            break;
-        }
-        if first_zoomed.is_some_and(|(z, _)| z == i) {
-            continue;
+            return Whole::Below;
         }
         let (c, level) = costs.cost(i, Level::Full);
-        if level != Level::Full {
-            continue;
+        if first_zoomed.is_some_and(|(z, _)| z == i) || level != Level::Full {
+            return Whole::Passed;
         }
         // A cheap file may join the first two past [`FULL_SHARE`] on the same terms.
         let cheap = c <= cheap_max;
@@ -465,24 +477,32 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         let kept_for = first_zoomed.is_some() && promised.contains(&i) && {
             let mut with = chosen.clone();
             with.push((i, Level::Full));
-            c + reserve_for(&mut costs, &ranked, &with, budget) <= remaining
+            c + reserve_for(costs, &ranked, &with, budget) <= *remaining
         };
         if kept_for
             || fits_whole(
-                &mut costs,
+                costs,
                 &ranked,
                 (k, k < PAIR || cheap),
                 c,
-                (full_used, remaining),
-                (share_of(k), first_share),
+                (*full_used, *remaining),
+                (share, first_share),
             )
         {
-            full_used += c;
-            remaining -= c;
+            *full_used += c;
+            *remaining -= c;
             chosen.push((i, Level::Full));
-            continue;
+            return Whole::Shown;
         }
-        too_big.push((k, i));
+        Whole::TooBig
+    };
+    for (k, &(i, _)) in ranked.iter().enumerate().take(MAX_FULL) {
+        let spent = (&mut full_used, &mut remaining);
+        match whole(&mut costs, &mut chosen, spent, (k, share_of(k))) {
+            Whole::Below => break,
+            Whole::TooBig => too_big.push((k, i)),
+            Whole::Shown | Whole::Passed => {}
+        }
     }
     // A weaker file too big to show whole (when the best one was not zoomed into): zoom in on
     // the items the goal is about, inside its outline, with what the whole files left of its
@@ -500,6 +520,18 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             full_used += c;
             remaining -= c.min(remaining);
             chosen.push((i, Level::TopLevel));
+        }
+    }
+    // A large budget shows more files whole, after the zoom (whose items are worth more):
+    // those that were too big for [`FULL_SHARE`], then the next ones.
+    let share = full_share(budget).max(share_of(1));
+    for (k, &(i, _)) in ranked.iter().enumerate().take(max_full) {
+        if chosen.iter().any(|&(j, _)| j == i) {
+            continue;
+        }
+        let spent = (&mut full_used, &mut remaining);
+        if whole(&mut costs, &mut chosen, spent, (k, share)) == Whole::Below {
+            break;
         }
     }
     // The skeleton: top-level outlines of the package roots (a crate's lib.rs, a package's
@@ -673,6 +705,31 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         rules,
         ..plan.clone()
     }
+}
+
+/// The share of `budget` whole (and zoomed) files may take together once the zoom is done:
+/// [`FULL_SHARE`], or at large budgets all but [`TAIL_TOKENS`].
+fn full_share(budget: usize) -> usize {
+    ((budget as f64 * FULL_SHARE) as usize).max(budget.saturating_sub(TAIL_TOKENS))
+}
+
+/// How many of the first ranked files may be whole: [`MAX_FULL`], or one per
+/// [`TOKENS_PER_FULL`] of a large budget.
+fn max_full(budget: usize) -> usize {
+    MAX_FULL.max(budget / TOKENS_PER_FULL)
+}
+
+/// What the packer made of a file it considered whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Whole {
+    /// Shown whole.
+    Shown,
+    /// Too big to be whole in its share.
+    TooBig,
+    /// Zoomed into already, or with no full source to show.
+    Passed,
+    /// Scoring below [`FULL_SCORE`]: neither it nor the files after it are whole.
+    Below,
 }
 
 /// Whether the `k`-th ranked file, costing `c` tokens whole, is shown whole when whole files
@@ -1711,6 +1768,68 @@ mod tests {
                 level_of(&format!("c{k:02}.rs")) >= Some(Level::TopLevel),
                 "{packed:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_large_budget_shows_more_files_whole_than_the_first_six_within_seventy_percent() {
+        // Seven files of over 10 % of the budget each ranked first (functions with long
+        // bodies: whole, they cost far more than their signatures), then sixty with cheap
+        // outlines and costly signatures: at 30k to 45k tokens the seven take 75 %, past the
+        // 70 % share and past six files. (With only those, the 7th was an outline beside the
+        // signatures of the tail.) The tail's first candidates keep their outlines.
+        let mut files: Vec<(String, String)> = (0..7)
+            .map(|k| {
+                let body: String = (0..6)
+                    .map(|i| format!("    let x{i} = {i} * {k};\n"))
+                    .collect();
+                let fns: String = (0..60)
+                    .map(|m| format!("pub fn step_{m}() {{\n{body}}}\n"))
+                    .collect();
+                (format!("m{k:02}.rs"), fns)
+            })
+            .collect();
+        let (_w, wide) = wide_map(60);
+        files.extend(wide.files().iter().map(|f| {
+            let text = std::fs::read_to_string(wide.root().join(&f.path)).unwrap();
+            (f.path.replacen('f', "c", 1), text)
+        }));
+        let (_d, map) = crate::scan::temp_map(&files);
+        let mut ranking: Vec<Scored> = (0..7)
+            .map(|k| Scored {
+                path: format!("m{k:02}.rs"),
+                score: 1.0 - 0.05 * k as f64,
+                reasons: Vec::new(),
+            })
+            .collect();
+        ranking.extend((0..60).map(|k| Scored {
+            path: format!("c{k:02}.rs"),
+            score: 0.3,
+            reasons: Vec::new(),
+        }));
+        let probe = FlightPlan::new("goal", 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let costs: Vec<usize> = (0..7)
+            .map(|k| {
+                costs
+                    .cost(costs.index(&format!("m{k:02}.rs")).unwrap(), Level::Full)
+                    .0
+            })
+            .collect();
+        let budget = costs.iter().sum::<usize>() * 4 / 3;
+        assert!((30_000..45_000).contains(&budget), "{budget}");
+        // None is cheap enough to join past the share on that count.
+        assert!(costs.iter().all(|&c| c > budget / 10), "{costs:?}");
+        let packed = pack(&map, &ranking, &FlightPlan::new("goal", budget));
+        for k in 0..7 {
+            assert_eq!(
+                level_in(&packed, &format!("m{k:02}.rs")),
+                Some(Level::Full),
+                "{k}"
+            );
+        }
+        for k in 0..10 {
+            assert!(level_in(&packed, &format!("c{k:02}.rs")) >= Some(Level::TopLevel));
         }
     }
 
