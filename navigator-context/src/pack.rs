@@ -1128,6 +1128,27 @@ mod tests {
         })
     }
 
+    /// `{prefix}00.rs`, `{prefix}01.rs`, ... (`n` files) scoring `score(k)`.
+    fn numbered(prefix: &str, n: usize, score: impl Fn(usize) -> f64) -> Vec<Scored> {
+        (0..n)
+            .map(|k| Scored {
+                path: format!("{prefix}{k:02}.rs"),
+                score: score(k),
+                reasons: Vec::new(),
+            })
+            .collect()
+    }
+
+    /// `fns` functions of six-line bodies (far costlier whole than as signatures).
+    fn long_fns(k: usize, fns: usize) -> String {
+        let body: String = (0..6)
+            .map(|i| format!("    let x{i} = {i} * {k};\n"))
+            .collect();
+        (0..fns)
+            .map(|m| format!("pub fn f{k}_{m}() {{\n{body}}}\n"))
+            .collect()
+    }
+
     /// A ranking of `paths` in order, scores 1.0, 0.9, 0.8, ...
     fn descending(paths: &[&str]) -> Vec<Scored> {
         paths
@@ -1819,15 +1840,7 @@ mod tests {
         // 70 % share and past six files. (With only those, the 7th was an outline beside the
         // signatures of the tail.) The tail's first candidates keep their outlines.
         let mut files: Vec<(String, String)> = (0..7)
-            .map(|k| {
-                let body: String = (0..6)
-                    .map(|i| format!("    let x{i} = {i} * {k};\n"))
-                    .collect();
-                let fns: String = (0..60)
-                    .map(|m| format!("pub fn step_{m}() {{\n{body}}}\n"))
-                    .collect();
-                (format!("m{k:02}.rs"), fns)
-            })
+            .map(|k| (format!("m{k:02}.rs"), long_fns(k, 60)))
             .collect();
         let (_w, wide) = wide_map(60);
         files.extend(wide.files().iter().map(|f| {
@@ -1835,18 +1848,8 @@ mod tests {
             (f.path.replacen('f', "c", 1), text)
         }));
         let (_d, map) = crate::scan::temp_map(&files);
-        let mut ranking: Vec<Scored> = (0..7)
-            .map(|k| Scored {
-                path: format!("m{k:02}.rs"),
-                score: 1.0 - 0.05 * k as f64,
-                reasons: Vec::new(),
-            })
-            .collect();
-        ranking.extend((0..60).map(|k| Scored {
-            path: format!("c{k:02}.rs"),
-            score: 0.3,
-            reasons: Vec::new(),
-        }));
+        let mut ranking = numbered("m", 7, |k| 1.0 - 0.05 * k as f64);
+        ranking.extend(numbered("c", 60, |_| 0.3));
         let probe = FlightPlan::new("goal", 100_000);
         let mut costs = Costs::new(&map, &probe);
         let costs: Vec<usize> = (0..7)
@@ -1967,28 +1970,15 @@ mod tests {
         // Five files of long functions, too weak to be whole when packed, and a long document
         // ranked after them: the top-up gives the files their signatures and then their full
         // source; the document, whole in one step, waits for them (it took their room).
-        let fns = |k: usize| -> String {
-            let body: String = (0..6)
-                .map(|i| format!("    let x{i} = {i} * {k};\n"))
-                .collect();
-            (0..20)
-                .map(|m| format!("pub fn f{k}_{m}() {{\n{body}}}\n"))
-                .collect()
-        };
-        let mut files: Vec<(String, String)> =
-            (0..5).map(|k| (format!("c{k:02}.rs"), fns(k))).collect();
+        let mut files: Vec<(String, String)> = (0..5)
+            .map(|k| (format!("c{k:02}.rs"), long_fns(k, 20)))
+            .collect();
         let prose: String = (0..180)
             .map(|l| format!("Line {l} of the notes says what the tool does and why it does it.\n"))
             .collect();
         files.push(("notes.md".to_string(), prose));
         let (_d, map) = crate::scan::temp_map(&files);
-        let mut ranking: Vec<Scored> = (0..5)
-            .map(|k| Scored {
-                path: format!("c{k:02}.rs"),
-                score: 0.2 - 0.01 * k as f64,
-                reasons: Vec::new(),
-            })
-            .collect();
+        let mut ranking = numbered("c", 5, |k| 0.2 - 0.01 * k as f64);
         ranking.push(Scored {
             path: "notes.md".into(),
             score: 0.1,
