@@ -1121,11 +1121,7 @@ mod tests {
 
     /// `c00.rs`, `c01.rs`, ... ranked after the files a test is about: 0.50, 0.49, ...
     fn candidates(n: usize) -> impl Iterator<Item = Scored> {
-        (0..n).map(|k| Scored {
-            path: format!("c{k:02}.rs"),
-            score: 0.5 - 0.01 * k as f64,
-            reasons: Vec::new(),
-        })
+        numbered("c", n, |k| 0.5 - 0.01 * k as f64).into_iter()
     }
 
     /// `{prefix}00.rs`, `{prefix}01.rs`, ... (`n` files) scoring `score(k)`.
