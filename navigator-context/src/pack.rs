@@ -533,7 +533,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     }
     // A large budget shows more files whole, after the zoom (whose items are worth more):
     // those that were too big for [`FULL_SHARE`], then the next ones.
-    let share = full_share(budget).max(share_of(1));
+    let share = full_share(budget);
     for (k, &(i, _)) in ranked.iter().enumerate().take(max_full) {
         if chosen.iter().any(|&(j, _)| j == i) {
             continue;
@@ -679,9 +679,11 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             }
         }
     }
-    // What is still left (a large budget, a small repository): every file shown goes on up,
-    // the ranked ones first; so do those at their paths with nothing to outline.
-    if remaining >= MIN_BLOCK {
+    // What is still left once the whole map is shown (a large budget, a small repository):
+    // every file shown goes on up, the ranked ones first; so do those at their paths with
+    // nothing to outline. (While some file has no block, raising would only render the next
+    // level of every file for nothing.)
+    if chosen.len() == map.files().len() && remaining >= MIN_BLOCK {
         for slot in chosen.iter_mut().filter(|s| s.1 == Level::Path) {
             let (path, _) = costs.cost(slot.0, Level::Path);
             let (full, level) = costs.cost(slot.0, Level::Full);
