@@ -39,6 +39,7 @@ pub(crate) fn outline(format: DocFormat, text: &str) -> Outline {
         DocFormat::Toml => toml(text).unwrap_or(Outline {
             symbols: Vec::new(),
             partial: true,
+            members: Vec::new(),
         }),
     }
 }
@@ -188,6 +189,7 @@ fn markdown(text: &str) -> Outline {
     Outline {
         symbols,
         partial: false,
+        members: Vec::new(),
     }
 }
 
@@ -331,6 +333,7 @@ fn toml(text: &str) -> Option<Outline> {
     Some(Outline {
         symbols,
         partial: false,
+        members: Vec::new(),
     })
 }
 

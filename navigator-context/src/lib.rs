@@ -19,6 +19,7 @@ mod heuristic;
 mod history;
 mod lang;
 mod llm_policy;
+mod members;
 mod mentions;
 mod outline;
 mod overview;

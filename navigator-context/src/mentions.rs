@@ -21,6 +21,9 @@ const W_DEFINES: f64 = 0.5;
 /// A clue the goal's first line names counts this many times: a report's title names what
 /// broke, its body also names what the reproduction merely uses.
 const W_TITLE: f64 = 4.0;
+/// A member (a field, a variant, a class attribute) the goal names counts this share of a
+/// definition.
+const W_MEMBER: f64 = 0.25;
 
 /// Whether `title` holds `clue` as a whole word (not inside a longer identifier).
 fn in_title(title: &str, clue: &str) -> bool {
@@ -318,6 +321,9 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
     // Each with whether it only declares the name: a C or C++ prototype (`void kv_close(kv_t *);`
     // in a header), which counts only when no file defines the name with a body.
     let mut definers: Definers = BTreeMap::new();
+    // The files declaring a name as a member (a field, a variant, a class attribute): they
+    // count, less, only when no file defines it as an item.
+    let mut members: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let wanted: std::collections::HashSet<&str> =
         goal.identifiers.iter().map(String::as_str).collect();
     for (i, f) in files.iter().enumerate() {
@@ -334,12 +340,21 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
                 let declares = c_like && s.signature.ends_with(';');
                 *here.entry(s.name.as_str()).or_insert(true) &= declares;
             }
+            for m in o.members.iter().filter(|m| wanted.contains(m.as_str())) {
+                members.entry(m.as_str()).or_default().push(i);
+            }
             for (name, declares) in here {
                 definers.entry(name).or_default().push((i, declares));
             }
         }
     }
-    let read_as = misspelt_definitions(files, &wanted, &mut definers);
+    // A name some file declares as a member is no misspelling.
+    let unresolved = wanted
+        .iter()
+        .copied()
+        .filter(|w| !members.contains_key(w))
+        .collect();
+    let read_as = misspelt_definitions(files, &unresolved, &mut definers);
     // The languages the goal's frames and paths are written in: a name defined in one of
     // them and in another language (a C `kv_close` and a Python one) is the former's.
     let spoken: BTreeSet<u8> = goal
@@ -349,6 +364,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
         .map(Lang::family)
         .collect();
     let in_goal_language = |i: usize| files[i].lang.is_some_and(|l| spoken.contains(&l.family()));
+    let defined: BTreeSet<&str> = definers.keys().copied().collect();
     for (name, mut who) in definers {
         if who.iter().any(|&(_, declares)| !declares) {
             who.retain(|&(_, declares)| !declares);
@@ -370,6 +386,15 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
         for &i in &who {
             score[i] += w * W_DEFINES / who.len() as f64;
             reasons[i].push(why.clone());
+        }
+    }
+    for (name, who) in members {
+        if defined.contains(name) || who.len() > MAX_DEFINERS {
+            continue;
+        }
+        for &i in &who {
+            score[i] += weight(name) * W_DEFINES * W_MEMBER / who.len() as f64;
+            reasons[i].push(format!("declares `{name}` named in the goal"));
         }
     }
     Mentions {
@@ -826,6 +851,38 @@ mod tests {
         };
         assert_eq!(defines("`kv_close` frees twice"), ["src/store.c"]);
         assert_eq!(defines("`kv_size` is wrong"), ["include/kv/store.h"]);
+    }
+
+    #[test]
+    fn a_field_or_variant_names_its_file_only_where_no_file_defines_the_name() {
+        let files = [
+            (
+                "src/config.rs",
+                "pub struct Config { pub max_age: u64 }\npub enum Mode { DeriveOrder }\n",
+            ),
+            (
+                "src/cache.rs",
+                "pub struct Cache { pub ttl: u64 }\npub fn max_age() {}\n",
+            ),
+            ("src/other.rs", "pub fn other() {}\n"),
+        ];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let defines = |goal: &str| -> Vec<&str> {
+            let m = mentions(map.files(), &Goal::parse(goal), "");
+            map.files()
+                .iter()
+                .zip(&m.reasons)
+                .filter(|(_, r)| {
+                    r.iter()
+                        .any(|r| r.starts_with("defines") || r.starts_with("declares"))
+                })
+                .map(|(f, _)| f.path.as_str())
+                .collect()
+        };
+        assert_eq!(defines("`DeriveOrder` is ignored"), ["src/config.rs"]);
+        assert_eq!(defines("`ttl` of zero never expires"), ["src/cache.rs"]);
+        // A function of that name is the definition the goal means.
+        assert_eq!(defines("`max_age` is ignored"), ["src/cache.rs"]);
     }
 
     #[test]

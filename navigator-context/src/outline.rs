@@ -34,6 +34,10 @@ pub struct Outline {
     pub symbols: Vec<Symbol>,
     /// Whether tree-sitter hit syntax errors (the outline holds what it recovered).
     pub partial: bool,
+    /// Names declared that are not items (struct fields, enum variants, class attributes,
+    /// package constants), sorted: a goal naming one points at this file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
 }
 
 /// Outlines `source` written in `lang`; `None` when tree-sitter cannot parse it at all.
@@ -54,6 +58,7 @@ pub fn outline(lang: Lang, source: &str) -> Option<Outline> {
     Some(Outline {
         symbols,
         partial: root.has_error(),
+        members: crate::members::members(lang, source, root),
     })
 }
 
