@@ -523,6 +523,13 @@ fn load(
             String::from_utf8_lossy(&bytes).into_owned()
         }
     };
+    // Classic Mac line ends (`\r` alone): tree-sitter counts rows by `\n` and `str::lines` splits
+    // at it, so such a file would be one line long to its outline, its zoom and its render.
+    let text = if text.contains('\r') && !text.contains('\n') {
+        text.replace('\r', "\n")
+    } else {
+        text
+    };
     let outlined = (lang.is_some() || DocFormat::from_path(rel).is_some())
         && size <= options.max_outline_bytes;
     Ok(entry(
@@ -634,6 +641,24 @@ mod tests {
             ..ScanOptions::for_root(r)
         };
         RepoMap::open_with(r, &options).unwrap()
+    }
+
+    #[test]
+    fn a_file_with_carriage_returns_alone_has_its_lines() {
+        let (_d, map) = temp_map(&[("a.py", "def a():\r    return 1\rdef b():\r    return 2\r")]);
+        let f = &map.files()[0];
+        assert_eq!(
+            f.text(),
+            Some("def a():\n    return 1\ndef b():\n    return 2\n")
+        );
+        let lines: Vec<(u32, u32)> = f
+            .code_outline()
+            .unwrap()
+            .symbols
+            .iter()
+            .map(|s| (s.line, s.end_line))
+            .collect();
+        assert_eq!(lines, [(1, 2), (3, 4)]);
     }
 
     #[test]
