@@ -410,10 +410,10 @@ type Definers<'a> = BTreeMap<&'a str, Vec<(usize, bool)>>;
 
 /// Identifiers of the goal no file defines, at least this long, may misspell one that a file
 /// defines ...
-const MISSPELT_MIN_LEN: usize = 8;
+pub(crate) const MISSPELT_MIN_LEN: usize = 8;
 /// ... one edit away, or two from this length on (an adjacent swap is one edit); each counts
 /// [`TYPO_WEIGHT`] of a definition the goal names.
-const MISSPELT_TWO_EDITS_LEN: usize = 12;
+pub(crate) const MISSPELT_TWO_EDITS_LEN: usize = 12;
 
 /// The definitions of the names the goal's undefined identifiers most likely misspell
 /// (`DefaultBodyLimt` → `DefaultBodyLimit`, `get_manny` → `get_many`), added to `definers`:

@@ -9,11 +9,12 @@
 //! each under a comment giving its lines. Names, not line numbers, so a plan stays readable
 //! and a policy (or a person) can write one; the plan's pins catch an edited file.
 
-use crate::bm25::{terms, Stems};
+use crate::bm25::{misspelling_edits, terms, Stems, TYPO_WEIGHT};
 use crate::capped::{entries, kept_near, more_line, GoalWords};
 use crate::flight_plan::Level;
 use crate::goal::Goal;
 use crate::lang::Lang;
+use crate::mentions::{MISSPELT_MIN_LEN, MISSPELT_TWO_EDITS_LEN};
 use crate::outline::Symbol;
 use crate::scan::FileEntry;
 use crate::tokens::Tokenizer;
@@ -47,6 +48,11 @@ impl Item {
     fn failed_in(&self, lines: &[u32]) -> bool {
         !self.container && self.holds_any(lines)
     }
+}
+
+/// An item's own name, without its parents'.
+fn own_name(it: &Item) -> &str {
+    it.name.rsplit(['.', ':']).next().unwrap_or("")
 }
 
 fn separator(lang: Lang) -> &'static str {
@@ -343,6 +349,7 @@ pub(crate) struct ItemQuery {
 
 /// An identifier the goal spells as code names the item: worth this many strong term hits.
 const NAMED: f64 = 4.0;
+
 /// A traceback or panic frame inside the item.
 const FRAMED: f64 = 8.0;
 /// Term hits in the item's own name count this many times.
@@ -397,11 +404,42 @@ impl ItemQuery {
     /// traceback or panic frame inside it (not only words its text shares).
     pub(crate) fn points_into(&self, file: &FileEntry) -> bool {
         let frame_lines = self.frame_lines(file);
-        items(file).iter().any(|it| {
-            let own = it.name.rsplit(['.', ':']).next().unwrap_or("");
-            (!it.container && self.identifiers.contains(&own.to_lowercase()))
+        let items = items(file);
+        let unmatched = self.unmatched(&items);
+        items.iter().any(|it| {
+            (!it.container && self.naming(own_name(it), &unmatched) > 0.0)
                 || it.holds_any(&frame_lines)
         })
+    }
+
+    /// The goal's identifiers long enough to be misspelt ([`MISSPELT_MIN_LEN`]) that name none
+    /// of `items`.
+    fn unmatched(&self, items: &[Item]) -> Vec<String> {
+        let owns: HashSet<String> = items.iter().map(|it| own_name(it).to_lowercase()).collect();
+        self.identifiers
+            .iter()
+            .filter(|i| i.chars().count() >= MISSPELT_MIN_LEN && !owns.contains(*i))
+            .cloned()
+            .collect()
+    }
+
+    /// How much the goal names an item called `own`: 1 when it spells the name as code,
+    /// [`TYPO_WEIGHT`] when one of its `unmatched` identifiers misspells it
+    /// (`DefaultBodyLimt` for `DefaultBodyLimit`), else 0.
+    fn naming(&self, own: &str, unmatched: &[String]) -> f64 {
+        let low = own.to_lowercase();
+        if self.identifiers.contains(&low) {
+            return 1.0;
+        }
+        let misspells = |u: &String| {
+            misspelling_edits(u, &low, MISSPELT_TWO_EDITS_LEN).is_some()
+                && u.trim_end_matches('s') != low.trim_end_matches('s')
+        };
+        if unmatched.iter().any(misspells) {
+            TYPO_WEIGHT
+        } else {
+            0.0
+        }
     }
 
     /// Whether a frame of the goal's trace lies in one of `file`'s functions (not just in a
@@ -416,6 +454,7 @@ impl ItemQuery {
         let text = file.text().unwrap_or("");
         let lines: Vec<&str> = text.lines().collect();
         let frame_lines = self.frame_lines(file);
+        let unmatched = self.unmatched(items);
         let docs: Vec<(HashMap<String, u32>, usize)> = items
             .iter()
             .map(|it| {
@@ -451,10 +490,7 @@ impl ItemQuery {
                     let f = f64::from(f);
                     s += w * idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * *len as f64 / avg));
                 }
-                let own = it.name.rsplit(['.', ':']).next().unwrap_or("");
-                if self.identifiers.contains(&own.to_lowercase()) {
-                    s += NAMED;
-                }
+                s += NAMED * self.naming(own_name(it), &unmatched);
                 if it.holds_any(&frame_lines) {
                     s += FRAMED;
                 }
@@ -722,6 +758,28 @@ mod tests {
             .1),
             vec!["attrs".to_string()]
         );
+    }
+
+    #[test]
+    fn an_item_whose_name_the_goal_misspells_is_chosen_like_one_it_names() {
+        let src = "pub fn limit_body() -> usize {\n    1\n}\n\npub fn default_body_limit() -> usize {\n    2\n}\n\npub fn defaults() -> usize {\n    3\n}\n";
+        let (_d, m) = map(&[("limit.rs", src)]);
+        let f = m.file("limit.rs").unwrap();
+        let tok = Tokenizer::default();
+        let one =
+            crate::render::file_block(f, Level::TopLevel, &["default_body_limit".into()], tok).1;
+        let choose = |goal: &str| {
+            ItemQuery::new(goal).choose(f, (one + 3, true), tok, |focus| {
+                crate::render::file_block(f, Level::TopLevel, focus, tok).1
+            })
+        };
+        // The words alone favour `limit_body`, whose name holds both of them.
+        assert_eq!(choose("limit body"), ["limit_body"]);
+        assert_eq!(
+            choose("`default_body_limt` limit body"),
+            ["default_body_limit"]
+        );
+        assert!(ItemQuery::new("`default_body_limt` is ignored").points_into(f));
     }
 
     #[test]
