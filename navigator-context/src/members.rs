@@ -18,6 +18,22 @@ pub(crate) fn members(lang: Lang, src: &str, root: Node) -> Vec<String> {
     out
 }
 
+/// Whether a member's name is specific enough to point at its file: a compound
+/// (`media_type`, `retryLimit`, `DeriveDisplayOrder`) or a constant in capitals (`NOTHING`).
+/// A plain word (`hidden`, `state`, `scope`) is a field of many things and a word of many goals.
+pub(crate) fn distinctive(name: &str) -> bool {
+    let inner = name.trim_matches('_');
+    let chars: Vec<char> = inner.chars().collect();
+    let snake = inner.contains('_');
+    let camel = chars
+        .windows(2)
+        .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+    let capitals = chars.len() >= 4
+        && chars.iter().any(|c| c.is_alphabetic())
+        && !chars.iter().any(|c| c.is_lowercase());
+    snake || camel || capitals
+}
+
 fn walk(lang: Lang, src: &str, node: Node, nest: usize, out: &mut Vec<String>) {
     if nest > MAX_NEST {
         return;
@@ -51,6 +67,11 @@ fn declared(lang: Lang, src: &str, node: Node, out: &mut Vec<String>) {
             "property_signature" | "public_field_definition" | "enum_assignment",
         ) => names("name", out),
         (Lang::JavaScript, "field_definition") => names("property", out),
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "variable_declarator")
+            if module_level_js(node) =>
+        {
+            names("name", out)
+        }
         (Lang::TypeScript | Lang::Tsx, "property_identifier")
             if node.parent().is_some_and(|p| p.kind() == "enum_body") =>
         {
@@ -71,7 +92,7 @@ fn declared(lang: Lang, src: &str, node: Node, out: &mut Vec<String>) {
             names("name", out)
         }
         (Lang::C | Lang::Cpp, "field_declaration") => out.extend(c_field(src, node)),
-        (Lang::C | Lang::Cpp, "enumerator") => names("name", out),
+        (Lang::C | Lang::Cpp, "enumerator" | "preproc_def") => names("name", out),
         (Lang::Php, "property_element" | "enum_case") => names("name", out),
         (Lang::Kotlin, "enum_entry") | (Lang::Swift, "enum_entry") => {
             let mut cursor = node.walk();
@@ -82,6 +103,22 @@ fn declared(lang: Lang, src: &str, node: Node, out: &mut Vec<String>) {
         }
         _ => {}
     }
+}
+
+/// A JavaScript or TypeScript `const`, `let` or `var` of the module itself (exported or not),
+/// not of a function: `export const DEFAULT_BASE_URL = ...`.
+fn module_level_js(node: Node) -> bool {
+    let Some(decl) = node
+        .parent()
+        .filter(|p| matches!(p.kind(), "lexical_declaration" | "variable_declaration"))
+    else {
+        return false;
+    };
+    let mut p = decl.parent();
+    if p.is_some_and(|n| n.kind() == "export_statement") {
+        p = p.and_then(|n| n.parent());
+    }
+    p.is_some_and(|n| n.kind() == "program")
 }
 
 /// A Go `const` or `var` spec outside any function.
@@ -157,6 +194,22 @@ mod tests {
     }
 
     #[test]
+    fn compounds_and_capitals_are_distinctive_plain_words_are_not() {
+        for name in [
+            "media_type",
+            "retryLimit",
+            "DeriveDisplayOrder",
+            "NOTHING",
+            "_HASH_CACHE",
+        ] {
+            assert!(distinctive(name), "{name}");
+        }
+        for name in ["hidden", "state", "Scope", "_private", "io", "URL", "x"] {
+            assert!(!distinctive(name), "{name}");
+        }
+    }
+
+    #[test]
     fn rust_fields_and_variants_are_members() {
         let src = "pub struct Config { pub max_age: u64, inner: Inner }\n\
                    pub enum AppSettings { DeriveDisplayOrder, Hidden(bool), Named { x: u8 } }\n\
@@ -191,10 +244,18 @@ mod tests {
         let src = "interface Options { retryLimit: number; onError?(): void }\n\
                    class Client { private baseUrl = ''; }\n\
                    enum Mode { Fast, Slow = 2 }\n\
+                   export const DEFAULT_BASE_URL = '';\nconst MAX_PAGE_SIZE: number = 50;\n\
                    function f() { const local = 1; }\n";
         assert_eq!(
             of(Lang::TypeScript, src),
-            ["Fast", "Slow", "baseUrl", "retryLimit"]
+            [
+                "DEFAULT_BASE_URL",
+                "Fast",
+                "MAX_PAGE_SIZE",
+                "Slow",
+                "baseUrl",
+                "retryLimit"
+            ]
         );
     }
 
@@ -207,8 +268,11 @@ mod tests {
         );
         let java = "class Pool { private int maxIdle = 8; void run() { int local = 1; } }\nenum Level { LOW, HIGH }\n";
         assert_eq!(of(Lang::Java, java), ["HIGH", "LOW", "maxIdle"]);
-        let c = "struct kv { char *name; int sizes[4]; };\nenum color { RED, GREEN };\n";
-        assert_eq!(of(Lang::C, c), ["GREEN", "RED", "name", "sizes"]);
+        let c = "#define MAX_BACKLOG 64\nstruct kv { char *name; int sizes[4]; };\nenum color { RED, GREEN };\n";
+        assert_eq!(
+            of(Lang::C, c),
+            ["GREEN", "MAX_BACKLOG", "RED", "name", "sizes"]
+        );
         let cs = "class Pool { private int maxIdle; void Run() { int local = 1; } }\nenum Level { Low, High }\n";
         assert_eq!(of(Lang::CSharp, cs), ["High", "Low", "maxIdle"]);
     }

@@ -9,6 +9,7 @@
 use crate::bm25::{misspelling_edits, TYPO_WEIGHT};
 use crate::goal::{FrameKind, Goal};
 use crate::lang::Lang;
+use crate::members::distinctive;
 use crate::scan::FileEntry;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -340,7 +341,8 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
                 let declares = c_like && s.signature.ends_with(';');
                 *here.entry(s.name.as_str()).or_insert(true) &= declares;
             }
-            for m in o.members.iter().filter(|m| wanted.contains(m.as_str())) {
+            let named = |m: &&String| wanted.contains(m.as_str()) && distinctive(m);
+            for m in o.members.iter().filter(named) {
                 members.entry(m.as_str()).or_default().push(i);
             }
             for (name, declares) in here {
@@ -862,7 +864,7 @@ mod tests {
             ),
             (
                 "src/cache.rs",
-                "pub struct Cache { pub ttl: u64 }\npub fn max_age() {}\n",
+                "pub struct Cache { pub ttl_secs: u64, pub ttl: u64 }\npub fn max_age() {}\n",
             ),
             ("src/other.rs", "pub fn other() {}\n"),
         ];
@@ -880,7 +882,12 @@ mod tests {
                 .collect()
         };
         assert_eq!(defines("`DeriveOrder` is ignored"), ["src/config.rs"]);
-        assert_eq!(defines("`ttl` of zero never expires"), ["src/cache.rs"]);
+        assert_eq!(
+            defines("`ttl_secs` of zero never expires"),
+            ["src/cache.rs"]
+        );
+        // A plain word is a field of many things.
+        assert!(defines("`ttl` of zero never expires").is_empty());
         // A function of that name is the definition the goal means.
         assert_eq!(defines("`max_age` is ignored"), ["src/cache.rs"]);
     }
