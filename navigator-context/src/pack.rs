@@ -317,15 +317,27 @@ impl<'a> Costs<'a> {
 
     /// Raises file `i` at a whole top-level outline to all signatures capped to what
     /// `remaining` holds (and takes the tokens): for a file whose signatures alone outgrow
-    /// the budget (one class of thousands of methods), when nothing else could be raised.
-    /// The level it is at after, `None` when nothing changed.
+    /// the budget (one class of thousands of methods), when nothing else could be raised; a
+    /// capped top-level outline keeps more of its entries instead. The level it is at after,
+    /// `None` when nothing changed.
     fn raise_capped(&mut self, i: usize, level: Level, remaining: &mut usize) -> Option<Level> {
-        if level != Level::TopLevel || self.limits.contains_key(&i) {
+        if level != Level::TopLevel {
             return None;
         }
         let (now, shown) = self.cost(i, level);
         if shown != Level::TopLevel || *remaining < MIN_BLOCK {
             return None;
+        }
+        // A capped top-level outline (whole, it outgrows what is left): more of its entries.
+        if let Some(&m) = self.limits.get(&i) {
+            let more = self.cap_for(i, now + *remaining)?;
+            let c = self.cost_with(i, level, Some(more)).0;
+            if more <= m || c <= now || c > now + *remaining {
+                return None;
+            }
+            *remaining -= c - now;
+            self.set_limit(i, Some(more));
+            return Some(level);
         }
         let m = self.cap_at(i, Level::Signatures, now + *remaining)?;
         let (c, got) = self.cost_with(i, Level::Signatures, Some(m));
@@ -1597,6 +1609,57 @@ mod tests {
         assert!(
             tokens <= budget && tokens * 10 > budget * 7,
             "{tokens} of {budget}"
+        );
+    }
+
+    /// A Python module of `n` handlers with a `Registry` class at the end whose `__init__`
+    /// sets `self.strict_mode`.
+    fn registry_map(n: usize) -> (tempfile::TempDir, RepoMap) {
+        let mut src: String = (0..n)
+            .map(|k| {
+                format!(
+                    "def handler_{k:03}(request):\n    \"\"\"Handle case {k}.\"\"\"\n    value = request.get(\"k{k}\")\n    return value\n\n\n"
+                )
+            })
+            .collect();
+        src.push_str(
+            "class Registry:\n    def __init__(self):\n        self.strict_mode = False\n",
+        );
+        crate::scan::temp_map(&[("big.py", src)])
+    }
+
+    #[test]
+    fn a_capped_outline_keeps_more_entries_while_room_is_left() {
+        let (_d, map) = registry_map(200);
+        let budget = 1_000;
+        let packed = pack(
+            &map,
+            &descending(&["big.py"]),
+            &FlightPlan::new("handle cases", budget),
+        );
+        let rule = packed.rules.iter().find(|r| r.path == "big.py").unwrap();
+        assert_eq!(rule.level, Level::TopLevel, "{rule:?}");
+        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
+        let tokens = fitted.rendered.tokens;
+        assert!(
+            tokens <= budget && tokens * 10 > budget * 8,
+            "{tokens} of {budget}"
+        );
+    }
+
+    #[test]
+    fn a_member_the_goal_names_zooms_into_the_items_using_it_inside_a_capped_outline() {
+        let (_d, map) = registry_map(200);
+        let goal = "`Registry.strict_mode` is never enabled";
+        let packed = pack(
+            &map,
+            &descending(&["big.py"]),
+            &FlightPlan::new(goal, 1_000),
+        );
+        let rule = packed.rules.iter().find(|r| r.path == "big.py").unwrap();
+        assert!(
+            rule.focus.iter().any(|f| f == "Registry.__init__"),
+            "{rule:?}"
         );
     }
 

@@ -14,6 +14,7 @@ use crate::capped::{entries, kept_near, more_line, GoalWords};
 use crate::flight_plan::Level;
 use crate::goal::Goal;
 use crate::lang::Lang;
+use crate::members::distinctive;
 use crate::mentions::{MISSPELT_MIN_LEN, MISSPELT_TWO_EDITS_LEN};
 use crate::outline::Symbol;
 use crate::scan::FileEntry;
@@ -409,6 +410,16 @@ impl ItemQuery {
         items.iter().any(|it| {
             (!it.container && self.naming(own_name(it), &unmatched) > 0.0)
                 || it.holds_any(&frame_lines)
+        }) || self.names_a_member(file)
+    }
+
+    /// Whether the goal spells a distinctive member the file declares (`self.strict_mode`,
+    /// a struct's `max_age`): the items using it are what the goal is about.
+    fn names_a_member(&self, file: &FileEntry) -> bool {
+        file.code_outline().is_some_and(|o| {
+            o.members
+                .iter()
+                .any(|m| distinctive(m) && self.identifiers.contains(&m.to_lowercase()))
         })
     }
 
