@@ -95,6 +95,12 @@ fn declared(lang: Lang, src: &str, node: Node, out: &mut Vec<String>) {
         (Lang::C | Lang::Cpp, "enumerator" | "preproc_def") => names("name", out),
         (Lang::Php, "property_element" | "enum_case") => names("name", out),
         (Lang::Kotlin, "enum_entry") | (Lang::Swift, "enum_entry") => {
+            // Swift's `case lowWater, highWater` names each; Kotlin's entry has no field.
+            let before = out.len();
+            names("name", out);
+            if out.len() > before {
+                return;
+            }
             let mut cursor = node.walk();
             let id = node
                 .named_children(&mut cursor)
@@ -257,6 +263,16 @@ mod tests {
                 "retryLimit"
             ]
         );
+    }
+
+    #[test]
+    fn kotlin_swift_and_php_enum_cases_and_properties_are_members() {
+        let kt = "enum class Level { LOW_WATER, HIGH_WATER }\n";
+        assert_eq!(of(Lang::Kotlin, kt), ["HIGH_WATER", "LOW_WATER"]);
+        let swift = "enum Level {\n    case lowWater, highWater\n    case flood\n}\n";
+        assert_eq!(of(Lang::Swift, swift), ["flood", "highWater", "lowWater"]);
+        let php = "<?php\nclass Pool { private $maxIdle = 8; }\nenum Level { case Low; }\n";
+        assert_eq!(of(Lang::Php, php), ["Low", "maxIdle"]);
     }
 
     #[test]

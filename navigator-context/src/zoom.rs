@@ -350,7 +350,6 @@ pub(crate) struct ItemQuery {
 
 /// An identifier the goal spells as code names the item: worth this many strong term hits.
 const NAMED: f64 = 4.0;
-
 /// A traceback or panic frame inside the item.
 const FRAMED: f64 = 8.0;
 /// Term hits in the item's own name count this many times.
@@ -401,8 +400,9 @@ impl ItemQuery {
             .collect()
     }
 
-    /// Whether the goal points at an item of `file` itself: names it as code, or has a
-    /// traceback or panic frame inside it (not only words its text shares).
+    /// Whether the goal points at an item of `file` itself: names it as code (or misspells its
+    /// name), names a distinctive member the file declares, or has a traceback or panic frame
+    /// inside it (not only words its text shares).
     pub(crate) fn points_into(&self, file: &FileEntry) -> bool {
         let frame_lines = self.frame_lines(file);
         let items = items(file);
