@@ -803,15 +803,7 @@ mod tests {
             ("tools/store.py", "def kv_close(kv):\n    pass\n"),
         ];
         let (_d, map) = crate::scan::temp_map(&files);
-        let defines = |goal: &str| {
-            let m = mentions(map.files(), &Goal::parse(goal), "");
-            map.files()
-                .iter()
-                .zip(&m.reasons)
-                .filter(|(_, r)| r.iter().any(|r| r.starts_with("defines")))
-                .map(|(f, _)| f.path.clone())
-                .collect::<Vec<_>>()
-        };
+        let defines = |goal: &str| with_reason(&map, goal, &["defines"]);
         // No language in the goal: both define it.
         assert_eq!(
             defines("`kv_close` frees twice"),
@@ -829,6 +821,17 @@ mod tests {
         );
     }
 
+    /// The files of `map` given a reason starting with one of `starts` for `goal`.
+    fn with_reason<'m>(map: &'m crate::scan::RepoMap, goal: &str, starts: &[&str]) -> Vec<&'m str> {
+        let m = mentions(map.files(), &Goal::parse(goal), "");
+        map.files()
+            .iter()
+            .zip(&m.reasons)
+            .filter(|(_, r)| r.iter().any(|r| starts.iter().any(|s| r.starts_with(s))))
+            .map(|(f, _)| f.path.as_str())
+            .collect()
+    }
+
     #[test]
     fn a_c_prototype_defines_a_name_only_where_no_file_has_its_body() {
         let files = [
@@ -842,15 +845,7 @@ mod tests {
             ),
         ];
         let (_d, map) = crate::scan::temp_map(&files);
-        let defines = |goal: &str| -> Vec<&str> {
-            let m = mentions(map.files(), &Goal::parse(goal), "");
-            map.files()
-                .iter()
-                .zip(&m.reasons)
-                .filter(|(_, r)| r.iter().any(|r| r.starts_with("defines")))
-                .map(|(f, _)| f.path.as_str())
-                .collect()
-        };
+        let defines = |goal: &str| with_reason(&map, goal, &["defines"]);
         assert_eq!(defines("`kv_close` frees twice"), ["src/store.c"]);
         assert_eq!(defines("`kv_size` is wrong"), ["include/kv/store.h"]);
     }
@@ -869,18 +864,7 @@ mod tests {
             ("src/other.rs", "pub fn other() {}\n"),
         ];
         let (_d, map) = crate::scan::temp_map(&files);
-        let defines = |goal: &str| -> Vec<&str> {
-            let m = mentions(map.files(), &Goal::parse(goal), "");
-            map.files()
-                .iter()
-                .zip(&m.reasons)
-                .filter(|(_, r)| {
-                    r.iter()
-                        .any(|r| r.starts_with("defines") || r.starts_with("declares"))
-                })
-                .map(|(f, _)| f.path.as_str())
-                .collect()
-        };
+        let defines = |goal: &str| with_reason(&map, goal, &["defines", "declares"]);
         assert_eq!(defines("`DeriveOrder` is ignored"), ["src/config.rs"]);
         assert_eq!(
             defines("`ttl_secs` of zero never expires"),
