@@ -331,6 +331,70 @@ fn item_text(lines: &[&str], item: &Item) -> String {
         .join("\n")
 }
 
+/// Whether the lines of `it` outside the items nested in it declare one of `names`.
+fn declares_any(lines: &[&str], it: &Item, items: &[Item], names: &[&str]) -> bool {
+    let nested: Vec<(u32, u32)> = items
+        .iter()
+        .filter(|o| !std::ptr::eq(*o, it) && it.start <= o.start && o.end <= it.end)
+        .map(|o| (o.start, o.end))
+        .collect();
+    (it.start..=it.end)
+        .filter(|&l| !nested.iter().any(|&(a, b)| a <= l && l <= b))
+        .filter_map(|l| lines.get((l as usize).checked_sub(1)?))
+        .any(|line| names.iter().any(|n| declares_word(line, n)))
+}
+
+/// Whether `line` declares `word`: the word (not inside a longer identifier) after nothing but
+/// modifiers, a type or `self.` (`pub max_age: u64,`, `NOTHING = enum.auto()`,
+/// `private int maxIdle = 8;`, `self.strict_mode = False`), before an assignment, a type, a
+/// separator or nothing. A docstring or an expression that uses the word does not.
+fn declares_word(line: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(word).any(|(k, _)| {
+        let before = line[..k].trim_start();
+        let before = ["self.", "this.", "cls.", "$this->", "$"]
+            .iter()
+            .find_map(|p| before.strip_suffix(p))
+            .unwrap_or(before);
+        let after = line[k + word.len()..].trim_start();
+        // `return NOTHING`, `if not NOTHING:` use it; `case flood`, `pub x:` declare it.
+        let statement = before.split_whitespace().next_back().is_some_and(|w| {
+            matches!(
+                w,
+                "return"
+                    | "yield"
+                    | "raise"
+                    | "throw"
+                    | "await"
+                    | "not"
+                    | "and"
+                    | "or"
+                    | "in"
+                    | "is"
+                    | "if"
+                    | "elif"
+                    | "else"
+                    | "while"
+                    | "assert"
+                    | "del"
+                    | "import"
+                    | "from"
+                    | "use"
+                    | "as"
+                    | "match"
+                    | "when"
+                    | "print"
+            )
+        });
+        !statement
+            && !line[..k].chars().next_back().is_some_and(ident)
+            && !line[k + word.len()..].chars().next().is_some_and(ident)
+            && before.chars().all(|c| ident(c) || c.is_whitespace())
+            && (after.is_empty() || after.starts_with(['=', ':', ',', '(', '{', ';']))
+            && !after.starts_with("==")
+    })
+}
+
 /// What the goal says, prepared for scoring a file's items.
 pub(crate) struct ItemQuery {
     /// Stemmed goal terms with weights (the ranking's query).
@@ -350,6 +414,11 @@ pub(crate) struct ItemQuery {
 
 /// An identifier the goal spells as code names the item: worth this many strong term hits.
 const NAMED: f64 = 4.0;
+/// An item whose own lines declare a member the goal names: this share of [`NAMED`].
+const DECLARES_SHARE: f64 = 0.5;
+/// A class declaring such a member is chosen for it only when shorter than this many lines
+/// (an enum, a record); a longer one's methods stand for it.
+const DECLARING_CLASS_LINES: u32 = 60;
 /// A traceback or panic frame inside the item.
 const FRAMED: f64 = 8.0;
 /// Term hits in the item's own name count this many times.
@@ -416,10 +485,17 @@ impl ItemQuery {
     /// Whether the goal spells a distinctive member the file declares (`self.strict_mode`,
     /// a struct's `max_age`): the items using it are what the goal is about.
     fn names_a_member(&self, file: &FileEntry) -> bool {
-        file.code_outline().is_some_and(|o| {
+        !self.named_members(file).is_empty()
+    }
+
+    /// The distinctive members of `file` the goal spells.
+    fn named_members<'f>(&self, file: &'f FileEntry) -> Vec<&'f str> {
+        file.code_outline().map_or_else(Vec::new, |o| {
             o.members
                 .iter()
-                .any(|m| distinctive(m) && self.identifiers.contains(&m.to_lowercase()))
+                .filter(|m| distinctive(m) && self.identifiers.contains(&m.to_lowercase()))
+                .map(String::as_str)
+                .collect()
         })
     }
 
@@ -486,14 +562,27 @@ impl ItemQuery {
             }
         }
         let avg = (docs.iter().map(|d| d.1).sum::<usize>() as f64 / n.max(1.0)).max(1.0);
+        let members = self.named_members(file);
         items
             .iter()
             .zip(&docs)
             .map(|(it, (tf, len))| {
-                if it.container {
+                // The item whose own lines declare a member the goal names (a struct's
+                // field, an enum's variant, a class-level attribute): a short class counts
+                // for that (a long one would take the room of its methods).
+                let short = !it.container || it.end - it.start < DECLARING_CLASS_LINES;
+                let declares =
+                    if !members.is_empty() && short && declares_any(&lines, it, items, &members) {
+                        NAMED * DECLARES_SHARE
+                    } else {
+                        0.0
+                    };
+                // A class counts by what its members say only when it declares one the
+                // goal names (its methods stand for it otherwise).
+                if it.container && declares == 0.0 {
                     return 0.0;
                 }
-                let mut s = 0.0;
+                let mut s = declares;
                 for (q, w) in self.terms.iter() {
                     let Some(&f) = tf.get(q) else { continue };
                     let d = df[q.as_str()];
@@ -791,6 +880,72 @@ mod tests {
             ["default_body_limit"]
         );
         assert!(ItemQuery::new("`default_body_limt` is ignored").points_into(f));
+    }
+
+    #[test]
+    fn the_class_whose_own_lines_declare_a_member_the_goal_names_is_chosen() {
+        let mut src: String = (0..30)
+            .map(|k| format!("def nothing_{k}(x):\n    return x is None\n\n\n"))
+            .collect();
+        src.push_str("class _Nothing(enum.Enum):\n    NOTHING = enum.auto()\n\n    def __repr__(self):\n        return 'x'\n");
+        let (_d, m) = map(&[("make.py", src.as_str())]);
+        let f = m.file("make.py").unwrap();
+        let tok = Tokenizer::default();
+        let mut q = ItemQuery::new("`NOTHING` pickles to a different object");
+        let focus = q.choose(f, (10_000, true), tok, |focus| {
+            crate::render::file_block(f, Level::TopLevel, focus, tok).1
+        });
+        assert_eq!(
+            focus.first().map(String::as_str),
+            Some("_Nothing"),
+            "{focus:?}"
+        );
+        // A long class is shown by its methods, not whole.
+        let long: String = "class Registry:\n    NOTHING = 1\n\n".to_string()
+            + &(0..40)
+                .map(|k| format!("    def nothing_{k}(self):\n        return None\n\n"))
+                .collect::<String>();
+        let (_l, lm) = map(&[("reg.py", long.as_str())]);
+        let lf = lm.file("reg.py").unwrap();
+        let focus = q.choose(lf, (10_000, true), tok, |focus| {
+            crate::render::file_block(lf, Level::TopLevel, focus, tok).1
+        });
+        assert!(
+            !focus.is_empty() && !focus.contains(&"Registry".to_string()),
+            "{focus:?}"
+        );
+        for line in [
+            "    NOTHING = enum.auto()",
+            "    pub max_age: u64,",
+            "    private int maxIdle = 8;",
+            "        self.strict_mode = False",
+            "    DeriveDisplayOrder,",
+            "    populate_by_name: bool",
+        ] {
+            let word = line.split(|c: char| !c.is_alphanumeric() && c != '_').rev();
+            let word = word.filter(|w| !w.is_empty()).find(|w| {
+                [
+                    "NOTHING",
+                    "max_age",
+                    "maxIdle",
+                    "strict_mode",
+                    "DeriveDisplayOrder",
+                    "populate_by_name",
+                ]
+                .contains(w)
+            });
+            assert!(declares_word(line, word.unwrap()), "{line}");
+        }
+        for line in [
+            "    that a value may be ``NOTHING``.",
+            "    if value == NOTHING:",
+            "    NOTHING_ELSE = 1",
+            "    NOTHING is now an enum variant",
+            "    return NOTHING",
+            "    x = NOTHING",
+        ] {
+            assert!(!declares_word(line, "NOTHING"), "{line}");
+        }
     }
 
     #[test]
