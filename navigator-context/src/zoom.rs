@@ -344,6 +344,12 @@ fn declares_any(lines: &[&str], it: &Item, items: &[Item], names: &[&str]) -> bo
         .any(|line| names.iter().any(|n| declares_word(line, n)))
 }
 
+/// Words after which a name is used, not declared (`return NOTHING`, `if not NOTHING:`).
+const USING_WORDS: &[&str] = &[
+    "return", "yield", "raise", "throw", "await", "not", "and", "or", "in", "is", "if", "elif",
+    "else", "while", "assert", "del", "import", "from", "use", "as", "match", "when", "print",
+];
+
 /// Whether `line` declares `word`: the word (not inside a longer identifier) after nothing but
 /// modifiers, a type or `self.` (`pub max_age: u64,`, `NOTHING = enum.auto()`,
 /// `private int maxIdle = 8;`, `self.strict_mode = False`), before an assignment, a type, a
@@ -357,35 +363,11 @@ fn declares_word(line: &str, word: &str) -> bool {
             .find_map(|p| before.strip_suffix(p))
             .unwrap_or(before);
         let after = line[k + word.len()..].trim_start();
-        // `return NOTHING`, `if not NOTHING:` use it; `case flood`, `pub x:` declare it.
-        let statement = before.split_whitespace().next_back().is_some_and(|w| {
-            matches!(
-                w,
-                "return"
-                    | "yield"
-                    | "raise"
-                    | "throw"
-                    | "await"
-                    | "not"
-                    | "and"
-                    | "or"
-                    | "in"
-                    | "is"
-                    | "if"
-                    | "elif"
-                    | "else"
-                    | "while"
-                    | "assert"
-                    | "del"
-                    | "import"
-                    | "from"
-                    | "use"
-                    | "as"
-                    | "match"
-                    | "when"
-                    | "print"
-            )
-        });
+        // `case flood`, `pub x:` declare it.
+        let statement = before
+            .split_whitespace()
+            .next_back()
+            .is_some_and(|w| USING_WORDS.contains(&w));
         !statement
             && !line[..k].chars().next_back().is_some_and(ident)
             && !line[k + word.len()..].chars().next().is_some_and(ident)
