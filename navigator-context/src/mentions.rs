@@ -415,7 +415,16 @@ type Definers<'a> = BTreeMap<&'a str, Vec<(usize, bool)>>;
 pub(crate) const MISSPELT_MIN_LEN: usize = 8;
 /// ... one edit away, or two from this length on (an adjacent swap is one edit); each counts
 /// [`TYPO_WEIGHT`] of a definition the goal names.
-pub(crate) const MISSPELT_TWO_EDITS_LEN: usize = 12;
+const MISSPELT_TWO_EDITS_LEN: usize = 12;
+
+/// The edits by which `word` misspells `name` (both lower case), when it does: within
+/// [`misspelling_edits`] (two from [`MISSPELT_TWO_EDITS_LEN`]), and not as a plural (`WebSockets`
+/// of `WebSocket`, `responses` of the module's `Response`: BM25 already meets word forms at their
+/// stem).
+pub(crate) fn misspelt_as(word: &str, name: &str) -> Option<usize> {
+    misspelling_edits(word, name, MISSPELT_TWO_EDITS_LEN)
+        .filter(|_| name.trim_end_matches('s') != word.trim_end_matches('s'))
+}
 
 /// The definitions of the names the goal's undefined identifiers most likely misspell
 /// (`DefaultBodyLimt` → `DefaultBodyLimit`, `get_manny` → `get_many`), added to `definers`:
@@ -452,12 +461,10 @@ fn misspelt_definitions<'a>(
             }
             let name = s.name.to_lowercase();
             for (k, (_, low)) in typos.iter().enumerate() {
-                let Some(d) = misspelling_edits(low, &name, MISSPELT_TWO_EDITS_LEN) else {
+                let Some(d) = misspelt_as(low, &name) else {
                     continue;
                 };
-                // A plural is no misspelling (`WebSockets` of `WebSocket`, `responses` of the
-                // module's `Response`): BM25 already meets word forms at their stem.
-                if d > near[k].0 || name.trim_end_matches('s') == low.trim_end_matches('s') {
+                if d > near[k].0 {
                     continue;
                 }
                 if d < near[k].0 {

@@ -9,13 +9,13 @@
 //! each under a comment giving its lines. Names, not line numbers, so a plan stays readable
 //! and a policy (or a person) can write one; the plan's pins catch an edited file.
 
-use crate::bm25::{misspelling_edits, terms, Stems, TYPO_WEIGHT};
+use crate::bm25::{terms, Stems, TYPO_WEIGHT};
 use crate::capped::{entries, kept_near, more_line, GoalWords};
 use crate::flight_plan::Level;
 use crate::goal::Goal;
 use crate::lang::Lang;
 use crate::members::distinctive;
-use crate::mentions::{MISSPELT_MIN_LEN, MISSPELT_TWO_EDITS_LEN};
+use crate::mentions::{misspelt_as, MISSPELT_MIN_LEN};
 use crate::outline::Symbol;
 use crate::scan::FileEntry;
 use crate::tokens::Tokenizer;
@@ -500,11 +500,7 @@ impl ItemQuery {
         if self.identifiers.contains(&low) {
             return 1.0;
         }
-        let misspells = |u: &String| {
-            misspelling_edits(u, &low, MISSPELT_TWO_EDITS_LEN).is_some()
-                && u.trim_end_matches('s') != low.trim_end_matches('s')
-        };
-        if unmatched.iter().any(misspells) {
+        if unmatched.iter().any(|u| misspelt_as(u, &low).is_some()) {
             TYPO_WEIGHT
         } else {
             0.0
