@@ -383,6 +383,9 @@ pub(crate) struct ItemQuery {
     terms: std::sync::Arc<Vec<(String, f64)>>,
     /// Identifiers the goal spells as code, lower case.
     identifiers: HashSet<String>,
+    /// Those of them its title (first line) spells: what the goal is about, not what its
+    /// reproduction happens to call.
+    title_identifiers: HashSet<String>,
     /// Frames with a line: (file as written, line).
     frames: Vec<(String, u32)>,
     stems: Stems,
@@ -413,7 +416,14 @@ impl ItemQuery {
         let parsed = Goal::shared(goal);
         let stems = Stems::new();
         let terms = crate::relevance::shared_query(goal);
+        let title = goal.lines().find(|l| !l.trim().is_empty()).unwrap_or(goal);
+        let title_identifiers = Goal::shared(title)
+            .identifiers
+            .iter()
+            .map(|i| i.to_lowercase())
+            .collect();
         ItemQuery {
+            title_identifiers,
             terms,
             identifiers: parsed
                 .identifiers
@@ -507,6 +517,15 @@ impl ItemQuery {
         }
     }
 
+    /// Whether the goal's title spells `own` (or misspells it, one of `unmatched`).
+    fn titled(&self, own: &str, unmatched: &[String]) -> bool {
+        let low = own.to_lowercase();
+        self.title_identifiers.contains(&low)
+            || unmatched
+                .iter()
+                .any(|u| self.title_identifiers.contains(u) && misspelt_as(u, &low).is_some())
+    }
+
     /// Whether a frame of the goal's trace lies in one of `file`'s functions (not just in a
     /// class around them).
     pub(crate) fn frame_into(&self, file: &FileEntry) -> bool {
@@ -541,7 +560,7 @@ impl ItemQuery {
         }
         let avg = (docs.iter().map(|d| d.1).sum::<usize>() as f64 / n.max(1.0)).max(1.0);
         let members = self.named_members(file);
-        items
+        let mut scores: Vec<f64> = items
             .iter()
             .zip(&docs)
             .map(|(it, (tf, len))| {
@@ -576,7 +595,17 @@ impl ItemQuery {
                 }
                 s
             })
-            .collect()
+            .collect();
+        // An item the title names (`get_subcommands skips hidden ones`) is what the goal is
+        // about: it comes before every item its other words match, however often they say them
+        // (the aliases whose docs say "hidden" ten times).
+        let best = scores.iter().cloned().fold(0.0, f64::max);
+        for (k, it) in items.iter().enumerate() {
+            if !it.container && self.titled(own_name(it), &unmatched) {
+                scores[k] += best;
+            }
+        }
+        scores
     }
 
     /// The items of `file` to show at full source within `allowance` tokens for the whole
@@ -860,6 +889,44 @@ mod tests {
             ["default_body_limit"]
         );
         assert!(ItemQuery::new("`default_body_limt` is ignored").points_into(f));
+    }
+
+    #[test]
+    fn an_item_the_title_names_comes_before_items_repeating_the_goal_s_words() {
+        let hidden =
+            "/// Skips hidden ones: hidden from help, hidden from completions.\n".repeat(3);
+        let others: String = (0..20)
+            .map(|k| format!("pub fn subcommand_{k}() -> u8 {{\n    get({k})\n}}\n\n"))
+            .collect();
+        let src = format!(
+            "{others}{hidden}pub fn alias() -> u8 {{\n    0\n}}\n\npub fn get_subcommands() -> u8 {{\n    2\n}}\n"
+        );
+        let (_d, m) = map(&[("command.rs", src.as_str())]);
+        let f = m.file("command.rs").unwrap();
+        let tok = Tokenizer::default();
+        // Room for either item, not both (as `choose` estimates them).
+        let lines: Vec<&str> = src.lines().collect();
+        let header = tok.count("# lines 1000-2000\n");
+        let its = items(f);
+        let cost = |name: &str| {
+            let it = its.iter().find(|i| i.name == name).unwrap();
+            tok.count(&item_text(&lines, it)) + header
+        };
+        let outline = crate::render::file_block(f, Level::TopLevel, &[], tok).1;
+        let room = outline + cost("alias") + cost("get_subcommands") / 2;
+        let choose = |goal: &str| {
+            ItemQuery::new(goal).choose(f, (room, true), tok, |focus| {
+                crate::render::file_block(f, Level::TopLevel, focus, tok).1
+            })
+        };
+        assert_eq!(
+            choose("get_subcommands skips hidden ones"),
+            ["get_subcommands"]
+        );
+        assert_eq!(
+            choose("get_subcomands skips hidden ones"),
+            ["get_subcommands"]
+        );
     }
 
     #[test]
