@@ -3,7 +3,7 @@
 
 use crate::lang::Lang;
 use crate::scan::{body, symbol_names, RepoMap};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Names defined in more files than this are too generic (`new`, `run`) to be evidence.
 const MAX_DEFINERS: usize = 3;
@@ -75,12 +75,14 @@ pub(crate) fn personalised_pagerank(map: &RepoMap, seeds: &[f64]) -> GraphRank {
         .map(|&i| seeds[i])
         .sum::<f64>()
         .max(f64::MIN_POSITIVE);
-    let personal: HashMap<usize, f64> = order.iter().map(|&i| (i, seeds[i] / total)).collect();
-    let mut rank: HashMap<usize, f64> = personal.clone();
+    // Ordered maps: the walk adds up the same shares in the same order on every run, so the
+    // scores (and a tie between two files) never change from one run to the next.
+    let personal: BTreeMap<usize, f64> = order.iter().map(|&i| (i, seeds[i] / total)).collect();
+    let mut rank: BTreeMap<usize, f64> = personal.clone();
     let mut via: Vec<Option<String>> = vec![None; n];
     let mut best_in: HashMap<usize, (f64, usize)> = HashMap::new();
     for _ in 0..ITERATIONS {
-        let mut next: HashMap<usize, f64> = personal
+        let mut next: BTreeMap<usize, f64> = personal
             .iter()
             .map(|(&k, &v)| (k, (1.0 - DAMPING) * v))
             .collect();
@@ -118,6 +120,43 @@ pub(crate) fn personalised_pagerank(map: &RepoMap, seeds: &[f64]) -> GraphRank {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_walk_gives_the_same_scores_on_every_run() {
+        // Many seeds of uneven weight pointing at one file: its score is a sum whose last digit
+        // depends on the order of the terms.
+        let mut files: Vec<(String, String)> = (0..12)
+            .map(|k| {
+                (
+                    format!("src/caller_{k}.rs"),
+                    format!("pub fn caller_number_{k}() {{ shared_target(); other_target(); }}\n"),
+                )
+            })
+            .collect();
+        files.push(("src/target.rs".into(), "pub fn shared_target() {}\n".into()));
+        files.push((
+            "src/other.rs".into(),
+            "pub fn other_target() { shared_target(); }\n".into(),
+        ));
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (_d, map) = crate::scan::temp_map(&refs);
+        map.outline_all();
+        let seeds: Vec<f64> = (0..map.files().len())
+            .map(|i| 1.0 / (3.0 + i as f64 * 0.7))
+            .collect();
+        let first = personalised_pagerank(&map, &seeds).rank;
+        for _ in 0..40 {
+            let again = personalised_pagerank(&map, &seeds).rank;
+            let same = first
+                .iter()
+                .zip(&again)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(same, "{first:?} then {again:?}");
+        }
+    }
 
     #[test]
     fn code_points_only_at_definitions_in_a_language_it_can_call() {
