@@ -131,6 +131,14 @@ impl Field {
         }
     }
 
+    /// Whether `term` is in over half of the documents: a match on it tells nothing (`src`,
+    /// `rs` in every path), so no reason names it.
+    pub(crate) fn common(&self, term: &str) -> bool {
+        self.df
+            .get(term)
+            .is_some_and(|&d| 2 * d as usize > self.docs.len())
+    }
+
     /// Whether some document holds `term`.
     pub(crate) fn holds(&self, term: &str) -> bool {
         self.df.contains_key(term)

@@ -21,6 +21,7 @@ mod lang;
 mod llm_policy;
 mod members;
 mod mentions;
+mod messages;
 mod outline;
 mod overview;
 mod pack;

@@ -46,6 +46,9 @@ const W_MENTION: f64 = 1.5;
 /// report's words must not outrank the file that failed. 1.5 before; 3.0 left the dev bug
 /// reports at 10k unchanged and gained one gold file whole at 4k (docs/benchmarks.md).
 const W_FAILED: f64 = 3.0;
+/// Weight of holding the text of the goal's error message literally (`messages.rs`): the code
+/// that raised it, whatever the frames say.
+const W_MESSAGE: f64 = 1.5;
 /// Weight of the subject lines of past commits that changed a file (from
 /// [`crate::ChangeHistory::subjects`]): a goal saying what earlier changes to the file said.
 /// Set to 0.5 before any run; 0.3 and 1.0 measured beside it (docs/benchmarks.md).
@@ -286,6 +289,7 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         normalise(&mut s);
         for (i, (x, (_, hit))) in s.iter().zip(scored).enumerate() {
             text[i] += w * x;
+            let hit: Vec<String> = hit.into_iter().filter(|t| !field.common(t)).collect();
             if !hit.is_empty() && name != "body" {
                 let hit: Vec<String> = hit
                     .into_iter()
@@ -308,6 +312,15 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     }
     for (i, x) in named.failed.iter().enumerate() {
         text[i] += W_FAILED * x;
+    }
+    for (i, held) in crate::messages::holders(files, &parsed)
+        .into_iter()
+        .enumerate()
+    {
+        if let Some((x, run)) = held {
+            text[i] += W_MESSAGE * x;
+            reasons[i].push(format!("holds the goal's error message: \"{run}\""));
+        }
     }
     // Commit subjects are one line, like a subject-line goal. A report's prose would match
     // half the log, and its title alone lost more than it gained on dev (docs/benchmarks.md).
@@ -759,6 +772,36 @@ mod tests {
         };
         let map = RepoMap::open_with(dir.path(), &options).unwrap();
         (dir, map)
+    }
+
+    #[test]
+    fn a_reason_names_no_term_most_files_share() {
+        let (_d, map) = map_of(&[
+            ("src/parser/error.rs", "pub fn mismatch() {}"),
+            ("src/parser/matches.rs", "pub fn get_one() {}"),
+            ("src/builder/arg.rs", "pub fn arg() {}"),
+            ("src/builder/command.rs", "pub fn command() {}"),
+        ]);
+        let ranked = rank(
+            &map,
+            "get_one panic\n\n```\nthread 'main' panicked at src/main.rs:12:10:\nparser mismatch\n```",
+        );
+        assert!(!ranked.is_empty());
+        for s in &ranked {
+            for r in &s.reasons {
+                let said = r.strip_prefix("path match: ").unwrap_or("");
+                assert!(
+                    !said.split(", ").any(|t| t == "src" || t == "rs"),
+                    "{ranked:?}"
+                );
+            }
+        }
+        assert!(
+            ranked
+                .iter()
+                .any(|s| s.reasons.iter().any(|r| r == "path match: parser")),
+            "{ranked:?}"
+        );
     }
 
     #[test]

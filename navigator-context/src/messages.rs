@@ -1,0 +1,168 @@
+//! Which files hold the text of the goal's error messages: what a developer greps for first.
+//!
+//! A report quotes what the program printed (`InvalidHeader: Header part (3) from ('X-Retry',
+//! 3) must be of type str or bytes, not <class 'int'>`, a panic's `Mismatch between definition
+//! and access of `port``); the code that raised it holds the same words as a string literal
+//! with the variable parts interpolated. The runs of plain words between those parts are
+//! looked up literally in the source files: a long run found in one or two files points at
+//! the code that failed.
+
+use crate::goal::Goal;
+use crate::relevance::is_auxiliary;
+use crate::scan::FileEntry;
+
+/// Runs of fewer plain words than this say too little to look up.
+const MIN_WORDS: usize = 3;
+/// ... and shorter than this many bytes (`is not a`).
+const MIN_BYTES: usize = 14;
+/// A run that breaks across lines in the source is looked up as windows of this many words.
+const WINDOW: usize = 4;
+/// A run found in more code files than this is a phrase, not a message.
+const MAX_HOLDERS: usize = 3;
+/// A run this many words long or longer is full evidence; shorter ones count their share.
+const FULL_WORDS: usize = 6;
+
+/// Per file, in [0, 1]: how much of an error message of the goal its source holds literally,
+/// with the run it holds.
+pub(crate) fn holders(files: &[FileEntry], goal: &Goal) -> Vec<Option<(f64, String)>> {
+    let mut out: Vec<Option<(f64, String)>> = vec![None; files.len()];
+    let code: Vec<usize> = (0..files.len())
+        .filter(|&i| files[i].lang.is_some() && !is_auxiliary(&files[i].path))
+        .collect();
+    for run in goal.errors.iter().flat_map(|e| runs(message_of(e))) {
+        let found = |needle: &str| -> Vec<usize> {
+            code.iter()
+                .copied()
+                .filter(|&i| files[i].text().is_some_and(|t| t.contains(needle)))
+                .collect()
+        };
+        let words: Vec<&str> = run.split(' ').collect();
+        let whole = found(&run);
+        let (hits, said, n) = if !whole.is_empty() {
+            (whole, run.clone(), words.len())
+        } else if words.len() > WINDOW {
+            // The literal may break across source lines: its windows, the first found.
+            match words
+                .windows(WINDOW)
+                .map(|w| w.join(" "))
+                .filter(|w| w.len() >= MIN_BYTES)
+                .map(|w| (found(&w), w))
+                .find(|(h, _)| !h.is_empty())
+            {
+                Some((h, w)) => (h, w, WINDOW),
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        if hits.len() > MAX_HOLDERS {
+            continue;
+        }
+        let share = (n as f64 / FULL_WORDS as f64).min(1.0) / hits.len() as f64;
+        for i in hits {
+            if out[i].as_ref().is_none_or(|(s, _)| *s < share) {
+                out[i] = Some((share, said.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The message of an error line: what follows its kind (`TypeError: `, `panic: `).
+fn message_of(error: &str) -> &str {
+    match error.split_once(": ") {
+        Some((kind, rest)) if !kind.contains(' ') => rest,
+        _ => error,
+    }
+}
+
+/// Whether a word of a message is plain text, not a value interpolated into it: letters only
+/// (an apostrophe inside, a comma, period, colon or semicolon after).
+fn plain(word: &str) -> bool {
+    let w = word.trim_end_matches([',', '.', ':', ';']);
+    !w.is_empty()
+        && w.chars().next().is_some_and(|c| c.is_alphabetic())
+        && w.chars().all(|c| c.is_alphabetic() || c == '\'')
+        && !w.ends_with('\'')
+}
+
+/// The runs of plain words of `message` worth looking up, each as written (single spaces), the
+/// last word's trailing punctuation dropped.
+fn runs(message: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    let mut flush = |run: &mut Vec<&str>| {
+        if let Some(last) = run.pop() {
+            run.push(last.trim_end_matches([',', '.', ':', ';']));
+        }
+        let text = run.join(" ");
+        if run.len() >= MIN_WORDS && text.len() >= MIN_BYTES {
+            out.push(text);
+        }
+        run.clear();
+    };
+    for word in message.split_whitespace() {
+        if plain(word) {
+            run.push(word);
+            // A sentence ends the run: the next one may be a message of its own.
+            if word.ends_with('.') {
+                flush(&mut run);
+            }
+        } else {
+            flush(&mut run);
+        }
+    }
+    flush(&mut run);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_are_the_plain_words_between_interpolated_values() {
+        assert_eq!(
+            runs("Header part (3) from ('X-Retry', 3) must be of type str or bytes, not <class 'int'>"),
+            ["must be of type str or bytes, not"]
+        );
+        assert_eq!(
+            runs("Mismatch between definition and access of `port`. Could not downcast to TypeId(0x1b2c), need to downcast to TypeId(0x9f3e)"),
+            ["Mismatch between definition and access of", "Could not downcast to", "need to downcast to"]
+        );
+        assert!(runs("bad value 42").is_empty(), "too short to say anything");
+        assert_eq!(message_of("TypeError: x y"), "x y");
+        assert_eq!(message_of("panic: it broke: badly"), "it broke: badly");
+    }
+
+    #[test]
+    fn the_file_raising_the_message_holds_it_and_a_phrase_everywhere_points_nowhere() {
+        let (_d, map) = crate::scan::temp_map(&[
+            (
+                "pkg/utils.py",
+                "def check(v):\n    raise InvalidHeader(\n        f\"Header part ({v!r}) must be of type str or \"\n        f\"bytes, not {type(v)}\"\n    )\n",
+            ),
+            ("pkg/models.py", "def prepare(h):\n    check(h)\n"),
+            ("tests/test_utils.py", "def test():\n    assert 'must be of type str or bytes, not' in msg\n"),
+            ("a.py", "# the value could not be found\n"),
+            ("b.py", "# the value could not be found\n"),
+            ("c.py", "# the value could not be found\n"),
+            ("d.py", "# the value could not be found\n"),
+        ]);
+        let files = map.files();
+        let at = |p: &str| files.iter().position(|f| f.path == p).unwrap();
+        let goal = Goal::parse(
+            "Crash\n\n```\nrequests.exceptions.InvalidHeader: Header part (3) must be of type str or bytes, not <class 'int'>\n```",
+        );
+        let h = holders(files, &goal);
+        // Broken across two source lines: found by a window of its words.
+        assert!(h[at("pkg/utils.py")].is_some(), "{h:?}");
+        assert!(h[at("pkg/models.py")].is_none());
+        assert!(
+            h[at("tests/test_utils.py")].is_none(),
+            "tests quote messages too"
+        );
+        let common = Goal::parse("Error\n\n```\nValueError: the value could not be found\n```");
+        assert!(holders(files, &common).iter().all(Option::is_none));
+    }
+}
