@@ -386,8 +386,8 @@ pub(crate) struct ItemQuery {
     /// Those of them its title (first line) spells: what the goal is about, not what its
     /// reproduction happens to call.
     title_identifiers: HashSet<String>,
-    /// Frames with a line: (file as written, line).
-    frames: Vec<(String, u32)>,
+    /// Frames with a line: (file as written, line, the function's own name when given).
+    frames: Vec<(String, u32, Option<String>)>,
     stems: Stems,
     /// Whether [`ItemQuery::choose`] gives nothing rather than leave out the best item when
     /// the goal's trace failed in it.
@@ -433,7 +433,13 @@ impl ItemQuery {
             frames: parsed
                 .frames
                 .iter()
-                .filter_map(|f| Some((f.file.clone(), f.line?)))
+                .filter_map(|f| {
+                    let function = f
+                        .function
+                        .as_deref()
+                        .map(|n| n.rsplit(['.', ':']).next().unwrap_or(n).trim().to_string());
+                    Some((f.file.clone(), f.line?, function))
+                })
                 .collect(),
             stems,
             strict: false,
@@ -451,13 +457,29 @@ impl ItemQuery {
         self.strict = strict;
     }
 
-    /// The lines of `file` that the goal's traceback or panic frames point at.
+    /// The lines of `file` that the goal's traceback or panic frames point at. A frame whose
+    /// line lies outside the function it names (a report from another version of the file)
+    /// points at that function, when the file has one of that name.
     fn frame_lines(&self, file: &FileEntry) -> Vec<u32> {
         let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+        let mut its: Option<Vec<Item>> = None;
         self.frames
             .iter()
-            .filter(|(f, _)| f.replace('\\', "/").ends_with(name))
-            .map(|&(_, l)| l)
+            .filter(|(f, _, _)| f.replace('\\', "/").ends_with(name))
+            .map(|(_, line, function)| {
+                let Some(function) = function.as_deref().filter(|f| !f.is_empty()) else {
+                    return *line;
+                };
+                let its = its.get_or_insert_with(|| items(file));
+                let named = |it: &&Item| !it.container && own_name(it) == function;
+                if its.iter().filter(named).any(|it| it.holds_any(&[*line])) {
+                    return *line;
+                }
+                its.iter()
+                    .filter(named)
+                    .min_by_key(|it| it.start.abs_diff(*line))
+                    .map_or(*line, |it| it.start)
+            })
             .collect()
     }
 
@@ -867,6 +889,28 @@ mod tests {
             .1),
             vec!["attrs".to_string()]
         );
+    }
+
+    #[test]
+    fn a_frame_from_another_version_of_the_file_points_at_the_function_it_names() {
+        let src = "def prepare_url(url):\n    url = url.strip()\n    return url\n\n\ndef prepare_headers(headers):\n    for h in headers:\n        check(h)\n";
+        let (_d, m) = map(&[("models.py", src)]);
+        let f = m.file("models.py").unwrap();
+        let tok = Tokenizer::default();
+        let one = crate::render::file_block(f, Level::TopLevel, &["prepare_headers".into()], tok).1;
+        let choose = |goal: &str| {
+            ItemQuery::new(goal).choose(f, (one + 3, true), tok, |focus| {
+                crate::render::file_block(f, Level::TopLevel, focus, tok).1
+            })
+        };
+        let at = |line: u32, function: &str| {
+            format!("Crash\n\nTraceback (most recent call last):\n  File \"/x/models.py\", line {line}, in {function}\n    check(h)\nValueError: bad")
+        };
+        // Line 2 is in `prepare_url` here; the report's version had `prepare_headers` there.
+        assert_eq!(choose(&at(2, "prepare_headers")), ["prepare_headers"]);
+        assert_eq!(choose(&at(8, "prepare_headers")), ["prepare_headers"]);
+        // A function the file does not have: the line decides.
+        assert_eq!(choose(&at(2, "gone")), ["prepare_url"]);
     }
 
     #[test]
