@@ -79,6 +79,8 @@ pub struct Args {
     /// What the context is for: a task, a commit subject, a bug report with its traceback.
     /// Without it (and without --replay) the output is a breadth-first overview; a single
     /// argument naming a directory is the repository to overview. A long one: --goal-file.
+    /// One starting with `-` goes after `--`, the options before it:
+    /// `navigator context --tokens 4000 -- "--help output wraps" .`
     pub goal: Option<String>,
     /// The repository root (default: the current directory).
     pub repo: Option<PathBuf>,
