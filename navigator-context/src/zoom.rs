@@ -404,6 +404,8 @@ const DECLARES_SHARE: f64 = 0.5;
 /// A class declaring such a member is chosen for it only when shorter than this many lines
 /// (an enum, a record); a longer one's methods stand for it.
 const DECLARING_CLASS_LINES: u32 = 60;
+/// An item the goal's title names comes first only when at most this many items share its name.
+const MAX_TITLED_NAMESAKES: usize = 3;
 /// A traceback or panic frame inside the item.
 const FRAMED: f64 = 8.0;
 /// Term hits in the item's own name count this many times.
@@ -620,10 +622,20 @@ impl ItemQuery {
             .collect();
         // An item the title names (`get_subcommands skips hidden ones`) is what the goal is
         // about: it comes before every item its other words match, however often they say them
-        // (the aliases whose docs say "hidden" ten times).
+        // (the aliases whose docs say "hidden" ten times). Not a name most of whose items are
+        // namesakes (`value_parser` of `fix(value_parser): ...`, implemented for thirty types):
+        // that names a module or a trait, and its words still count as words.
         let best = scores.iter().cloned().fold(0.0, f64::max);
+        let mut namesakes: HashMap<String, usize> = HashMap::new();
+        for it in items.iter().filter(|it| !it.container) {
+            *namesakes.entry(own_name(it).to_lowercase()).or_default() += 1;
+        }
         for (k, it) in items.iter().enumerate() {
-            if !it.container && self.titled(own_name(it), &unmatched) {
+            let own = own_name(it);
+            if !it.container
+                && namesakes[&own.to_lowercase()] <= MAX_TITLED_NAMESAKES
+                && self.titled(own, &unmatched)
+            {
                 scores[k] += best;
             }
         }
@@ -971,6 +983,28 @@ mod tests {
             choose("get_subcomands skips hidden ones"),
             ["get_subcommands"]
         );
+        // A name thirty items share (a trait's method) names no one of them.
+        let impls: String = (0..30)
+            .map(|k| format!("impl Parser for P{k} {{\n    fn value_parser() -> u8 {{\n        {k}\n    }}\n}}\n\n"))
+            .collect();
+        let src = format!(
+            "{impls}/// The range is not in bounds.\npub fn format_bounds() -> u8 {{\n    0\n}}\n"
+        );
+        let (_d, m) = map(&[("value_parser.rs", src.as_str())]);
+        let f = m.file("value_parser.rs").unwrap();
+        let lines: Vec<&str> = src.lines().collect();
+        let its = items(f);
+        let bounds = its.iter().find(|i| i.name == "format_bounds").unwrap();
+        let room = crate::render::file_block(f, Level::TopLevel, &[], tok).1
+            + tok.count(&item_text(&lines, bounds))
+            + header;
+        let chosen = ItemQuery::new("fix(value_parser): not in bounds").choose(
+            f,
+            (room + 3, true),
+            tok,
+            |focus| crate::render::file_block(f, Level::TopLevel, focus, tok).1,
+        );
+        assert_eq!(chosen, ["format_bounds"]);
     }
 
     #[test]
