@@ -8,7 +8,6 @@
 //! the code that failed.
 
 use crate::goal::Goal;
-use crate::relevance::is_auxiliary;
 use crate::scan::FileEntry;
 
 /// Runs of fewer plain words than this say too little to look up.
@@ -23,12 +22,15 @@ const MAX_HOLDERS: usize = 3;
 const FULL_WORDS: usize = 6;
 
 /// Per file, in [0, 1]: how much of an error message of the goal its source holds literally,
-/// with the run it holds.
-pub(crate) fn holders(files: &[FileEntry], goal: &Goal) -> Vec<Option<(f64, String)>> {
+/// with the run it holds. Only the files `code` marks are looked in (the caller leaves out
+/// tests, which quote messages too).
+pub(crate) fn holders(
+    files: &[FileEntry],
+    code: &[bool],
+    goal: &Goal,
+) -> Vec<Option<(f64, String)>> {
     let mut out: Vec<Option<(f64, String)>> = vec![None; files.len()];
-    let code: Vec<usize> = (0..files.len())
-        .filter(|&i| files[i].lang.is_some() && !is_auxiliary(&files[i].path))
-        .collect();
+    let code: Vec<usize> = (0..files.len()).filter(|&i| code[i]).collect();
     for run in goal.errors.iter().flat_map(|e| runs(message_of(e))) {
         let found = |needle: &str| -> Vec<usize> {
             code.iter()
@@ -154,7 +156,11 @@ mod tests {
         let goal = Goal::parse(
             "Crash\n\n```\nrequests.exceptions.InvalidHeader: Header part (3) must be of type str or bytes, not <class 'int'>\n```",
         );
-        let h = holders(files, &goal);
+        let code: Vec<bool> = files
+            .iter()
+            .map(|f| !crate::relevance::is_auxiliary(&f.path))
+            .collect();
+        let h = holders(files, &code, &goal);
         // Broken across two source lines: found by a window of its words.
         assert!(h[at("pkg/utils.py")].is_some(), "{h:?}");
         assert!(h[at("pkg/models.py")].is_none());
@@ -163,6 +169,6 @@ mod tests {
             "tests quote messages too"
         );
         let common = Goal::parse("Error\n\n```\nValueError: the value could not be found\n```");
-        assert!(holders(files, &common).iter().all(Option::is_none));
+        assert!(holders(files, &code, &common).iter().all(Option::is_none));
     }
 }

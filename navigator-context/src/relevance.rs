@@ -313,7 +313,12 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     for (i, x) in named.failed.iter().enumerate() {
         text[i] += W_FAILED * x;
     }
-    for (i, held) in crate::messages::holders(files, &parsed)
+    // Tests quote the messages they expect: only code is looked in.
+    let code: Vec<bool> = files
+        .iter()
+        .map(|f| f.lang.is_some() && !is_auxiliary(&f.path))
+        .collect();
+    for (i, held) in crate::messages::holders(files, &code, &parsed)
         .into_iter()
         .enumerate()
     {
