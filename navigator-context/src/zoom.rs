@@ -584,7 +584,7 @@ impl ItemQuery {
         }
         let avg = (docs.iter().map(|d| d.1).sum::<usize>() as f64 / n.max(1.0)).max(1.0);
         let members = self.named_members(file);
-        let mut scores: Vec<f64> = items
+        items
             .iter()
             .zip(&docs)
             .map(|(it, (tf, len))| {
@@ -619,27 +619,29 @@ impl ItemQuery {
                 }
                 s
             })
-            .collect();
-        // An item the title names (`get_subcommands skips hidden ones`) is what the goal is
-        // about: it comes before every item its other words match, however often they say them
-        // (the aliases whose docs say "hidden" ten times). Not a name most of whose items are
-        // namesakes (`value_parser` of `fix(value_parser): ...`, implemented for thirty types):
-        // that names a module or a trait, and its words still count as words.
-        let best = scores.iter().cloned().fold(0.0, f64::max);
+            .collect()
+    }
+
+    /// Per item, whether the goal's title names it (`get_subcommands skips hidden ones`): what
+    /// the goal is about, chosen before every item its other words match, however often they
+    /// say them (the aliases whose docs say "hidden" ten times). Not a name most of whose items
+    /// are namesakes (`value_parser` of `fix(value_parser): ...`, implemented for thirty types):
+    /// that names a module or a trait, and its words still count as words.
+    fn titled_items(&self, items: &[Item]) -> Vec<bool> {
+        let unmatched = self.unmatched(items);
         let mut namesakes: HashMap<String, usize> = HashMap::new();
         for it in items.iter().filter(|it| !it.container) {
             *namesakes.entry(own_name(it).to_lowercase()).or_default() += 1;
         }
-        for (k, it) in items.iter().enumerate() {
-            let own = own_name(it);
-            if !it.container
-                && namesakes[&own.to_lowercase()] <= MAX_TITLED_NAMESAKES
-                && self.titled(own, &unmatched)
-            {
-                scores[k] += best;
-            }
-        }
-        scores
+        items
+            .iter()
+            .map(|it| {
+                let own = own_name(it);
+                !it.container
+                    && namesakes[&own.to_lowercase()] <= MAX_TITLED_NAMESAKES
+                    && self.titled(own, &unmatched)
+            })
+            .collect()
     }
 
     /// The items of `file` to show at full source within `allowance` tokens for the whole
@@ -660,14 +662,20 @@ impl ItemQuery {
             return Vec::new();
         }
         let scores = self.scores(file, &items);
+        let titled = self.titled_items(&items);
         let best = scores.iter().cloned().fold(0.0, f64::max);
-        if best <= 0.0 {
+        if best <= 0.0 && !titled.contains(&true) {
             return Vec::new();
         }
         let mut order: Vec<usize> = (0..items.len())
-            .filter(|&k| scores[k] >= MIN_SHARE * best)
+            .filter(|&k| titled[k] || (best > 0.0 && scores[k] >= MIN_SHARE * best))
             .collect();
-        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| {
+            titled[b]
+                .cmp(&titled[a])
+                .then(scores[b].total_cmp(&scores[a]))
+                .then(a.cmp(&b))
+        });
         if self.fill_near {
             // Room to spare: the other functions too, nearest the best item first.
             let (a, b) = (items[order[0]].start, items[order[0]].end);
@@ -679,7 +687,7 @@ impl ItemQuery {
                 }
             };
             let mut rest: Vec<usize> = (0..items.len())
-                .filter(|&k| !items[k].container && scores[k] < MIN_SHARE * best)
+                .filter(|&k| !items[k].container && !titled[k] && scores[k] < MIN_SHARE * best)
                 .collect();
             rest.sort_by_key(|&k| (distance(&items[k]), k));
             order.extend(rest);
