@@ -383,8 +383,10 @@ pub(crate) struct ItemQuery {
     terms: std::sync::Arc<Vec<(String, f64)>>,
     /// Identifiers the goal spells as code, lower case.
     identifiers: HashSet<String>,
-    /// Those of them its title (first line) spells: what the goal is about, not what its
-    /// reproduction happens to call.
+    /// Those of them its title (first line) spells as a name — compound or in capitals
+    /// (`get_subcommands`, `maxAge`), or the last segment of a qualified name
+    /// (`Upgraded::shutdown`): what the goal is about, not what its reproduction happens to
+    /// call. A plain word in backticks (`` `Connection: close` ``) is not one.
     title_identifiers: HashSet<String>,
     /// Frames with a line: (file as written, line, the function's own name when given).
     frames: Vec<(String, u32, Option<String>)>,
@@ -419,9 +421,16 @@ impl ItemQuery {
         let stems = Stems::new();
         let terms = crate::relevance::shared_query(goal);
         let title = goal.lines().find(|l| !l.trim().is_empty()).unwrap_or(goal);
-        let title_identifiers = Goal::shared(title)
+        let titled = Goal::shared(title);
+        let qualified: HashSet<&str> = titled
+            .qualified
+            .iter()
+            .filter_map(|q| q.last().map(String::as_str))
+            .collect();
+        let title_identifiers = titled
             .identifiers
             .iter()
+            .filter(|i| distinctive(i) || qualified.contains(i.as_str()))
             .map(|i| i.to_lowercase())
             .collect();
         ItemQuery {
@@ -963,7 +972,7 @@ mod tests {
             .map(|k| format!("pub fn subcommand_{k}() -> u8 {{\n    get({k})\n}}\n\n"))
             .collect();
         let src = format!(
-            "{others}{hidden}pub fn alias() -> u8 {{\n    0\n}}\n\npub fn get_subcommands() -> u8 {{\n    2\n}}\n"
+            "{others}{hidden}pub fn alias() -> u8 {{\n    0\n}}\n\npub fn get_subcommands() -> u8 {{\n    2\n}}\n\npub fn close() -> u8 {{\n    3\n}}\n"
         );
         let (_d, m) = map(&[("command.rs", src.as_str())]);
         let f = m.file("command.rs").unwrap();
@@ -989,6 +998,13 @@ mod tests {
         );
         assert_eq!(
             choose("get_subcomands skips hidden ones"),
+            ["get_subcommands"]
+        );
+        // A plain word in backticks is no name: the words decide.
+        assert_eq!(choose("`close` skips hidden ones"), ["alias"]);
+        // A plain name written as a qualified one is.
+        assert_eq!(
+            choose("`Command::get_subcommands` skips hidden ones"),
             ["get_subcommands"]
         );
         // A name thirty items share (a trait's method) names no one of them.
