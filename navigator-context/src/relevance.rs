@@ -780,6 +780,31 @@ mod tests {
     }
 
     #[test]
+    fn the_file_raising_the_goal_s_error_message_ranks_first() {
+        let (_d, map) = map_of(&[
+            (
+                "src/parser/error.rs",
+                "pub fn mismatch(id: &str) -> String {\n    format!(\"Mismatch between definition and access of `{id}`\")\n}\n",
+            ),
+            (
+                "src/parser/matches.rs",
+                "/// Gets one value; the type of the definition and of the access must agree.\npub fn get_one() {}\npub fn definition_access() {}\n",
+            ),
+            ("src/builder/arg.rs", "pub fn arg() {}"),
+        ]);
+        let goal = "Value of the wrong type\n\n```\nthread 'main' panicked at src/main.rs:12:10:\nMismatch between definition and access of `port`. Could not downcast\n```";
+        let ranked = rank(&map, goal);
+        assert_eq!(ranked[0].path, "src/parser/error.rs", "{ranked:?}");
+        assert!(
+            ranked[0]
+                .reasons
+                .iter()
+                .any(|r| r.contains("holds the goal's error message")),
+            "{ranked:?}"
+        );
+    }
+
+    #[test]
     fn a_reason_names_no_term_most_files_share() {
         let (_d, map) = map_of(&[
             ("src/parser/error.rs", "pub fn mismatch() {}"),
