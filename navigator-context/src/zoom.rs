@@ -471,9 +471,8 @@ impl ItemQuery {
     /// The lines of `file` that the goal's traceback or panic frames point at. A frame whose
     /// line lies outside the function it names (a report from another version of the file)
     /// points at that function, when the file has one of that name.
-    fn frame_lines(&self, file: &FileEntry) -> Vec<u32> {
+    fn frame_lines(&self, file: &FileEntry, items: &[Item]) -> Vec<u32> {
         let name = file.path.rsplit('/').next().unwrap_or(&file.path);
-        let mut its: Option<Vec<Item>> = None;
         self.frames
             .iter()
             .filter(|(f, _, _)| f.replace('\\', "/").ends_with(name))
@@ -481,12 +480,12 @@ impl ItemQuery {
                 let Some(function) = function.as_deref().filter(|f| !f.is_empty()) else {
                     return *line;
                 };
-                let its = its.get_or_insert_with(|| items(file));
                 let named = |it: &&Item| !it.container && own_name(it) == function;
-                if its.iter().filter(named).any(|it| it.holds_any(&[*line])) {
+                if items.iter().filter(named).any(|it| it.holds_any(&[*line])) {
                     return *line;
                 }
-                its.iter()
+                items
+                    .iter()
                     .filter(named)
                     .min_by_key(|it| it.start.abs_diff(*line))
                     .map_or(*line, |it| it.start)
@@ -498,8 +497,8 @@ impl ItemQuery {
     /// name), names a distinctive member the file declares, or has a traceback or panic frame
     /// inside it (not only words its text shares).
     pub(crate) fn points_into(&self, file: &FileEntry) -> bool {
-        let frame_lines = self.frame_lines(file);
         let items = items(file);
+        let frame_lines = self.frame_lines(file, &items);
         let unmatched = self.unmatched(&items);
         items.iter().any(|it| {
             (!it.container && self.naming(own_name(it), &unmatched) > 0.0)
@@ -562,15 +561,16 @@ impl ItemQuery {
     /// Whether a frame of the goal's trace lies in one of `file`'s functions (not just in a
     /// class around them).
     pub(crate) fn frame_into(&self, file: &FileEntry) -> bool {
-        let frame_lines = self.frame_lines(file);
-        !frame_lines.is_empty() && items(file).iter().any(|it| it.failed_in(&frame_lines))
+        let items = items(file);
+        let frame_lines = self.frame_lines(file, &items);
+        !frame_lines.is_empty() && items.iter().any(|it| it.failed_in(&frame_lines))
     }
 
     /// A relevance score per item of `file` (0 for containers, which their members stand for).
     fn scores(&mut self, file: &FileEntry, items: &[Item]) -> Vec<f64> {
         let text = file.text().unwrap_or("");
         let lines: Vec<&str> = text.lines().collect();
-        let frame_lines = self.frame_lines(file);
+        let frame_lines = self.frame_lines(file, items);
         let unmatched = self.unmatched(items);
         let docs: Vec<(HashMap<String, u32>, usize)> = items
             .iter()
@@ -712,7 +712,7 @@ impl ItemQuery {
         // With `strict`, the items a frame of the goal's trace lies in come first, and when the
         // first of them does not fit nothing does: the caller tries it inside a capped outline
         // before settling for others.
-        let frame_lines = self.frame_lines(file);
+        let frame_lines = self.frame_lines(file, &items);
         let strict = self.strict;
         if strict {
             order.sort_by_key(|&k| !items[k].failed_in(&frame_lines));
