@@ -70,8 +70,9 @@ impl Policy for HeuristicPolicy {
                     let used = input.current.tokens as f64 / input.plan.token_budget as f64;
                     Action::FinalizeContext {
                         reasoning: format!(
-                            "the map uses {:.0}% of the token budget with the best-ranked files at full source; more turns would not change the ranking",
-                            used * 100.0
+                            "the map uses {:.0}% of the token budget; {}; more turns would not change the ranking",
+                            used * 100.0,
+                            best_file_shown(input)
                         ),
                     }
                 }
@@ -83,6 +84,38 @@ impl Policy for HeuristicPolicy {
             usd: 0.0,
             gave_up: None,
         })
+    }
+}
+
+/// How the context shows the best-ranked file: whole, zoomed into items, or only as an
+/// outline or its path (it did not fit the budget whole).
+fn best_file_shown(input: &TurnInput<'_>) -> String {
+    let Some(best) = input.ranking.first() else {
+        return "no file matches the goal".into();
+    };
+    let path = &best.path;
+    let level = input
+        .current
+        .levels
+        .iter()
+        .find(|(p, _)| p == path)
+        .map_or(Level::Hidden, |&(_, l)| l);
+    let focus = input
+        .plan
+        .rules
+        .iter()
+        .find(|r| r.path == *path)
+        .map_or(&[][..], |r| r.focus.as_slice());
+    match level {
+        Level::Full => format!("the best-ranked file, {path}, at full source"),
+        Level::TopLevel | Level::Signatures if !focus.is_empty() => format!(
+            "the best-ranked file, {path}, too big to show whole, zoomed into {}",
+            focus.join(", ")
+        ),
+        Level::TopLevel | Level::Signatures => format!(
+            "the best-ranked file, {path}, as an outline: too big to show whole, and no item of it both matches the goal and fits"
+        ),
+        _ => format!("the best-ranked file, {path}, by its path only: not even its outline fits"),
     }
 }
 

@@ -85,11 +85,12 @@ fn best_tail_matches(file_segs: &[Vec<&str>], tail: &[&str]) -> Vec<usize> {
 }
 
 /// Module paths a qualified name can live at: `a.b.c` → `a/b/c.py`, `a/b/c/__init__.py`,
-/// `a/b.py` (c defined in b), ...; Rust `krate::a::b` also as `a/b.rs`, `a/b/mod.rs`; a
-/// class of the JVM `com.acme.Parser` as `com/acme/Parser.java` (`.kt`, `.scala`), of .NET
-/// as `.cs`, of PHP (`App\Http\Router`, read as `App::Http::Router`) as `.php`; Ruby's
-/// `Acme::HttpClient` as `acme/http_client.rb`.
-fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
+/// `a/b.py` (c defined in b), ...; with `own_root` (the first segment names the repository's
+/// own crate or package), Rust `krate::a::b` also as `a/b.rs`, `a/b/mod.rs`; a class of the
+/// JVM `com.acme.Parser` as `com/acme/Parser.java` (`.kt`, `.scala`), of .NET as `.cs`, of
+/// PHP (`App\Http\Router`, read as `App::Http::Router`) as `.php`; Ruby's `Acme::HttpClient`
+/// as `acme/http_client.rb`.
+fn module_candidates(segs: &[String], own_root: bool) -> Vec<Vec<String>> {
     // `stem` with `ext` on its last segment.
     let with_ext = |stem: &[String], ext: &str| {
         let mut p = stem.to_vec();
@@ -99,11 +100,13 @@ fn module_candidates(segs: &[String]) -> Vec<Vec<String>> {
         p
     };
     let mut out = Vec::new();
-    // Longest stems first; each also without its first segment, the crate or package name
-    // that a Rust crate keeps as `src/`.
+    // Longest stems first; each also without its first segment when that is the crate or
+    // package name that a Rust crate keeps as `src/`. (Any other first segment is a receiver
+    // a snippet calls through, `app.config[...]`, `reader.searcher()`: not a module.)
+    let skip = usize::from(own_root);
     let stems: Vec<&[String]> = (1..=segs.len())
         .rev()
-        .flat_map(|k| [&segs[..k], &segs[1.min(k - 1)..k]])
+        .flat_map(|k| [&segs[..k], &segs[skip.min(k - 1)..k]])
         .filter(|s| !s.is_empty())
         .collect();
     for &stem in &stems {
@@ -165,6 +168,48 @@ fn file_at<'a>(files: &'a [FileEntry], path: &str) -> Option<&'a FileEntry> {
         .binary_search_by(|f| f.path.as_str().cmp(path))
         .ok()
         .map(|k| &files[k])
+}
+
+/// The names a qualified name may start with to name the repository's own code: its Rust
+/// crates (each `Cargo.toml`'s package, `-` read as `_`; `crate`, `self`, `super`) and its
+/// Python packages (a folder with an `__init__.py` at the root or under `src/`) and the
+/// namespaces `composer.json` maps to folders (PSR-4's `"App\\": "src/"`).
+fn own_roots(files: &[FileEntry]) -> BTreeSet<String> {
+    let mut roots: BTreeSet<String> = ["crate", "self", "super"].map(String::from).into();
+    let composer = file_at(files, "composer.json")
+        .and_then(|f| f.text())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok());
+    for section in ["autoload", "autoload-dev"] {
+        let map = composer
+            .as_ref()
+            .and_then(|c| c.get(section)?.get("psr-4")?.as_object());
+        for ns in map.into_iter().flat_map(|m| m.keys()) {
+            if let Some(first) = ns.split('\\').next().filter(|f| !f.is_empty()) {
+                roots.insert(first.to_string());
+            }
+        }
+    }
+    for f in files {
+        let segs: Vec<&str> = f.path.split('/').collect();
+        match segs.as_slice() {
+            [.., pkg, "__init__.py"]
+                if segs.len() == 2 || (segs.len() == 3 && segs[0] == "src") =>
+            {
+                roots.insert(pkg.to_string());
+            }
+            [.., "Cargo.toml"] => {
+                let name = f
+                    .text()
+                    .and_then(|t| t.parse::<toml_edit::Document<String>>().ok())
+                    .and_then(|d| d.get("package")?.get("name")?.as_str().map(str::to_string));
+                if let Some(name) = name {
+                    roots.insert(name.replace('-', "_"));
+                }
+            }
+            _ => {}
+        }
+    }
+    roots
 }
 
 /// The module path the repository's root `go.mod` declares (`module example.com/app`).
@@ -297,9 +342,11 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
             reasons[i].push(format!("named in the goal as `{p}`"));
         }
     }
+    let roots = own_roots(files);
     for q in &goal.qualified {
         // The longest module path that names a file, tried from the full name down.
-        for cand in module_candidates(q) {
+        let own_root = q.first().is_some_and(|r| roots.contains(r.as_str()));
+        for cand in module_candidates(q, own_root) {
             let tail: Vec<&str> = cand.iter().map(String::as_str).collect();
             let hits: Vec<usize> = best_tail_matches(&file_segs, &tail)
                 .into_iter()
@@ -638,20 +685,20 @@ mod tests {
 
     #[test]
     fn qualified_names_become_module_paths() {
-        let c = module_candidates(&["click".into(), "core".into(), "Command".into()]);
+        let c = module_candidates(&["click".into(), "core".into(), "Command".into()], true);
         assert!(c.contains(&vec!["click".to_string(), "core.py".into()]));
         assert!(c.contains(&vec![
             "click".to_string(),
             "core".into(),
             "__init__.py".into()
         ]));
-        let java = module_candidates(&["com".into(), "acme".into(), "Parser".into()]);
+        let java = module_candidates(&["com".into(), "acme".into(), "Parser".into()], false);
         assert!(java.contains(&vec![
             "com".to_string(),
             "acme".into(),
             "Parser.java".into()
         ]));
-        let ruby = module_candidates(&["Acme".into(), "HttpClient".into()]);
+        let ruby = module_candidates(&["Acme".into(), "HttpClient".into()], false);
         assert!(ruby.contains(&vec!["acme".to_string(), "http_client.rb".into()]));
         assert_eq!(snake_case("JSONParser"), "json_parser");
         assert_eq!(snake_case("Http2Client"), "http2_client");
@@ -894,10 +941,14 @@ mod tests {
             "src/Acme.Store/Cache/Entry.cs",
             "src/Http/Router.php",
             "src/Http/Kernel.php",
+            "composer.json",
             "Sources/Store/Cache.swift",
             "Sources/Store/Disk.swift",
         ];
-        let (_d, map) = crate::scan::temp_map(&files.map(|p| (p, "x\n")));
+        let (_d, map) = crate::scan::temp_map(&files.map(|p| {
+            let psr4 = r#"{"name": "acme/app", "autoload": {"psr-4": {"App\\": "src/"}}}"#;
+            (p, if p == "composer.json" { psr4 } else { "x\n" })
+        }));
         let goal = Goal::parse(
             "NullPointerException from com.acme.config.Parser.read when Acme::HttpClient retries, \
              Acme.Store.Cache.LruCache.Evict throws, App\\Http\\Router::add fails, see \
@@ -921,6 +972,43 @@ mod tests {
                 "src/Http/Router.php",
                 "src/main/java/com/acme/config/Parser.java"
             ]
+        );
+    }
+    #[test]
+    fn a_receiver_in_a_snippet_is_no_module_but_the_own_crate_or_package_is() {
+        let files = [
+            (
+                "Cargo.toml",
+                "[package]\nname = \"my-http\"\nversion = \"0.1.0\"\n",
+            ),
+            ("src/lib.rs", "pub mod proto;\n"),
+            ("src/proto/h1.rs", "pub fn parse() {}\n"),
+            ("src/core/searcher.rs", "pub struct Searcher;\n"),
+            ("src/flask/__init__.py", "x = 1\n"),
+            ("src/flask/config.py", "class Config: pass\n"),
+            ("src/flask/json/__init__.py", "def dumps(x): pass\n"),
+        ];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let named = |goal: &str| -> Vec<String> {
+            let m = mentions(map.files(), &Goal::parse(goal), "");
+            map.files()
+                .iter()
+                .zip(&m.reasons)
+                .filter(|(_, r)| r.iter().any(|r| r.starts_with("module of")))
+                .map(|(f, _)| f.path.clone())
+                .collect()
+        };
+        // Receivers a snippet calls through: no module of theirs.
+        assert!(named("Max age ignored\n\n```python\napp.config[\"A\"] = 1\n```").is_empty());
+        assert!(named("Negative scores\n\n```rust\nlet s = reader.searcher();\n```").is_empty());
+        // The repository's own crate (`my-http` as `my_http`) and package.
+        assert_eq!(
+            named("Panics in `my_http::proto::h1::parse`"),
+            ["src/proto/h1.rs"]
+        );
+        assert_eq!(
+            named("Wrong output from `flask.json.dumps`"),
+            ["src/flask/json/__init__.py"]
         );
     }
 }

@@ -63,6 +63,11 @@ fn zooms_in_on_the_auth_middleware_and_fills_the_budget() {
         ]
     );
     assert_eq!(out.log.entries()[1].targets[0], "src/auth/middleware.rs");
+    let last = &out.log.entries()[3].reasoning;
+    assert!(
+        last.contains("the best-ranked file, src/auth/middleware.rs, at full source"),
+        "{last}"
+    );
     assert!(
         out.log.entries()[0]
             .targets
@@ -168,6 +173,32 @@ fn a_named_file_too_large_to_outline_says_so_not_that_it_does_not_fit() {
         note.contains("`src/funcs.py` is shown as its path: too large to outline"),
         "{note}"
     );
+}
+
+#[test]
+fn the_last_turn_says_how_a_best_file_too_big_to_show_whole_is_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    std::fs::create_dir(r.join("src")).unwrap();
+    let funcs: String = (0..300)
+        .map(|i| format!("def pretty_print_{i}(items):\n    return ', '.join(map(str, items))\n\n"))
+        .collect();
+    std::fs::write(r.join("src/printer.py"), funcs).unwrap();
+    std::fs::write(r.join("src/other.py"), "def other():\n    pass\n").unwrap();
+    let map = RepoMap::open(r).unwrap();
+    let out = block_on(
+        Explorer::new(&map, Budgets::tokens(1_000))
+            .explore("pretty print of items", &mut HeuristicPolicy::new()),
+    )
+    .unwrap();
+    assert_eq!(out.ranking[0].path, "src/printer.py");
+    assert!(render(&map, &out.plan).unwrap().level_of("src/printer.py") < Level::Full);
+    let last = &out.log.entries().last().unwrap().reasoning;
+    assert!(
+        last.contains("the best-ranked file, src/printer.py, as an outline: too big to show whole"),
+        "{last}"
+    );
+    assert!(!last.contains("at full source"), "{last}");
 }
 
 struct Scripted(Vec<Verdict>, Vec<TurnReport>);
