@@ -31,7 +31,12 @@ pub(crate) fn holders(
 ) -> Vec<Option<(f64, String)>> {
     let mut out: Vec<Option<(f64, String)>> = vec![None; files.len()];
     let code: Vec<usize> = (0..files.len()).filter(|&i| code[i]).collect();
-    for run in goal.errors.iter().flat_map(|e| runs(message_of(e))) {
+    let own = goal
+        .errors
+        .iter()
+        .filter(|e| !from_compiler(e, goal))
+        .flat_map(|e| runs(message_of(e)));
+    for run in own {
         let found = |needle: &str| -> Vec<usize> {
             code.iter()
                 .copied()
@@ -68,6 +73,25 @@ pub(crate) fn holders(
         }
     }
     out
+}
+
+/// Whether `error` is a compiler's diagnostic (`error[E0277]: the trait bound ...`, or rustc's
+/// `error: ...` in a goal holding its `--> src/main.rs:4:5` lines): the compiler's words, not
+/// the program's, so no file of the repository raises them.
+fn from_compiler(error: &str, goal: &Goal) -> bool {
+    let Some((kind, _)) = error.split_once(": ") else {
+        return false;
+    };
+    let coded = kind
+        .strip_prefix("error[E")
+        .and_then(|k| k.strip_suffix(']'))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    coded
+        || (kind == "error"
+            && goal
+                .frames
+                .iter()
+                .any(|f| f.kind == crate::goal::FrameKind::Compiler))
 }
 
 /// The message of an error line: what follows its kind (`TypeError: `, `panic: `).
@@ -170,5 +194,37 @@ mod tests {
         );
         let common = Goal::parse("Error\n\n```\nValueError: the value could not be found\n```");
         assert!(holders(files, &code, &common).iter().all(Option::is_none));
+    }
+    #[test]
+    fn a_compilers_diagnostics_are_not_looked_up() {
+        let (_d, map) = crate::scan::temp_map(&[
+            (
+                "src/lib.rs",
+                "// the trait bound is not satisfied for borrowed values\npub fn f() {}\n",
+            ),
+            (
+                "src/cli.rs",
+                "pub fn run() { eprintln!(\"error: the argument was not expected here\"); }\n",
+            ),
+        ]);
+        let files = map.files();
+        let code = vec![true; files.len()];
+        let rustc = Goal::parse(
+            "Does not build\n\n```\nerror[E0277]: the trait bound is not satisfied for `Foo`\n  --> src/main.rs:4:5\n```",
+        );
+        assert!(holders(files, &code, &rustc).iter().all(Option::is_none));
+        let bare = Goal::parse(
+            "Does not build\n\n```\nerror: the argument was not expected here\n  --> src/main.rs:4:5\n```",
+        );
+        assert!(holders(files, &code, &bare).iter().all(Option::is_none));
+        // The program's own `error:` output, with no compiler location: looked up.
+        let printed = Goal::parse(
+            "Wrong message\n\n```\n$ app --x\nerror: the argument was not expected here\n```",
+        );
+        let h = holders(files, &code, &printed);
+        assert!(
+            h[files.iter().position(|f| f.path == "src/cli.rs").unwrap()].is_some(),
+            "{h:?}"
+        );
     }
 }
