@@ -23,6 +23,14 @@ const W_BODY: f64 = 1.5;
 const PREFIX_WEIGHT: f64 = 0.5;
 /// Weight of whole goal words naming a directory of the path.
 const W_SCOPE: f64 = 0.6;
+/// A named directory counts in full when its files' scope score (`ln(n / d) + 0.1`) reaches
+/// this, about when it holds under two fifths of the files; one holding most of them (the
+/// package's own folder, which the goal names with the package) counts its share of it.
+const SCOPE_FULL: f64 = 1.0;
+/// The scope score of a file in a named directory holding half the files.
+const SCOPE_HALF: f64 = std::f64::consts::LN_2 + SCOPE_FLOOR;
+/// What a named directory holding every file scores: still a little.
+const SCOPE_FLOOR: f64 = 0.1;
 /// A module root scores at least this share of the best file below it.
 const ROOT_SHARE: f64 = 0.3;
 /// Share of the final score that comes from the reference graph.
@@ -275,12 +283,15 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     );
     let mut text = vec![0.0; files.len()];
     let mut reasons: Vec<Vec<String>> = vec![Vec::new(); files.len()];
-    let mut scope = scope_scores(files, scope_text);
-    normalise(&mut scope);
-    for (i, x) in scope.iter().enumerate() {
-        if *x > 0.0 {
-            text[i] += W_SCOPE * x;
-            reasons[i].push("in a directory the goal names".into());
+    let (scope, top) = scope_weights(files, scope_text);
+    for (i, &x) in scope.iter().enumerate() {
+        if x > 0.0 {
+            text[i] += W_SCOPE * x / top;
+            // Like a term in over half the documents, a directory holding over half the
+            // files (`src/requests/` for "requests crashes ...") tells the reader nothing.
+            if x >= SCOPE_HALF {
+                reasons[i].push("in a directory the goal names".into());
+            }
         }
     }
     for (field, w, name) in fields {
@@ -543,6 +554,14 @@ pub(crate) fn weighted_query(goal: &str, parsed: &Goal, stems: &mut Stems) -> Ve
         .collect()
 }
 
+/// [`scope_scores`] and what they are divided by to weigh in [0, 1]: the best of them, or
+/// [`SCOPE_FULL`] when none reaches it.
+fn scope_weights(files: &[FileEntry], goal: &str) -> (Vec<f64>, f64) {
+    let scope = scope_scores(files, goal);
+    let top = scope.iter().copied().fold(SCOPE_FULL, f64::max);
+    (scope, top)
+}
+
 /// Whole words of the goal (`navigator-search`, `toc`, `butler`) that name a directory of the
 /// path (file names are the path field's business), weighted by how few files share that segment. Goals often start
 /// with the component they change ("toc: ..."), and that names a directory, not a term.
@@ -577,7 +596,7 @@ fn scope_scores(files: &[FileEntry], goal: &str) -> Vec<f64> {
         .map(|segs| {
             segs.iter()
                 .filter_map(|s| df.get(s.as_str()))
-                .map(|&d| (n / d as f64).ln().max(0.0) + 0.1)
+                .map(|&d| (n / d as f64).ln().max(0.0) + SCOPE_FLOOR)
                 .sum()
         })
         .collect()
@@ -1084,6 +1103,47 @@ mod tests {
             .reasons
             .iter()
             .any(|r| r.contains("inside the scope the goal starts with")));
+    }
+
+    #[test]
+    fn the_package_folder_the_goal_names_with_the_package_counts_little() {
+        // "requests" names `src/requests/`, which holds nearly every file: no reason, and
+        // little weight against a folder of few files the goal names.
+        let (_d, map) = map_of(&[
+            ("src/requests/auth.py", "def netrc_lookup(): pass\n"),
+            ("src/requests/api.py", "def get(): pass\n"),
+            ("src/requests/models.py", "def prepare(): pass\n"),
+            ("src/requests/sessions.py", "def send(): pass\n"),
+            ("src/requests/utils.py", "def quote(): pass\n"),
+            ("src/requests/hooks.py", "def dispatch(): pass\n"),
+            ("src/requests/status.py", "def codes(): pass\n"),
+            ("contrib/home/netrc_lookup.py", "def netrc_lookup(): pass\n"),
+        ]);
+        let ranked = rank(&map, "requests crashes in netrc_lookup when HOME is unset");
+        let named = |p: &str| {
+            ranked.iter().find(|s| s.path == p).is_some_and(|s| {
+                s.reasons
+                    .iter()
+                    .any(|r| r == "in a directory the goal names")
+            })
+        };
+        assert!(!named("src/requests/auth.py"), "{ranked:?}");
+        assert!(named("contrib/home/netrc_lookup.py"), "{ranked:?}");
+        assert_eq!(ranked[0].path, "contrib/home/netrc_lookup.py", "{ranked:?}");
+        // Named alone, the package's folder is not raised to full weight; a folder of few
+        // files is.
+        let weight = |goal: &str, path: &str| {
+            let (scope, top) = scope_weights(map.files(), goal);
+            let i = map.files().iter().position(|f| f.path == path).unwrap();
+            scope[i] / top
+        };
+        let w = weight("requests crashes in netrc_lookup", "src/requests/auth.py");
+        assert!(w > 0.0 && w < 0.25, "{w}");
+        let w = weight(
+            "home crashes in netrc_lookup",
+            "contrib/home/netrc_lookup.py",
+        );
+        assert_eq!(w, 1.0);
     }
 
     #[test]
