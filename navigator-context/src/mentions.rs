@@ -974,6 +974,7 @@ mod tests {
             ]
         );
     }
+
     #[test]
     fn a_receiver_in_a_snippet_is_no_module_but_the_own_crate_or_package_is() {
         let files = [

@@ -195,6 +195,7 @@ mod tests {
         let common = Goal::parse("Error\n\n```\nValueError: the value could not be found\n```");
         assert!(holders(files, &code, &common).iter().all(Option::is_none));
     }
+
     #[test]
     fn a_compilers_diagnostics_are_not_looked_up() {
         let (_d, map) = crate::scan::temp_map(&[
