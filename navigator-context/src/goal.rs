@@ -355,7 +355,77 @@ patterns! {
     qualified_token = r"\b[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+(?:\(\))?";
 
     url = r"\b(?:https?|ftp)://\S+";
+
+    /// A name a goal gives by its kind: "the echo function", "the serve functions", "the
+    /// Executor trait".
+    kind_named = r"\b[Tt]he ([A-Za-z_][A-Za-z0-9_]*) (?:function|method|class|decorator|macro|trait|struct|enum)s?\b";
 }
+
+/// Words that say which kind of function a goal means, not its name ("the helper function").
+const KIND_ADJECTIVES: &[&str] = &[
+    "same",
+    "new",
+    "old",
+    "main",
+    "helper",
+    "wrapper",
+    "utility",
+    "util",
+    "internal",
+    "public",
+    "private",
+    "base",
+    "custom",
+    "given",
+    "following",
+    "above",
+    "below",
+    "previous",
+    "next",
+    "first",
+    "last",
+    "other",
+    "whole",
+    "inner",
+    "outer",
+    "top",
+    "builtin",
+    "async",
+    "sync",
+    "static",
+    "const",
+    "abstract",
+    "generic",
+    "user",
+    "test",
+    "parent",
+    "child",
+    "original",
+    "current",
+    "existing",
+    "corresponding",
+    "relevant",
+    "entire",
+    "single",
+    "actual",
+    "real",
+    "underlying",
+    "callback",
+    "handler",
+    "factory",
+    "derive",
+    "proc",
+    "attribute",
+    "anonymous",
+    "lambda",
+    "closure",
+    "error",
+    "exception",
+    "data",
+    "config",
+    "default",
+    "standard",
+];
 
 /// `text` without its links: they name hosts and issue numbers, never the code; but a browser's
 /// stack frame (`http://localhost:8080/src/lib/math.js:2:16`) names a source file and becomes
@@ -798,6 +868,13 @@ impl Goal {
                 .find_iter(&rest)
                 .map(|m| m.as_str().to_string())
                 .filter(|w| looks_like_code(w)),
+        );
+        // A plain word the goal calls a function, a class, a trait: a name all the same.
+        inline.extend(
+            kind_named()
+                .captures_iter(&rest)
+                .map(|c| c[1].to_string())
+                .filter(|w| !KIND_ADJECTIVES.contains(&w.to_ascii_lowercase().as_str())),
         );
         for s in inline {
             for w in word_token().find_iter(&s) {
@@ -1354,6 +1431,12 @@ click.exceptions.BadParameter: Invalid value for '--n'
         // do not.
         let g = Goal::parse("h39999 returns 12 for sha256 input on http2, python3 and 64-bit");
         assert_eq!(g.identifiers, ["h39999", "sha256"]);
+        // A plain word the goal calls a function or a trait is a name; the kind of function
+        // it means is not.
+        let g = Goal::parse("Made the echo function accept bytes; the Executor trait too");
+        assert_eq!(g.identifiers, ["echo", "Executor"]);
+        let g = Goal::parse("Move the helper function and the same method into the class");
+        assert!(g.identifiers.is_empty(), "{:?}", g.identifiers);
         // Documents and other languages' files are paths too.
         let g = Goal::parse("Fix the typo in docs/options.md and README.rst, see load.mjs");
         assert_eq!(g.paths, ["docs/options.md", "README.rst", "load.mjs"]);
