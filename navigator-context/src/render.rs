@@ -405,6 +405,13 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
             }
         }
         if level == Level::Hidden {
+            // Not shown, still counted: a directory whose files are partly listed must not
+            // read as complete ("src/ (6 more files)").
+            let dir = match file.path.split_once('/') {
+                Some((top, _)) => format!("{top}/"),
+                None => "./".to_string(),
+            };
+            *collapsed.entry(dir).or_default() += 1;
             levels.push((file.path.clone(), level));
             continue;
         }
@@ -804,6 +811,16 @@ mod tests {
         assert!(out.text.contains("docs/ (2 more files)\n"), "{}", out.text);
         assert!(out.text.contains("lib/ (2 files)\n"), "{}", out.text);
         assert!(out.text.contains("./ (1 more file)\n"), "{}", out.text);
+        assert_eq!(out.tokens, plan.tokenizer.count(&out.text));
+        // Files a rule hides are not shown, and still counted: the directory does not read
+        // as complete.
+        plan.rules.push(Rule::new("lib/x.py", Level::Full));
+        plan.rules.push(Rule::new("lib/y.py", Level::Hidden));
+        plan.rules.push(Rule::new("docs/b.md", Level::Hidden));
+        let out = render(&map, &plan).unwrap();
+        assert!(out.text.contains("lib/ (1 more file)\n"), "{}", out.text);
+        assert!(out.text.contains("docs/ (2 more files)\n"), "{}", out.text);
+        assert_eq!(out.level_of("lib/y.py"), Level::Hidden);
         assert_eq!(out.tokens, plan.tokenizer.count(&out.text));
     }
 
