@@ -26,6 +26,9 @@ pub enum FrameKind {
     Backtrace,
     /// A compiler diagnostic's location (`--> src/main.rs:4:5`), usually in the user's code.
     Compiler,
+    /// A location the goal gives bare (`src/scanners.rs:897:5`, `httpx/_urlparse.py:410`):
+    /// the code at that line, no trace around it.
+    Location,
     /// A JavaScript/TypeScript, Java, .NET, Go, Ruby, PHP or C/C++ (AddressSanitizer, gdb,
     /// Valgrind) stack frame (innermost first, like a backtrace).
     Stack,
@@ -100,7 +103,8 @@ patterns! {
 
     /// A backtrace frame: `  12: hyper::proto::h1::conn::Conn<I,B,T>::poll_read` followed by
     /// `             at ./src/proto/h1/conn.rs:123:45`.
-    backtrace_frame = r"(?m)^\s*\d+:\s+(?:0x[0-9a-f]+ - )?([\w:<>,\s&'\[\]{}#]+?)\s*\n\s+at ([^\s:]+\.rs):(\d+)";
+    /// (A frame without its `at` line is not joined to the next one's name.)
+    backtrace_frame = r"(?m)^[ \t]*\d+:[ \t]+(?:0x[0-9a-f]+ - )?([\w:<>, \t&'\[\]{}#]+?)[ \t]*\r?\n[ \t]+at ([^\s:]+\.rs):(\d+)";
 }
 
 /// A V8 (Node, Chrome, Deno, Bun) stack frame: `    at Parser.parse (/app/src/parser.ts:12:5)`,
@@ -337,6 +341,17 @@ patterns! {
     fence = r"(?s)```[^\n`]*\n(.*?)```";
 
     backticks = r"`([^`\n]{1,120})`";
+}
+
+/// A source path with a line (and maybe a column): `src/scanners.rs:897:5`.
+fn located_path() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re_made(&R, || {
+        format!(
+            r"((?:[A-Za-z]:)?[\w.~/\\-]*[\w-]+\.(?:{})):(\d+)(?::\d+)?\b",
+            EXTENSIONS.join("|")
+        )
+    })
 }
 
 /// A source path: at least one `/` or a known extension.
@@ -765,6 +780,26 @@ impl Goal {
                 function: None,
             });
         }
+        // Bare locations, where no trace gave the same file and line already.
+        let mut seen_frames: HashSet<(String, Option<u32>)> =
+            g.frames.iter().map(|f| (f.file.clone(), f.line)).collect();
+        // A trace's own lines (kept above, or dropped as the toolchain's) are not bare.
+        let bare_lines = text.lines().filter(|l| {
+            let t = l.trim();
+            !(is_frame_line(l) || t.starts_with("at ") || t.contains(" +0x"))
+        });
+        for c in bare_lines.flat_map(|l| located_path().captures_iter(l)) {
+            let file = clean_path(&c[1]);
+            let line = c[2].parse().ok();
+            if seen_frames.insert((file.clone(), line)) {
+                g.frames.push(Frame {
+                    kind: FrameKind::Location,
+                    file,
+                    line,
+                    function: None,
+                });
+            }
+        }
         for c in error_line().captures_iter(text) {
             push_unique(
                 &mut g.errors,
@@ -1028,6 +1063,33 @@ click.exceptions.BadParameter: Invalid value for '--n'
         let clues = old.clue_text();
         assert!(clues.contains("proto h1 io.rs"), "{clues}");
         assert!(!clues.contains("registry"), "{clues}");
+    }
+
+    #[test]
+    fn a_backtrace_frame_without_its_location_is_not_joined_to_the_next() {
+        let g = Goal::parse(
+            "thread 'main' panicked at src/hir/literal.rs:569:9:\nassertion failed: x\nstack backtrace:\n   2: regex_syntax::hir::literal::Extractor::cross\n             at ./src/hir/literal.rs:569:9\n   3: regex_syntax::hir::literal::Extractor::extract_concat\n   4: regex_syntax::hir::literal::Extractor::extract\n             at ./src/hir/literal.rs:171:5\n",
+        );
+        let functions: Vec<&str> = g
+            .frames
+            .iter()
+            .filter(|f| f.kind == FrameKind::Backtrace)
+            .filter_map(|f| f.function.as_deref())
+            .collect();
+        assert_eq!(
+            functions,
+            [
+                "regex_syntax::hir::literal::Extractor::cross",
+                "regex_syntax::hir::literal::Extractor::extract"
+            ]
+        );
+        assert!(
+            g.qualified
+                .iter()
+                .all(|q| q.iter().filter(|s| *s == "hir").count() == 1),
+            "{:?}",
+            g.qualified
+        );
     }
 
     #[test]
@@ -1437,6 +1499,27 @@ click.exceptions.BadParameter: Invalid value for '--n'
         assert_eq!(g.identifiers, ["echo", "Executor"]);
         let g = Goal::parse("Move the helper function and the same method into the class");
         assert!(g.identifiers.is_empty(), "{:?}", g.identifiers);
+        // A location written bare is a frame of its own, not one more of a trace's.
+        let g = Goal::parse("Wrong output from src/scanners.rs:897:5 and httpx/_urlparse.py:410");
+        let at: Vec<(FrameKind, &str, Option<u32>)> = g
+            .frames
+            .iter()
+            .map(|f| (f.kind, f.file.as_str(), f.line))
+            .collect();
+        assert_eq!(
+            at,
+            [
+                (FrameKind::Location, "src/scanners.rs", Some(897)),
+                (FrameKind::Location, "httpx/_urlparse.py", Some(410))
+            ]
+        );
+        let g =
+            Goal::parse("thread 'main' panicked at src/main.rs:4:5:\nboom\n  --> src/lib.rs:9:1");
+        assert!(
+            g.frames.iter().all(|f| f.kind != FrameKind::Location),
+            "{:?}",
+            g.frames
+        );
         // Documents and other languages' files are paths too.
         let g = Goal::parse("Fix the typo in docs/options.md and README.rst, see load.mjs");
         assert_eq!(g.paths, ["docs/options.md", "README.rst", "load.mjs"]);

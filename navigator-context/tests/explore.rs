@@ -201,6 +201,36 @@ fn the_last_turn_says_how_a_best_file_too_big_to_show_whole_is_shown() {
     assert!(!last.contains("at full source"), "{last}");
 }
 
+#[test]
+fn a_bare_location_zooms_into_the_function_at_that_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    std::fs::create_dir(r.join("src")).unwrap();
+    let funcs: String = (0..300)
+        .map(|i| format!("def handler_{i}(items):\n    return ', '.join(map(str, items))\n\n"))
+        .collect();
+    std::fs::write(r.join("src/handlers.py"), funcs).unwrap();
+    std::fs::write(r.join("src/other.py"), "def other():\n    pass\n").unwrap();
+    let map = RepoMap::open(r).unwrap();
+    // Line 451 is `handler_150`'s first.
+    let out = block_on(
+        Explorer::new(&map, Budgets::tokens(1_500))
+            .explore("src/handlers.py:451", &mut HeuristicPolicy::new()),
+    )
+    .unwrap();
+    let rendered = render(&map, &out.plan).unwrap();
+    let shown = rendered
+        .shown
+        .iter()
+        .find(|s| s.path == "src/handlers.py")
+        .expect("the file the goal names is shown");
+    assert!(
+        shown.full_lines.iter().any(|&(a, b)| a <= 451 && 452 <= b),
+        "{:?}",
+        shown.full_lines
+    );
+}
+
 struct Scripted(Vec<Verdict>, Vec<TurnReport>);
 
 impl Approver for &mut Scripted {
