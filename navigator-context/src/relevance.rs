@@ -569,7 +569,9 @@ fn scope_scores(files: &[FileEntry], goal: &str) -> Vec<f64> {
     let words: HashSet<String> = goal
         .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
         .map(|w| w.trim_matches(|c| c == '-' || c == '_').to_lowercase())
-        .filter(|w| w.len() >= 3 && !STOPWORDS.contains(&w.as_str()))
+        // `src` is the source root every path of the goal starts with (`src/scanners.rs:897`),
+        // never the area a change is in.
+        .filter(|w| w.len() >= 3 && !STOPWORDS.contains(&w.as_str()) && w != "src")
         .collect();
     let segments = |path: &str| -> Vec<String> {
         let dirs = path.rsplit_once('/').map_or("", |(d, _)| d);
@@ -1144,6 +1146,26 @@ mod tests {
             "contrib/home/netrc_lookup.py",
         );
         assert_eq!(w, 1.0);
+    }
+
+    #[test]
+    fn the_source_root_a_path_starts_with_names_no_scope() {
+        let (_d, map) = map_of(&[
+            ("src/scanners.rs", "pub fn scan_table_head() {}\n"),
+            ("src/parse.rs", "pub fn parse() {}\n"),
+            ("tests/spec.rs", "fn spec() {}\n"),
+            ("tests/table.rs", "fn table() {}\n"),
+            ("benches/scan.rs", "fn bench() {}\n"),
+        ]);
+        let ranked = rank(&map, "src/scanners.rs:897:5");
+        assert_eq!(ranked[0].path, "src/scanners.rs", "{ranked:?}");
+        assert!(
+            ranked.iter().all(|s| s
+                .reasons
+                .iter()
+                .all(|r| r != "in a directory the goal names")),
+            "{ranked:?}"
+        );
     }
 
     #[test]
