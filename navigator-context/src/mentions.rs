@@ -22,6 +22,9 @@ const W_DEFINES: f64 = 0.5;
 /// A clue the goal's first line names counts this many times: a report's title names what
 /// broke, its body also names what the reproduction merely uses.
 const W_TITLE: f64 = 4.0;
+/// Folders a crate's or package's module tree starts in (Cargo's `src/`, PSR-4's `src/` or
+/// `app/`, a `lib/` layout).
+const SOURCE_ROOTS: &[&str] = &["src", "lib", "app"];
 /// A member (a field, a variant, a class attribute) the goal names counts this share of a
 /// definition.
 const W_MEMBER: f64 = 0.25;
@@ -348,10 +351,28 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
         let own_root = q.first().is_some_and(|r| roots.contains(r.as_str()));
         for cand in module_candidates(q, own_root) {
             let tail: Vec<&str> = cand.iter().map(String::as_str).collect();
-            let hits: Vec<usize> = best_tail_matches(&file_segs, &tail)
+            let mut hits: Vec<usize> = best_tail_matches(&file_segs, &tail)
                 .into_iter()
                 .filter(|&i| common_tail(&file_segs[i], &tail) == tail.len())
                 .collect();
+            // Read past the crate's own name, a module path starts at the crate's source
+            // root: `toml_edit::document` is `src/document.rs`, not `src/parser/document.rs`
+            // or `tests/document.rs`.
+            let past_root = own_root && q.len() > 1 && cand.first() != q.first();
+            if past_root && hits.len() > 1 {
+                let rooted: Vec<usize> = hits
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        let segs = &file_segs[i];
+                        let at = segs.len().saturating_sub(tail.len() + 1);
+                        segs.len() > tail.len() && SOURCE_ROOTS.contains(&segs[at])
+                    })
+                    .collect();
+                if !rooted.is_empty() {
+                    hits = rooted;
+                }
+            }
             if hits.is_empty() || hits.len() > MAX_NAME_TWINS {
                 continue;
             }
@@ -985,6 +1006,9 @@ mod tests {
             ("src/lib.rs", "pub mod proto;\n"),
             ("src/proto/h1.rs", "pub fn parse() {}\n"),
             ("src/core/searcher.rs", "pub struct Searcher;\n"),
+            ("src/document.rs", "pub struct Doc;\n"),
+            ("src/parser/document.rs", "pub fn parse() {}\n"),
+            ("tests/document.rs", "fn doc() {}\n"),
             ("src/flask/__init__.py", "x = 1\n"),
             ("src/flask/config.py", "class Config: pass\n"),
             ("src/flask/json/__init__.py", "def dumps(x): pass\n"),
@@ -1002,6 +1026,8 @@ mod tests {
         // Receivers a snippet calls through: no module of theirs.
         assert!(named("Max age ignored\n\n```python\napp.config[\"A\"] = 1\n```").is_empty());
         assert!(named("Negative scores\n\n```rust\nlet s = reader.searcher();\n```").is_empty());
+        // Past the crate's name, the module path starts at its source root.
+        assert_eq!(named("Wrong `my_http::document::Doc`"), ["src/document.rs"]);
         // The repository's own crate (`my-http` as `my_http`) and package.
         assert_eq!(
             named("Panics in `my_http::proto::h1::parse`"),
