@@ -74,7 +74,8 @@ pub enum Error {
         /// Files the plan now shows that it did not.
         added: Vec<String>,
         /// Collapsed directories whose file count changed: (directory, pinned, now). Files
-        /// added to or removed from a collapsed directory show only here.
+        /// added to or removed from a collapsed directory are named in `added` and `deleted`
+        /// only where that is certain (a line that is new, or the pinned commit's tree).
         recounted: Vec<(String, usize, usize)>,
     },
     /// A context would exceed its token budget.

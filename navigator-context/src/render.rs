@@ -29,6 +29,9 @@ pub struct Rendered {
     pub(crate) collapsed: Vec<usize>,
     /// Collapsed directory lines and the files each counts, in path order.
     pub collapsed_dirs: Vec<(String, usize)>,
+    /// The same lines counting only the files folded into them (not those a rule hides,
+    /// which a plan names on its own): what a pinned plan records.
+    pub(crate) folded_dirs: Vec<(String, usize)>,
     /// Files shown with content (level 2 and up), in the order of the context, with the
     /// tokens of their block (header included).
     pub shown: Vec<Shown>,
@@ -376,6 +379,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
     let mut content: BTreeMap<(usize, String), (String, Shown)> = BTreeMap::new();
     let mut paths: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let mut collapsed: BTreeMap<String, usize> = BTreeMap::new();
+    let mut hidden: BTreeMap<String, usize> = BTreeMap::new();
     let mut levels = Vec::with_capacity(map.files().len());
     let mut collapsed_files = Vec::new();
     let mut limited = Vec::new();
@@ -411,7 +415,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
                 Some((top, _)) => format!("{top}/"),
                 None => "./".to_string(),
             };
-            *collapsed.entry(dir).or_default() += 1;
+            *hidden.entry(dir).or_default() += 1;
             levels.push((file.path.clone(), level));
             continue;
         }
@@ -432,6 +436,10 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
             };
             content.insert((order, file.path.clone()), (block, shown));
         }
+    }
+    let folded_dirs: Vec<(String, usize)> = collapsed.clone().into_iter().collect();
+    for (dir, n) in hidden {
+        *collapsed.entry(dir).or_default() += n;
     }
     let collapsed_dirs: Vec<(String, usize)> = collapsed.into_iter().collect();
     // Directories that also hold files shown on their own: their folded line counts the
@@ -491,6 +499,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         levels,
         collapsed: collapsed_files,
         collapsed_dirs,
+        folded_dirs,
         shown,
         limited,
     })

@@ -28,7 +28,8 @@ pub struct Drift {
     /// Pinned files still in the repository that the scan now leaves out, with the reason
     /// (unreadable, binary, a symlink leaving the root): not deleted, and not shown either.
     pub left_out: Vec<(String, String)>,
-    /// Files the plan's rules now show that were not there when it was pinned.
+    /// Files the plan's rules now show that were not there when it was pinned, and files
+    /// folded into a collapsed line that is new or that the pinned commit's tree lacks.
     pub added: Vec<String>,
     /// Collapsed directories whose file count changed: (directory, pinned, now).
     pub recounted: Vec<(String, usize, usize)>,
@@ -152,7 +153,7 @@ fn pins_of(map: &RepoMap, rendered: &Rendered) -> Pins {
     Pins {
         commit: git_commit(map.root()),
         files,
-        dirs: rendered.collapsed_dirs.iter().cloned().collect(),
+        dirs: rendered.folded_dirs.iter().cloned().collect(),
     }
 }
 
@@ -248,15 +249,50 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
             d.recounted.push((dir.clone(), *n, 0));
         }
     }
+    let folded: Vec<&str> = rendered
+        .collapsed
+        .iter()
+        .map(|&k| rendered.levels[k].0.as_str())
+        .collect();
+    name_new_lines(&folded, &mut d);
     if let Some(commit) = &old.commit {
-        let folded: Vec<&str> = rendered
-            .collapsed
-            .iter()
-            .map(|&k| rendered.levels[k].0.as_str())
-            .collect();
         name_folded(map, old, commit, &folded, &mut d);
     }
     Ok(d)
+}
+
+/// Names the files of a folded line that is new (no file was folded there before): each of
+/// them was added, git or no git.
+fn name_new_lines(folded: &[&str], d: &mut Drift) {
+    for (dir, before, now) in &d.recounted {
+        if *before != 0 {
+            continue;
+        }
+        // Counted in this line, not in a longer recounted one.
+        let line_of = |p: &str| {
+            d.recounted
+                .iter()
+                .map(|(dir, _, _)| dir)
+                .filter(|x| {
+                    if x.as_str() == "./" {
+                        !p.contains('/')
+                    } else {
+                        p.starts_with(x.as_str())
+                    }
+                })
+                .max_by_key(|x| x.len())
+        };
+        let here: Vec<&str> = folded
+            .iter()
+            .copied()
+            .filter(|p| line_of(p) == Some(dir))
+            .collect();
+        if here.len() == *now {
+            d.added.extend(here.iter().map(|p| p.to_string()));
+        }
+    }
+    d.added.sort();
+    d.added.dedup();
 }
 
 /// Names the files added to and deleted from recounted (folded) directories from the pinned

@@ -108,6 +108,32 @@ fn a_deleted_and_an_added_file_are_named() {
 }
 
 #[test]
+fn a_file_added_under_a_new_folded_line_is_named_without_git() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture::write_repo(dir.path());
+    let mut plan = FlightPlan::new("auth", 2_000);
+    plan.rules = vec![
+        Rule {
+            collapse: true,
+            ..Rule::new("**", Level::Path)
+        },
+        Rule::new("src/auth/", Level::TopLevel),
+    ];
+    let pinned = pin(&open(dir.path()), plan).unwrap();
+    fs::create_dir(dir.path().join("gen")).unwrap();
+    fs::write(dir.path().join("gen/schema.rs"), "pub fn schema() {}\n").unwrap();
+    match replay(&open(dir.path()), &pinned, false) {
+        Err(Error::PlanDrift {
+            added, recounted, ..
+        }) => {
+            assert_eq!(added, ["gen/schema.rs"]);
+            assert_eq!(recounted, [("gen/".to_string(), 0, 1)]);
+        }
+        other => panic!("expected drift, got {other:?}"),
+    }
+}
+
+#[test]
 fn a_file_the_scan_now_leaves_out_is_named_with_its_reason_not_deleted() {
     let (dir, plan, _) = explored(2_000);
     // The shown file is still there, but binary now: the scan skips it.
