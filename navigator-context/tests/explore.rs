@@ -175,17 +175,24 @@ fn a_named_file_too_large_to_outline_says_so_not_that_it_does_not_fit() {
     );
 }
 
-#[test]
-fn the_last_turn_says_how_a_best_file_too_big_to_show_whole_is_shown() {
+/// A repository whose `path` holds 300 three-line functions `<prefix>_0` ... `<prefix>_299`
+/// (function `k` starts at line `3k + 1`), beside a small `src/other.py`.
+fn functions_repo(path: &str, prefix: &str) -> (tempfile::TempDir, RepoMap) {
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
     std::fs::create_dir(r.join("src")).unwrap();
     let funcs: String = (0..300)
-        .map(|i| format!("def pretty_print_{i}(items):\n    return ', '.join(map(str, items))\n\n"))
+        .map(|i| format!("def {prefix}_{i}(items):\n    return ', '.join(map(str, items))\n\n"))
         .collect();
-    std::fs::write(r.join("src/printer.py"), funcs).unwrap();
+    std::fs::write(r.join(path), funcs).unwrap();
     std::fs::write(r.join("src/other.py"), "def other():\n    pass\n").unwrap();
     let map = RepoMap::open(r).unwrap();
+    (dir, map)
+}
+
+#[test]
+fn the_last_turn_says_how_a_best_file_too_big_to_show_whole_is_shown() {
+    let (_dir, map) = functions_repo("src/printer.py", "pretty_print");
     let out = block_on(
         Explorer::new(&map, Budgets::tokens(1_000))
             .explore("pretty print of items", &mut HeuristicPolicy::new()),
@@ -203,15 +210,7 @@ fn the_last_turn_says_how_a_best_file_too_big_to_show_whole_is_shown() {
 
 #[test]
 fn a_bare_location_zooms_into_the_function_at_that_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let r = dir.path();
-    std::fs::create_dir(r.join("src")).unwrap();
-    let funcs: String = (0..300)
-        .map(|i| format!("def handler_{i}(items):\n    return ', '.join(map(str, items))\n\n"))
-        .collect();
-    std::fs::write(r.join("src/handlers.py"), funcs).unwrap();
-    std::fs::write(r.join("src/other.py"), "def other():\n    pass\n").unwrap();
-    let map = RepoMap::open(r).unwrap();
+    let (_dir, map) = functions_repo("src/handlers.py", "handler");
     // Line 451 is `handler_150`'s first.
     let out = block_on(
         Explorer::new(&map, Budgets::tokens(1_500))
