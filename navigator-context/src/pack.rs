@@ -879,6 +879,26 @@ fn zoom_at(
         })
     };
     let focus = plain(&mut query);
+    // The item the goal is clearly about did not fit beside the whole outline and weaker ones
+    // did: around it, a capped outline (a filter module's `do_wordcount` shown for a goal
+    // about `truncate` told nothing).
+    let clear = rescue
+        .then(|| query.clear_best(file))
+        .flatten()
+        .filter(|best| !focus.is_empty() && !focus.contains(best));
+    if let Some(best) = clear {
+        if let Some(cap) = costs.cap_for(i, OUTLINE_CAP.min(allowance / 4)) {
+            let goal: &GoalWords = &costs.goal;
+            let capped = query.choose(file, (allowance, rescue), plan.tokenizer, |focus| {
+                shaped_block(file, level, focus, Some((cap, goal)), plan.tokenizer).1
+            });
+            if capped.contains(&best) {
+                costs.set_focus(i, capped);
+                costs.set_limit(i, Some(cap));
+                return Some(costs.cost(i, level).0);
+            }
+        }
+    }
     if !focus.is_empty() {
         costs.set_focus(i, focus);
         return Some(costs.cost(i, level).0);
@@ -1777,6 +1797,44 @@ mod tests {
         let used = zoom(&mut costs, &map, &plan, 0, (allowance, true)).expect("an item fits");
         assert!(used <= allowance, "{used} > {allowance}");
         assert_eq!(costs.focus[&0], ["small_header"]);
+    }
+
+    #[test]
+    fn the_item_a_goal_is_clearly_about_is_zoomed_into_inside_a_capped_outline() {
+        // A long outline of small string filters and one long `do_truncate`: beside the whole
+        // outline only a small filter fits, which says little of the goal.
+        let mut text: String = (0..120)
+            .map(|i| {
+                format!("def do_upper_{i}(s):\n    \"\"\"Return the full string upper-cased.\"\"\"\n    return s.upper()\n\n")
+            })
+            .collect();
+        text.push_str("def do_size(s):\n    \"\"\"Its length.\"\"\"\n    return len(s)\n\n");
+        text.push_str("def do_truncate(s, length=255, leeway=0):\n    \"\"\"Truncate within leeway; return the full string when short.\"\"\"\n");
+        for i in 0..30 {
+            text.push_str(&format!("    _ = 123456789012345678901234567890 + {i}\n"));
+        }
+        text.push_str("    return s\n");
+        let (_d, map) = crate::scan::temp_map(&[("filters.py".to_string(), text)]);
+        let plan = FlightPlan::new(
+            "truncate with leeway=0 returns the full string over the length",
+            100_000,
+        );
+        let f = &map.files()[0];
+        let cost = |focus: &[&str]| {
+            let focus: Vec<String> = focus.iter().map(|s| s.to_string()).collect();
+            file_block(f, Level::TopLevel, &focus, plan.tokenizer).1
+        };
+        let allowance = cost(&[]) + 40;
+        assert!(cost(&["do_truncate"]) > allowance);
+        let mut costs = Costs::new(&map, &plan);
+        let used = zoom(&mut costs, &map, &plan, 0, (allowance, true)).expect("a zoom");
+        assert!(used <= allowance, "{used} > {allowance}");
+        assert!(
+            costs.focus[&0].contains(&"do_truncate".to_string()),
+            "{:?}",
+            costs.focus[&0]
+        );
+        assert!(costs.limits.contains_key(&0), "inside a capped outline");
     }
 
     #[test]

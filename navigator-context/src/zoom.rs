@@ -414,6 +414,8 @@ const FRAMED: f64 = 8.0;
 const NAME_TF: u32 = 3;
 /// Items scoring below this share of the best are not worth their tokens.
 const MIN_SHARE: f64 = 0.1;
+/// An item is what the goal is clearly about when it scores this many times any other.
+const CLEAR_ITEM: f64 = 2.0;
 
 impl ItemQuery {
     pub(crate) fn new(goal: &str) -> Self {
@@ -651,6 +653,21 @@ impl ItemQuery {
                     && self.titled(own, &unmatched)
             })
             .collect()
+    }
+
+    /// The item of `file` the goal's words are clearly about: its name, when it scores at
+    /// least [`CLEAR_ITEM`] times any other item (namesakes aside).
+    pub(crate) fn clear_best(&mut self, file: &FileEntry) -> Option<String> {
+        let items = items(file);
+        let scores = self.scores(file, &items);
+        let best =
+            (0..items.len()).max_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(b.cmp(&a)))?;
+        let name = &items[best].name;
+        let second = (0..items.len())
+            .filter(|&k| items[k].name != *name)
+            .map(|k| scores[k])
+            .fold(0.0, f64::max);
+        (scores[best] > 0.0 && scores[best] >= CLEAR_ITEM * second).then(|| name.clone())
     }
 
     /// The items of `file` to show at full source within `allowance` tokens for the whole
