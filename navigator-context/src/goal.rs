@@ -343,26 +343,25 @@ patterns! {
     backticks = r"`([^`\n]{1,120})`";
 }
 
+/// A source path's pattern, without a word boundary at its end: at least one `/` or a known
+/// extension.
+fn path_pattern() -> String {
+    format!(
+        r"(?:[A-Za-z]:)?[\w.~/\\-]*[\w-]+\.(?:{})",
+        EXTENSIONS.join("|")
+    )
+}
+
 /// A source path with a line (and maybe a column): `src/scanners.rs:897:5`.
 fn located_path() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    re_made(&R, || {
-        format!(
-            r"((?:[A-Za-z]:)?[\w.~/\\-]*[\w-]+\.(?:{})):(\d+)(?::\d+)?\b",
-            EXTENSIONS.join("|")
-        )
-    })
+    re_made(&R, || format!(r"({}):(\d+)(?::\d+)?\b", path_pattern()))
 }
 
 /// A source path: at least one `/` or a known extension.
 fn path_token() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    re_made(&R, || {
-        format!(
-            r"(?:[A-Za-z]:)?[\w.~/\\-]*[\w-]+\.(?:{})\b",
-            EXTENSIONS.join("|")
-        )
-    })
+    re_made(&R, || format!(r"{}\b", path_pattern()))
 }
 
 patterns! {

@@ -173,48 +173,6 @@ fn file_at<'a>(files: &'a [FileEntry], path: &str) -> Option<&'a FileEntry> {
         .map(|k| &files[k])
 }
 
-/// The names a qualified name may start with to name the repository's own code: its Rust
-/// crates (each `Cargo.toml`'s package, `-` read as `_`; `crate`, `self`, `super`) and its
-/// Python packages (a folder with an `__init__.py` at the root or under `src/`) and the
-/// namespaces `composer.json` maps to folders (PSR-4's `"App\\": "src/"`).
-fn own_roots(files: &[FileEntry]) -> BTreeSet<String> {
-    let mut roots: BTreeSet<String> = ["crate", "self", "super"].map(String::from).into();
-    let composer = file_at(files, "composer.json")
-        .and_then(|f| f.text())
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok());
-    for section in ["autoload", "autoload-dev"] {
-        let map = composer
-            .as_ref()
-            .and_then(|c| c.get(section)?.get("psr-4")?.as_object());
-        for ns in map.into_iter().flat_map(|m| m.keys()) {
-            if let Some(first) = ns.split('\\').next().filter(|f| !f.is_empty()) {
-                roots.insert(first.to_string());
-            }
-        }
-    }
-    for f in files {
-        let segs: Vec<&str> = f.path.split('/').collect();
-        match segs.as_slice() {
-            [.., pkg, "__init__.py"]
-                if segs.len() == 2 || (segs.len() == 3 && segs[0] == "src") =>
-            {
-                roots.insert(pkg.to_string());
-            }
-            [.., "Cargo.toml"] => {
-                let name = f
-                    .text()
-                    .and_then(|t| t.parse::<toml_edit::Document<String>>().ok())
-                    .and_then(|d| d.get("package")?.get("name")?.as_str().map(str::to_string));
-                if let Some(name) = name {
-                    roots.insert(name.replace('-', "_"));
-                }
-            }
-            _ => {}
-        }
-    }
-    roots
-}
-
 /// The module path the repository's root `go.mod` declares (`module example.com/app`).
 fn go_module(files: &[FileEntry]) -> Option<String> {
     file_at(files, "go.mod")?.text()?.lines().find_map(|l| {
@@ -260,6 +218,11 @@ struct OwnPackages {
     composer: Option<String>,
     /// Whether the repository holds a `vendor/` folder itself (then its paths are its own).
     vendors: bool,
+    /// The names a qualified name may start with to name the repository's own code: its Rust
+    /// crates (each `Cargo.toml`'s package, `-` read as `_`; `crate`, `self`, `super`), its
+    /// Python packages (a folder with an `__init__.py` at the root or under `src/`) and the
+    /// namespaces `composer.json` maps to folders (PSR-4's `"App\\": "src/"`).
+    roots: BTreeSet<String>,
 }
 
 impl OwnPackages {
@@ -269,15 +232,18 @@ impl OwnPackages {
             .filter(|f| !f.path.contains('/'))
             .find_map(|f| f.path.strip_suffix(".gemspec"))
             .map(str::to_string);
-        let composer = file_at(files, "composer.json")
+        let manifest = file_at(files, "composer.json")
             .and_then(|f| f.text())
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok());
+        let composer = manifest
+            .as_ref()
             .and_then(|v| v.get("name")?.as_str().map(str::to_ascii_lowercase));
         OwnPackages {
             go: go_module(files),
             gem,
             composer,
             vendors: files.iter().any(|f| f.path.starts_with("vendor/")),
+            roots: own_roots(files, manifest.as_ref()),
         }
     }
 
@@ -290,6 +256,40 @@ impl OwnPackages {
                 && !self.vendors
                 && other_composer_package(path, self.composer.as_deref()))
     }
+}
+
+/// [`OwnPackages::roots`], `composer` being the parsed `composer.json`.
+fn own_roots(files: &[FileEntry], composer: Option<&serde_json::Value>) -> BTreeSet<String> {
+    let mut roots: BTreeSet<String> = ["crate", "self", "super"].map(String::from).into();
+    for section in ["autoload", "autoload-dev"] {
+        let map = composer.and_then(|c| c.get(section)?.get("psr-4")?.as_object());
+        for ns in map.into_iter().flat_map(|m| m.keys()) {
+            if let Some(first) = ns.split('\\').next().filter(|f| !f.is_empty()) {
+                roots.insert(first.to_string());
+            }
+        }
+    }
+    for f in files {
+        let segs: Vec<&str> = f.path.split('/').collect();
+        match segs.as_slice() {
+            [.., pkg, "__init__.py"]
+                if segs.len() == 2 || (segs.len() == 3 && segs[0] == "src") =>
+            {
+                roots.insert(pkg.to_string());
+            }
+            [.., "Cargo.toml"] => {
+                let name = f
+                    .text()
+                    .and_then(|t| t.parse::<toml_edit::Document<String>>().ok())
+                    .and_then(|d| d.get("package")?.get("name")?.as_str().map(str::to_string));
+                if let Some(name) = name {
+                    roots.insert(name.replace('-', "_"));
+                }
+            }
+            _ => {}
+        }
+    }
+    roots
 }
 
 /// Whether `path` lies in an installed gem (`.../gems/rack-2.2.3/lib/rack/builder.rb`) other
@@ -345,10 +345,9 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
             reasons[i].push(format!("named in the goal as `{p}`"));
         }
     }
-    let roots = own_roots(files);
     for q in &goal.qualified {
         // The longest module path that names a file, tried from the full name down.
-        let own_root = q.first().is_some_and(|r| roots.contains(r.as_str()));
+        let own_root = q.first().is_some_and(|r| own.roots.contains(r.as_str()));
         for cand in module_candidates(q, own_root) {
             let tail: Vec<&str> = cand.iter().map(String::as_str).collect();
             let mut hits: Vec<usize> = best_tail_matches(&file_segs, &tail)

@@ -882,43 +882,29 @@ fn zoom_at(
     // The item the goal is clearly about did not fit beside the whole outline and weaker ones
     // did: around it, a capped outline (a filter module's `do_wordcount` shown for a goal
     // about `truncate` told nothing).
-    let clear = rescue
+    let clear = (rescue && !focus.is_empty())
         .then(|| query.clear_best(file))
         .flatten()
-        .filter(|best| !focus.is_empty() && !focus.contains(best));
+        .filter(|best| !focus.contains(best));
     if let Some(best) = clear {
-        if let Some(cap) = costs.cap_for(i, OUTLINE_CAP.min(allowance / 4)) {
-            let goal: &GoalWords = &costs.goal;
-            let capped = query.choose(file, (allowance, rescue), plan.tokenizer, |focus| {
-                shaped_block(file, level, focus, Some((cap, goal)), plan.tokenizer).1
-            });
-            if capped.contains(&best) {
-                costs.set_focus(i, capped);
-                costs.set_limit(i, Some(cap));
-                return Some(costs.cost(i, level).0);
-            }
+        let capped = capped_choice(costs, &mut query, map, plan, (i, level), allowance)
+            .filter(|(capped, _)| capped.contains(&best));
+        if let Some((capped, cap)) = capped {
+            return Some(zoomed(costs, (i, level), capped, Some(cap)));
         }
     }
     if !focus.is_empty() {
-        costs.set_focus(i, focus);
-        return Some(costs.cost(i, level).0);
+        return Some(zoomed(costs, (i, level), focus, None));
     }
     // The whole outline leaves no room for the items (a big file, a small budget) and the
     // goal points at an item by name or by a traceback frame: around the items, only the
     // entries the goal is about, capped like a candidate's outline. (For goals that only share
     // words with the file, its whole outline or weaker files whole were worth more.)
     if rescue && query.points_into(file) {
-        // A small allowance keeps most of itself for the items.
-        if let Some(cap) = costs.cap_for(i, OUTLINE_CAP.min(allowance / 4)) {
-            let goal: &GoalWords = &costs.goal;
-            let focus = query.choose(file, (allowance, rescue), plan.tokenizer, |focus| {
-                shaped_block(file, level, focus, Some((cap, goal)), plan.tokenizer).1
-            });
-            if !focus.is_empty() {
-                costs.set_focus(i, focus);
-                costs.set_limit(i, Some(cap));
-                return Some(costs.cost(i, level).0);
-            }
+        let capped = capped_choice(costs, &mut query, map, plan, (i, level), allowance)
+            .filter(|(capped, _)| !capped.is_empty());
+        if let Some((capped, cap)) = capped {
+            return Some(zoomed(costs, (i, level), capped, Some(cap)));
         }
     }
     // The failing item fits nowhere: the best of the others.
@@ -927,8 +913,42 @@ fn zoom_at(
     if focus.is_empty() {
         return None;
     }
+    Some(zoomed(costs, (i, level), focus, None))
+}
+
+/// The items `query` chooses in file `i` inside its outline at `level` capped like a
+/// candidate's (a small allowance keeps most of itself for the items), with the cap; `None`
+/// when the whole outline is short enough to need no cap.
+fn capped_choice(
+    costs: &mut Costs,
+    query: &mut ItemQuery,
+    map: &RepoMap,
+    plan: &FlightPlan,
+    (i, level): (usize, Level),
+    allowance: usize,
+) -> Option<(Vec<String>, u32)> {
+    let file = &map.files()[i];
+    let cap = costs.cap_for(i, OUTLINE_CAP.min(allowance / 4))?;
+    let goal: &GoalWords = &costs.goal;
+    let focus = query.choose(file, (allowance, true), plan.tokenizer, |focus| {
+        shaped_block(file, level, focus, Some((cap, goal)), plan.tokenizer).1
+    });
+    Some((focus, cap))
+}
+
+/// Zooms file `i` into `focus` at `level`, its outline capped to `cap` entries when given;
+/// the block's tokens.
+fn zoomed(
+    costs: &mut Costs,
+    (i, level): (usize, Level),
+    focus: Vec<String>,
+    cap: Option<u32>,
+) -> usize {
     costs.set_focus(i, focus);
-    Some(costs.cost(i, level).0)
+    if cap.is_some() {
+        costs.set_limit(i, cap);
+    }
+    costs.cost(i, level).0
 }
 
 /// The outcome of [`fit`].

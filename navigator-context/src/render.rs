@@ -359,6 +359,14 @@ pub(crate) fn header(plan: &FlightPlan) -> String {
 /// traceback would otherwise spend the budget repeating itself (the plan keeps it whole).
 const HEADER_GOAL_CHARS: usize = 300;
 
+/// The top directory line a file folds into: `src/` for `src/a/b.rs`, `./` for `README.md`.
+fn top_dir(path: &str) -> String {
+    match path.split_once('/') {
+        Some((top, _)) => format!("{top}/"),
+        None => "./".to_string(),
+    }
+}
+
 /// Renders `plan` over `map`.
 ///
 /// ```no_run
@@ -392,10 +400,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         if rule.collapse && res.level > Level::Hidden {
             let mut dir = collapse_dir(&rule.path);
             if dir.is_empty() {
-                dir = match file.path.split_once('/') {
-                    Some((top, _)) => format!("{top}/"),
-                    None => "./".to_string(),
-                };
+                dir = top_dir(&file.path);
             }
             *collapsed.entry(dir).or_default() += 1;
             collapsed_files.push(levels.len());
@@ -411,11 +416,7 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
         if level == Level::Hidden {
             // Not shown, still counted: a directory whose files are partly listed must not
             // read as complete ("src/ (6 more files)").
-            let dir = match file.path.split_once('/') {
-                Some((top, _)) => format!("{top}/"),
-                None => "./".to_string(),
-            };
-            *hidden.entry(dir).or_default() += 1;
+            *hidden.entry(top_dir(&file.path)).or_default() += 1;
             levels.push((file.path.clone(), level));
             continue;
         }

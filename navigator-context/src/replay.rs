@@ -261,6 +261,22 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
     Ok(d)
 }
 
+/// The folded line `path` counts in: the longest `recounted` directory holding it.
+fn line_of(recounted: &[(String, usize, usize)], path: &str) -> Option<usize> {
+    recounted
+        .iter()
+        .enumerate()
+        .filter(|(_, (dir, _, _))| {
+            if dir == "./" {
+                !path.contains('/')
+            } else {
+                path.starts_with(dir.as_str())
+            }
+        })
+        .max_by_key(|(_, (dir, _, _))| dir.len())
+        .map(|(k, _)| k)
+}
+
 /// Names the files of a folded line that is new (no file was folded there before): each of
 /// them was added, git or no git.
 fn name_new_lines(folded: &[&str], d: &mut Drift) {
@@ -269,23 +285,10 @@ fn name_new_lines(folded: &[&str], d: &mut Drift) {
             continue;
         }
         // Counted in this line, not in a longer recounted one.
-        let line_of = |p: &str| {
-            d.recounted
-                .iter()
-                .map(|(dir, _, _)| dir)
-                .filter(|x| {
-                    if x.as_str() == "./" {
-                        !p.contains('/')
-                    } else {
-                        p.starts_with(x.as_str())
-                    }
-                })
-                .max_by_key(|x| x.len())
-        };
         let here: Vec<&str> = folded
             .iter()
             .copied()
-            .filter(|p| line_of(p) == Some(dir))
+            .filter(|p| line_of(&d.recounted, p).map(|k| &d.recounted[k].0) == Some(dir))
             .collect();
         if here.len() == *now {
             d.added.extend(here.iter().map(|p| p.to_string()));
@@ -307,21 +310,7 @@ fn name_folded(map: &RepoMap, old: &Pins, commit: &str, folded: &[&str], d: &mut
     let Some(tracked) = tracked_at(map.root(), commit) else {
         return;
     };
-    // The folded line a path counts in: the longest recounted directory holding it.
-    let dir_of = |path: &str| -> Option<usize> {
-        d.recounted
-            .iter()
-            .enumerate()
-            .filter(|(_, (dir, _, _))| {
-                if dir == "./" {
-                    !path.contains('/')
-                } else {
-                    path.starts_with(dir.as_str())
-                }
-            })
-            .max_by_key(|(_, (dir, _, _))| dir.len())
-            .map(|(k, _)| k)
-    };
+    let dir_of = |path: &str| line_of(&d.recounted, path);
     let mut delta = vec![0i64; d.recounted.len()];
     let mut added = Vec::new();
     let mut deleted = Vec::new();
