@@ -65,6 +65,13 @@ pub struct Goal {
     pub identifiers: Vec<String>,
     /// Text of fenced code blocks.
     pub code: Vec<String>,
+    /// Names a program spells as string literals: long options (`--setup-show`), kebab-case
+    /// names written as code (`min-similarity-lines`, a linter's `unused-import`), message codes
+    /// (`W0511`). Options keep their dashes.
+    pub literals: Vec<String>,
+    /// Files of the reporter's own (a code block headed `# app.py`, a traceback's `File
+    /// "app.py", ..., in <module>`): a bare name of theirs names no file of the repository.
+    pub user_files: Vec<String>,
     /// What is left once frames, error lines and code blocks are taken out.
     pub prose: String,
 }
@@ -341,6 +348,9 @@ patterns! {
     fence = r"(?s)```[^\n`]*\n(.*?)```";
 
     backticks = r"`([^`\n]{1,120})`";
+
+    /// The first line of a code block naming the file it is: `# app.py`, `// main.rs`.
+    file_header = r"^\s*(?:#|//|--|;|/\*|<!--)\s*([\w.-]+\.[A-Za-z]{1,5})\s*(?:\*/|-->)?\s*$";
 }
 
 /// A source path's pattern, without a word boundary at its end: at least one `/` or a known
@@ -423,6 +433,54 @@ fn looks_like_code(w: &str) -> bool {
     let letters_then_digits = trailing_digits >= 3 && w.chars().any(|c| c.is_ascii_alphabetic());
     (w.contains('_') && w.trim_matches('_').len() > 1) || inner_upper || letters_then_digits
 }
+
+/// What a goal's `text` spells that a program would hold as a string literal: long options
+/// anywhere, and (with `as_code`, for backticks, code blocks and error lines) kebab-case names
+/// and message codes. A token is a run of letters, digits, `_`, `-`, `.` and `/`: one holding
+/// a `/` or a `.` is a path or a version (`site-packages/`, `utf-8.txt`), not a name.
+fn literal_tokens(text: &str, as_code: bool) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || "_-./".contains(c)))
+        .filter(|t| !t.contains(['/', '.']))
+        .filter_map(move |t| {
+            if let Some(name) = t.strip_prefix("--") {
+                return dashed_name(name).then(|| t.to_string());
+            }
+            if !as_code {
+                return None;
+            }
+            let code = t.len() >= 4
+                && t.len() <= 7
+                && t.chars().take_while(|c| c.is_ascii_uppercase()).count() <= 3
+                && {
+                    let letters = t.chars().take_while(|c| c.is_ascii_uppercase()).count();
+                    let digits = &t[letters..];
+                    letters >= 1
+                        && (3..=4).contains(&digits.len())
+                        && digits.chars().all(|c| c.is_ascii_digit())
+                };
+            let kebab = t.contains('-') && t.len() >= KEBAB_MIN_LEN && dashed_name(t);
+            (code || kebab).then(|| t.to_string())
+        })
+}
+
+/// `setup-show`, `notes`: lower-case words joined by single dashes, the first starting with a
+/// letter, one word at least three letters long.
+fn dashed_name(name: &str) -> bool {
+    let mut parts = name.split('-');
+    parts.clone().all(|p| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    }) && parts
+        .next()
+        .is_some_and(|p| p.starts_with(|c: char| c.is_ascii_lowercase()))
+        && name
+            .split('-')
+            .any(|p| p.len() >= 3 && p.chars().all(|c| c.is_ascii_lowercase()))
+}
+
+/// Kebab-case names shorter than this (`utf-8`, `x-y`) say too little to look up.
+const KEBAB_MIN_LEN: usize = 6;
 
 /// How many trailing segments of a path in a goal count as words of its clues.
 const PATH_CLUE_SEGMENTS: usize = 3;
@@ -517,8 +575,13 @@ impl Goal {
         let text = without_links(&text);
         let text = text.as_ref();
         let mut rest = text.to_string();
+        let mut seen_literals = HashSet::new();
         for c in fence().captures_iter(text) {
             g.code.push(c[1].to_string());
+            let first = c[1].lines().next().unwrap_or("");
+            if let Some(h) = file_header().captures(first) {
+                g.user_files.push(h[1].to_string());
+            }
         }
         for c in python_frame().captures_iter(text) {
             g.frames.push(Frame {
@@ -772,8 +835,23 @@ impl Goal {
             rest = r.replace_all(&rest, " ").into_owned();
         }
         rest = error_line().replace_all(&rest, " ").into_owned();
+        // A script run as `python app.py` is the reporter's: its frame is `in <module>`.
+        let scripts: Vec<String> = g
+            .frames
+            .iter()
+            .filter(|f| f.kind == FrameKind::Python && f.function.as_deref() == Some("<module>"))
+            .filter(|f| !f.file.contains('/'))
+            .map(|f| f.file.clone())
+            .collect();
+        for s in scripts {
+            if !g.user_files.contains(&s) {
+                g.user_files.push(s);
+            }
+        }
         for f in &g.frames {
-            push_unique(&mut g.paths, &mut seen_paths, &f.file);
+            if !g.names_user_file(&f.file) {
+                push_unique(&mut g.paths, &mut seen_paths, &f.file);
+            }
             if let Some(func) = &f.function {
                 let segs = if func.contains("::") {
                     rust_path_segments(func)
@@ -804,8 +882,9 @@ impl Goal {
         }
         for m in path_token().find_iter(text) {
             let path = clean_path(m.as_str());
-            // The file of a frame dropped as the toolchain's is not a clue either.
-            if !outside.contains(&path) {
+            // The file of a frame dropped as the toolchain's is not a clue either, nor a file
+            // of the reporter's.
+            if !outside.contains(&path) && !g.names_user_file(&path) {
                 push_unique(&mut g.paths, &mut seen_paths, &path);
             }
         }
@@ -864,8 +943,30 @@ impl Goal {
                 }
             }
         }
+        let code_text = backticks()
+            .captures_iter(text)
+            .map(|c| c[1].to_string())
+            .chain(g.code.iter().cloned())
+            .chain(g.errors.iter().cloned())
+            .collect::<Vec<_>>();
+        let literals = literal_tokens(text, false)
+            .chain(code_text.iter().flat_map(|t| literal_tokens(t, true)))
+            .collect::<Vec<_>>();
+        for l in literals {
+            // The name as code spells it (`--allow-hyphen-values`, `allow_hyphen_values`).
+            let snake = l.trim_start_matches('-').replace('-', "_");
+            if snake.contains('_') {
+                push_unique(&mut g.identifiers, &mut seen_ids, &snake);
+            }
+            push_unique(&mut g.literals, &mut seen_literals, &l);
+        }
         g.prose = rest.split_whitespace().collect::<Vec<_>>().join(" ");
         g
+    }
+
+    /// Whether `path` is a bare name of one of the reporter's own files ([`Goal::user_files`]).
+    pub fn names_user_file(&self, path: &str) -> bool {
+        !path.contains('/') && self.user_files.iter().any(|u| u == path)
     }
 
     /// Whether the goal carries code clues beyond plain words: frames, errors, paths,
@@ -1419,6 +1520,42 @@ click.exceptions.BadParameter: Invalid value for '--n'
         assert!(g
             .qualified
             .contains(&vec!["axum".to_string(), "extract".into(), "State".into()]));
+    }
+
+    #[test]
+    fn options_kebab_names_and_message_codes_are_literals_and_the_reporters_files_no_paths() {
+        let g = Goal::parse(
+            "`--notes` misses tags with --setup-show, see the built-in help\n\n```python\n# app.py\nimport logging\n```\n\n```\n$ pylint --enable=duplicate-code app.py\napp.py:1:0: R0801: Similar lines (duplicate-code)\n  File \"/env/site-packages/_pytest/setuponly.py\", line 69\n```\n\nSetting `min-similarity-lines` to 0 -- or `utf-8` -- fails.",
+        );
+        assert_eq!(
+            g.literals,
+            [
+                "--notes",
+                "--setup-show",
+                "--enable",
+                "min-similarity-lines",
+                "duplicate-code",
+                "R0801"
+            ],
+            "no prose word (built-in), path (site-packages/) or short name (utf-8)"
+        );
+        // Options and names as code spells them.
+        for id in ["setup_show", "duplicate_code", "min_similarity_lines"] {
+            assert!(
+                g.identifiers.iter().any(|i| i == id),
+                "{id}: {:?}",
+                g.identifiers
+            );
+        }
+        // The code block headed `# app.py` is the reporter's file: no path of the repository.
+        assert_eq!(g.user_files, ["app.py"]);
+        assert!(g.names_user_file("app.py") && !g.names_user_file("src/flask/app.py"));
+        assert!(!g.paths.iter().any(|p| p == "app.py"), "{:?}", g.paths);
+        let script = Goal::parse(
+            "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n    main()\n  File \"/env/flask/cli.py\", line 12, in main\nTypeError: bad",
+        );
+        assert_eq!(script.user_files, ["run.py"]);
+        assert_eq!(script.paths, ["/env/flask/cli.py"]);
     }
 
     #[test]

@@ -145,6 +145,37 @@ fn module_candidates(segs: &[String], own_root: bool) -> Vec<Vec<String>> {
     out
 }
 
+/// The member of `q` named after a one-segment module `cand` (from [`module_candidates`]):
+/// `getLogger` of `logging.getLogger` read as `logging.py`, `skip` of `pytest.mark.skip` read as
+/// `mark/__init__.py` past the own package `pytest`. `None` for a longer module path or when
+/// nothing follows.
+fn next_member<'q>(q: &'q [String], cand: &[String], own_root: bool) -> Option<&'q str> {
+    let stem: Vec<&str> = match cand.last().map(String::as_str) {
+        Some("__init__.py" | "mod.rs" | "lib.rs") => {
+            cand[..cand.len() - 1].iter().map(String::as_str).collect()
+        }
+        _ => cand
+            .iter()
+            .map(|s| s.rsplit_once('.').map_or(s.as_str(), |(stem, _)| stem))
+            .collect(),
+    };
+    if stem.len() != 1 {
+        return None;
+    }
+    // The own package itself (`click` of `click.echo`) re-exports what it is used for.
+    if own_root && q.first().map(String::as_str) == Some(stem[0]) {
+        return None;
+    }
+    q.get(usize::from(own_root) + 1).map(String::as_str)
+}
+
+/// Whether `file` defines `name`: an item of its outline or a member it declares.
+fn defines(file: &FileEntry, name: &str) -> bool {
+    file.code_outline().is_some_and(|o| {
+        o.symbols.iter().any(|s| s.name == name) || o.members.iter().any(|m| m == name)
+    })
+}
+
 /// `HttpClient` → `http_client`, `JSONParser` → `json_parser` (Ruby's file names of classes).
 fn snake_case(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
@@ -326,7 +357,8 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
     let mut reasons: Vec<Vec<String>> = vec![Vec::new(); n];
     let file_segs: Vec<Vec<&str>> = files.iter().map(|f| segments(&f.path)).collect();
     let own = OwnPackages::of(files);
-    let foreign = |path: &str| own.foreign(path);
+    // Another package's file, or the reporter's own script (`app.py`, not flask's `app.py`).
+    let foreign = |path: &str| own.foreign(path) || goal.names_user_file(path);
     let failed = failure_sites(&file_segs, goal, &foreign, &mut reasons);
     let mut spelled = vec![false; n];
     for p in goal.paths.iter().filter(|p| !foreign(p)) {
@@ -371,6 +403,12 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
                 if !rooted.is_empty() {
                     hits = rooted;
                 }
+            }
+            // A one-word module is as often whatever the snippet called through
+            // (`logging.getLogger`, `typing.List`, `pytest.mark.skip`): a file of that name is
+            // its module only if it defines the member named next.
+            if let Some(next) = next_member(q, &cand, own_root) {
+                hits.retain(|&i| defines(&files[i], next));
             }
             if hits.is_empty() || hits.len() > MAX_NAME_TWINS {
                 continue;
@@ -907,6 +945,57 @@ mod tests {
     }
 
     #[test]
+    fn a_one_word_module_names_a_file_only_if_it_defines_the_member_and_the_reporters_script_none()
+    {
+        let files = [
+            ("pylint/__init__.py", "version = 1\n"),
+            ("pylint/checkers/logging.py", "class LoggingChecker: pass\n"),
+            ("pylint/checkers/similar.py", "class Similar: pass\n"),
+            ("src/pytest/__init__.py", "x = 1\n"),
+            (
+                "src/_pytest/mark/__init__.py",
+                "def pytest_addoption(parser): pass\n",
+            ),
+            ("src/_pytest/outcomes.py", "def skip(msg): pass\n"),
+            ("src/flask/app.py", "class Flask: pass\n"),
+            ("src/flask/cli.py", "def find_best_app(module): pass\n"),
+            ("src/flask/__init__.py", "x = 1\n"),
+            ("src/flask/json/__init__.py", "def dumps(x): pass\n"),
+        ];
+        let (_d, map) = crate::scan::temp_map(&files);
+        let modules = |goal: &str| with_reason(&map, goal, &["module of"]);
+        // The standard library's `logging` is no module of the repository, nor is a package
+        // whose `__init__.py` merely re-exports the name; the own package itself still is.
+        assert!(modules("Crash\n\n```python\nLOG = logging.getLogger(__name__)\n```").is_empty());
+        assert_eq!(
+            modules("`pytest.mark.skip` reports the wrong location"),
+            ["src/pytest/__init__.py"]
+        );
+        // A one-word module defining the member named next, and a longer module path, are.
+        assert_eq!(
+            modules("Crash\n\n```python\nlogging.LoggingChecker(linter)\n```"),
+            ["pylint/checkers/logging.py"]
+        );
+        assert_eq!(
+            modules("Wrong output from `flask.json.dumps`"),
+            ["src/flask/json/__init__.py"]
+        );
+        // The reporter's `app.py` (a code block headed with its name, the script of a
+        // traceback's `<module>` frame) is not flask's.
+        let goal = "Cannot load\n\n```python\n# app.py\ndef create_app(**kwargs): pass\n```\n\n```\nTraceback (most recent call last):\n  File \"app.py\", line 9, in <module>\n    run()\nTypeError: bad\n```";
+        assert!(
+            with_reason(&map, goal, &["named in the goal", "the reported failure"]).is_empty(),
+            "{:?}",
+            with_reason(&map, goal, &["named in the goal", "the reported failure"])
+        );
+        let theirs = "Cannot load\n\n```\nTraceback (most recent call last):\n  File \"/env/flask/app.py\", line 9, in run\nTypeError: bad\n```";
+        assert_eq!(
+            with_reason(&map, theirs, &["the reported failure"]),
+            ["src/flask/app.py"]
+        );
+    }
+
+    #[test]
     fn a_c_prototype_defines_a_name_only_where_no_file_has_its_body() {
         let files = [
             (
@@ -967,7 +1056,14 @@ mod tests {
         ];
         let (_d, map) = crate::scan::temp_map(&files.map(|p| {
             let psr4 = r#"{"name": "acme/app", "autoload": {"psr-4": {"App\\": "src/"}}}"#;
-            (p, if p == "composer.json" { psr4 } else { "x\n" })
+            // `Router::add` names the file of the class `Router` that defines `add`.
+            let router = "<?php\nnamespace App\\Http;\nclass Router { public function add() {} }\n";
+            let text = match p {
+                "composer.json" => psr4,
+                "src/Http/Router.php" => router,
+                _ => "x\n",
+            };
+            (p, text)
         }));
         let goal = Goal::parse(
             "NullPointerException from com.acme.config.Parser.read when Acme::HttpClient retries, \

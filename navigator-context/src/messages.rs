@@ -75,6 +75,57 @@ pub(crate) fn holders(
     out
 }
 
+/// Per file, in [0, 1]: how many of the goal's literals ([`Goal::literals`]: options,
+/// kebab-case names, message codes) its source holds as string literals, with the first one.
+/// Each literal found in at most [`MAX_HOLDERS`] code files counts `1 / holders`; a literal
+/// spelled everywhere (`--help`) counts nothing. An option is looked up with its dashes and
+/// without (`"--notes"`, pylint's `"notes"`).
+pub(crate) fn literal_holders(
+    files: &[FileEntry],
+    code: &[bool],
+    goal: &Goal,
+) -> Vec<Option<(f64, String)>> {
+    let mut out: Vec<Option<(f64, String)>> = vec![None; files.len()];
+    for literal in &goal.literals {
+        let bare = literal.trim_start_matches('-');
+        if EVERY_PROGRAMS.contains(&bare) {
+            continue;
+        }
+        let needles: Vec<String> = [literal.as_str(), bare]
+            .iter()
+            .flat_map(|l| [format!("\"{l}\""), format!("'{l}'")])
+            .collect();
+        let hits: Vec<usize> = (0..files.len())
+            .filter(|&i| code[i])
+            .filter(|&i| {
+                files[i]
+                    .text()
+                    .is_some_and(|t| needles.iter().any(|n| t.contains(n.as_str())))
+            })
+            .take(MAX_HOLDERS + 1)
+            .collect();
+        if hits.is_empty() || hits.len() > MAX_HOLDERS {
+            continue;
+        }
+        // `--notes` is also a word (`"notes"`) that may mean something else; `--setup-show`
+        // is only that option.
+        let word = if bare.contains('-') { 1.0 } else { WORD_SHARE };
+        let share = word / hits.len() as f64;
+        for i in hits {
+            let held = out[i].get_or_insert_with(|| (0.0, literal.clone()));
+            held.0 = (held.0 + share).min(1.0);
+        }
+    }
+    out
+}
+
+/// A one-word option (`--notes`) counts this share of a compound one.
+const WORD_SHARE: f64 = 0.5;
+
+/// Options every program has: a report quotes them (`Try 'app --help' for help.`) whatever it
+/// is about, and the code declaring them is not the code it is about.
+const EVERY_PROGRAMS: &[&str] = &["help", "version", "verbose", "quiet"];
+
 /// Whether `error` is a compiler's diagnostic (`error[E0277]: the trait bound ...`, or rustc's
 /// `error: ...` in a goal holding its `--> src/main.rs:4:5` lines): the compiler's words, not
 /// the program's, so no file of the repository raises them.
@@ -226,6 +277,71 @@ mod tests {
         assert!(
             h[files.iter().position(|f| f.path == "src/cli.rs").unwrap()].is_some(),
             "{h:?}"
+        );
+    }
+
+    #[test]
+    fn the_files_spelling_the_goals_options_and_names_as_strings_hold_them() {
+        let (_d, map) = crate::scan::temp_map(&[
+            (
+                "src/_pytest/setuponly.py",
+                "def pytest_addoption(parser):\n    group.addoption(\n        \"--setup-show\",\n    )\n",
+            ),
+            (
+                "pylint/checkers/misc.py",
+                "options = ((\"notes\", {\"default\": (\"FIXME\",)}),)\nmsgs = {\"W0511\": (\"%s\", \"fixme\", \"\")}\n",
+            ),
+            (
+                "pylint/checkers/similar.py",
+                "options = ((\"min-similarity-lines\", {\"default\": 4}),)\n",
+            ),
+            ("testing/test_setuponly.py", "ARGS = ['--setup-show']\n"),
+            ("help.py", "HELP = '--help'\n"),
+            ("a.py", "COLOR = '--color-mode'\n"),
+            ("b.py", "COLOR = '--color-mode'\n"),
+            ("c.py", "COLOR = '--color-mode'\n"),
+            ("d.py", "COLOR = '--color-mode'\n"),
+            ("src/_pytest/mark/__init__.py", "OPT = '--strict'\n"),
+        ]);
+        let files = map.files();
+        let at = |p: &str| files.iter().position(|f| f.path == p).unwrap();
+        let code: Vec<bool> = files
+            .iter()
+            .map(|f| !crate::relevance::is_auxiliary(&f.path))
+            .collect();
+        let goal = Goal::parse(
+            "BytesWarning with --setup-show\n\nAlso `--notes=\"YES,???\"` misses tags, and setting `min-similarity-lines` to 0:\n\n```\ntest.py:1:1: W0511: YES: yes (fixme)\n```\n\n`--help` and `--color-mode` say nothing, `--strict` a little.",
+        );
+        let h = literal_holders(files, &code, &goal);
+        let held = |p: &str| h[at(p)].as_ref().map(|(x, l)| (*x, l.as_str()));
+        assert_eq!(
+            held("src/_pytest/setuponly.py"),
+            Some((1.0, "--setup-show"))
+        );
+        // An option pylint declares without its dashes, and a message code, both its.
+        assert_eq!(held("pylint/checkers/misc.py").map(|(x, _)| x), Some(1.0));
+        assert_eq!(
+            held("pylint/checkers/similar.py"),
+            Some((1.0, "min-similarity-lines"))
+        );
+        assert_eq!(
+            held("testing/test_setuponly.py"),
+            None,
+            "tests are not looked in"
+        );
+        assert_eq!(
+            held("help.py"),
+            None,
+            "an option every program has says nothing"
+        );
+        assert_eq!(
+            held("a.py"),
+            None,
+            "an option spelled everywhere says nothing"
+        );
+        assert_eq!(
+            held("src/_pytest/mark/__init__.py"),
+            Some((0.5, "--strict"))
         );
     }
 }

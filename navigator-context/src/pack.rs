@@ -1074,6 +1074,7 @@ fn restore(
     let tokenizer = fitted.plan.tokenizer;
     let mut order: Vec<String> = fitted.degraded.iter().map(|(p, _)| p.clone()).collect();
     order.sort_by(|a, b| value(b).total_cmp(&value(a)).then(a.cmp(b)));
+    let mut path_full = false;
     for path in order {
         let Some(&target) = was.get(&path) else {
             continue;
@@ -1089,6 +1090,11 @@ fn restore(
                 break;
             }
             let up = Level::ALL[now as usize + 1];
+            // Less valuable paths have fewer path lines to take the room of: once one path
+            // line did not fit, no later one will (thousands of tries on a large repository).
+            if up == Level::Path && path_full {
+                break;
+            }
             let mut trial = fitted.plan.clone();
             set_exact(&mut trial, &path, up);
             let mut rendered = render(map, &trial)?;
@@ -1119,6 +1125,7 @@ fn restore(
                     rendered = render(map, &trial)?;
                 }
                 if rendered.tokens > budget {
+                    path_full |= up == Level::Path;
                     break;
                 }
             }

@@ -57,6 +57,9 @@ const W_FAILED: f64 = 3.0;
 /// Weight of holding the text of the goal's error message literally (`messages.rs`): the code
 /// that raised it, whatever the frames say.
 const W_MESSAGE: f64 = 1.5;
+/// Weight of holding the goal's options, kebab-case names or message codes as string literals
+/// (`messages::literal_holders`): where `--setup-show` or `min-similarity-lines` is defined.
+const W_LITERAL: f64 = 1.0;
 /// Weight of the subject lines of past commits that changed a file (from
 /// [`crate::ChangeHistory::subjects`]): a goal saying what earlier changes to the file said.
 /// Set to 0.5 before any run; 0.3 and 1.0 measured beside it (docs/benchmarks.md).
@@ -336,6 +339,15 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         if let Some((x, run)) = held {
             text[i] += W_MESSAGE * x;
             reasons[i].push(format!("holds the goal's error message: \"{run}\""));
+        }
+    }
+    for (i, held) in crate::messages::literal_holders(files, &code, &parsed)
+        .into_iter()
+        .enumerate()
+    {
+        if let Some((x, literal)) = held {
+            text[i] += W_LITERAL * x;
+            reasons[i].push(format!("spells `{literal}` as a string, as the goal does"));
         }
     }
     // Commit subjects are one line, like a subject-line goal. A report's prose would match
@@ -798,6 +810,31 @@ mod tests {
         };
         let map = RepoMap::open_with(dir.path(), &options).unwrap();
         (dir, map)
+    }
+
+    #[test]
+    fn the_file_declaring_the_goal_s_option_ranks_first() {
+        let (_d, map) = map_of(&[
+            (
+                "pylint/checkers/dup.py",
+                "class Checker:\n    options = ((\"min-similarity-lines\", {\"default\": 4}),)\n",
+            ),
+            (
+                "pylint/similarity/lines.py",
+                "def minimum(a, b):\n    \"\"\"The minimum of two similarities.\"\"\"\n",
+            ),
+            ("pylint/lint/run.py", "def run(): pass\n"),
+        ]);
+        let goal = "Setting `min-similarity-lines` to 0 should disable the check\n\nIt flags every line as similar instead.";
+        let ranked = rank(&map, goal);
+        assert_eq!(ranked[0].path, "pylint/checkers/dup.py", "{ranked:?}");
+        assert!(
+            ranked[0]
+                .reasons
+                .iter()
+                .any(|r| r.contains("spells `min-similarity-lines` as a string")),
+            "{ranked:?}"
+        );
     }
 
     #[test]
