@@ -826,13 +826,20 @@ mod tests {
             ("pylint/lint/run.py", "def run(): pass\n"),
         ]);
         let goal = "Setting `min-similarity-lines` to 0 should disable the check\n\nIt flags every line as similar instead.";
-        let ranked = rank(&map, goal);
-        assert_eq!(ranked[0].path, "pylint/checkers/dup.py", "{ranked:?}");
+        assert_first_for(
+            &map,
+            goal,
+            "pylint/checkers/dup.py",
+            "spells `min-similarity-lines` as a string",
+        );
+    }
+
+    /// Asserts that `path` ranks first for `goal`, with a reason containing `why`.
+    fn assert_first_for(map: &RepoMap, goal: &str, path: &str, why: &str) {
+        let ranked = rank(map, goal);
+        assert_eq!(ranked[0].path, path, "{ranked:?}");
         assert!(
-            ranked[0]
-                .reasons
-                .iter()
-                .any(|r| r.contains("spells `min-similarity-lines` as a string")),
+            ranked[0].reasons.iter().any(|r| r.contains(why)),
             "{ranked:?}"
         );
     }
@@ -851,14 +858,11 @@ mod tests {
             ("src/builder/arg.rs", "pub fn arg() {}"),
         ]);
         let goal = "Value of the wrong type\n\n```\nthread 'main' panicked at src/main.rs:12:10:\nMismatch between definition and access of `port`. Could not downcast\n```";
-        let ranked = rank(&map, goal);
-        assert_eq!(ranked[0].path, "src/parser/error.rs", "{ranked:?}");
-        assert!(
-            ranked[0]
-                .reasons
-                .iter()
-                .any(|r| r.contains("holds the goal's error message")),
-            "{ranked:?}"
+        assert_first_for(
+            &map,
+            goal,
+            "src/parser/error.rs",
+            "holds the goal's error message",
         );
     }
 
