@@ -332,22 +332,21 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         .iter()
         .map(|f| f.lang.is_some() && !is_auxiliary(&f.path))
         .collect();
-    for (i, held) in crate::messages::holders(files, &code, &parsed)
-        .into_iter()
-        .enumerate()
-    {
-        if let Some((x, run)) = held {
-            text[i] += W_MESSAGE * x;
-            reasons[i].push(format!("holds the goal's error message: \"{run}\""));
-        }
-    }
-    for (i, held) in crate::messages::literal_holders(files, &code, &parsed)
-        .into_iter()
-        .enumerate()
-    {
-        if let Some((x, literal)) = held {
-            text[i] += W_LITERAL * x;
-            reasons[i].push(format!("spells `{literal}` as a string, as the goal does"));
+    let messages = crate::messages::holders(files, &code, &parsed);
+    let literals = crate::messages::literal_holders(files, &code, &parsed);
+    let said = |run: &str| format!("holds the goal's error message: \"{run}\"");
+    let spelled = |l: &str| format!("spells `{l}` as a string, as the goal does");
+    for (held, w, why) in [
+        (messages, W_MESSAGE, &said as &dyn Fn(&str) -> String),
+        (literals, W_LITERAL, &spelled),
+    ] {
+        for (i, (x, found)) in held
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, h)| Some((i, h?)))
+        {
+            text[i] += w * x;
+            reasons[i].push(why(&found));
         }
     }
     // Commit subjects are one line, like a subject-line goal. A report's prose would match
