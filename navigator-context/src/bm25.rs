@@ -13,39 +13,74 @@ pub(crate) const STOPWORDS: &[&str] = &[
 ];
 
 /// Splits text into lowercase terms: identifiers are split at `_`, `-`, `.`, `/` and
-/// camelCase humps, stop words dropped, plurals folded.
+/// camelCase humps, stop words dropped, plurals folded. Chinese, Japanese and Korean text,
+/// written without spaces between words, becomes its overlapping pairs of characters (a lone
+/// character stays one term), so a goal in those scripts meets the comments and docs that share
+/// its words.
 ///
 /// ```
 /// use navigator_context::terms;
 /// assert_eq!(terms("AuthMiddleware::parse_tokens"), vec!["auth", "middleware", "parse", "token"]);
+/// assert_eq!(terms("解析配置 in parse_config"), vec!["解析", "析配", "配置", "parse", "config"]);
 /// ```
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        let chars: Vec<char> = word.chars().collect();
-        let mut start = 0;
-        for i in 1..=chars.len() {
-            let boundary = i == chars.len()
-                || (chars[i].is_uppercase() && chars[i - 1].is_lowercase())
-                || (chars[i].is_uppercase()
-                    && i + 1 < chars.len()
-                    && chars[i + 1].is_lowercase()
-                    && chars[i - 1].is_uppercase())
-                || (chars[i].is_ascii_digit() != chars[i - 1].is_ascii_digit());
-            if boundary {
-                let t: String = chars[start..i].iter().collect::<String>().to_lowercase();
-                start = i;
-                if t.len() < 2
-                    || t.chars().all(|c| c.is_ascii_digit())
-                    || STOPWORDS.contains(&t.as_str())
-                {
-                    continue;
+    for run in text.split(|c: char| !c.is_alphanumeric()) {
+        // Runs of CJK characters and of everything else, in order.
+        let mut rest = run;
+        while !rest.is_empty() {
+            let cjk = rest.chars().next().is_some_and(is_cjk);
+            let end = rest
+                .char_indices()
+                .find(|&(_, c)| is_cjk(c) != cjk)
+                .map_or(rest.len(), |(i, _)| i);
+            let (part, tail) = rest.split_at(end);
+            rest = tail;
+            if cjk {
+                let chars: Vec<char> = part.chars().collect();
+                if chars.len() == 1 {
+                    out.push(part.to_string());
                 }
-                out.push(fold(t));
+                out.extend(chars.windows(2).map(|w| w.iter().collect::<String>()));
+            } else {
+                word_terms(part, &mut out);
             }
         }
     }
     out
+}
+
+/// Whether `c` is written without spaces between words: Han ideographs, kana, Hangul.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF
+        | 0x20000..=0x2FA1F)
+}
+
+/// The terms of one run of letters and digits (no CJK): split at camelCase humps and digits.
+fn word_terms(word: &str, out: &mut Vec<String>) {
+    let chars: Vec<char> = word.chars().collect();
+    let mut start = 0;
+    for i in 1..=chars.len() {
+        let boundary = i == chars.len()
+            || (chars[i].is_uppercase() && chars[i - 1].is_lowercase())
+            || (chars[i].is_uppercase()
+                && i + 1 < chars.len()
+                && chars[i + 1].is_lowercase()
+                && chars[i - 1].is_uppercase())
+            || (chars[i].is_ascii_digit() != chars[i - 1].is_ascii_digit());
+        if boundary {
+            let t: String = chars[start..i].iter().collect::<String>().to_lowercase();
+            start = i;
+            if t.len() < 2
+                || t.chars().all(|c| c.is_ascii_digit())
+                || STOPWORDS.contains(&t.as_str())
+            {
+                continue;
+            }
+            out.push(fold(t));
+        }
+    }
 }
 
 fn fold(t: String) -> String {

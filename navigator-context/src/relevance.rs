@@ -796,6 +796,22 @@ mod tests {
         assert!(terms("the of a").is_empty());
     }
 
+    #[test]
+    fn a_goal_in_chinese_meets_the_comments_that_share_its_words() {
+        let (_d, map) = map_of(&[
+            (
+                "src/client.py",
+                "def send(req):\n    \"\"\"发送网络请求。\"\"\"\n",
+            ),
+            (
+                "src/settings/loader.py",
+                "def load(path):\n    \"\"\"加载配置文件并解析。\"\"\"\n",
+            ),
+        ]);
+        let ranked = rank(&map, "配置文件加载失败");
+        assert_eq!(ranked[0].path, "src/settings/loader.py", "{ranked:?}");
+    }
+
     fn map_of(files: &[(&str, &str)]) -> (tempfile::TempDir, RepoMap) {
         let dir = tempfile::tempdir().unwrap();
         for (p, text) in files {
