@@ -953,11 +953,6 @@ impl Goal {
             .chain(code_text.iter().flat_map(|t| literal_tokens(t, true)))
             .collect::<Vec<_>>();
         for l in literals {
-            // The name as code spells it (`--allow-hyphen-values`, `allow_hyphen_values`).
-            let snake = l.trim_start_matches('-').replace('-', "_");
-            if snake.contains('_') {
-                push_unique(&mut g.identifiers, &mut seen_ids, &snake);
-            }
             push_unique(&mut g.literals, &mut seen_literals, &l);
         }
         g.prose = rest.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -1539,14 +1534,6 @@ click.exceptions.BadParameter: Invalid value for '--n'
             ],
             "no prose word (built-in), path (site-packages/) or short name (utf-8)"
         );
-        // Options and names as code spells them.
-        for id in ["setup_show", "duplicate_code", "min_similarity_lines"] {
-            assert!(
-                g.identifiers.iter().any(|i| i == id),
-                "{id}: {:?}",
-                g.identifiers
-            );
-        }
         // The code block headed `# app.py` is the reporter's file: no path of the repository.
         assert_eq!(g.user_files, ["app.py"]);
         assert!(g.names_user_file("app.py") && !g.names_user_file("src/flask/app.py"));

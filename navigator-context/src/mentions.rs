@@ -176,6 +176,25 @@ fn defines(file: &FileEntry, name: &str) -> bool {
     })
 }
 
+/// Whether `file` imports or re-exports `name`: a Rust `use` (`pub use udp::UdpSocket;` in
+/// `net/mod.rs`) or a Python `import` (`from .udp import UdpSocket`) naming it.
+fn imports(file: &FileEntry, name: &str) -> bool {
+    static STATEMENTS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let statements = STATEMENTS.get_or_init(|| {
+        regex::Regex::new(
+            r"(?m)\buse\s+[^;]*;|^\s*from\s+\S+\s+import\s+(?:\([^)]*\)|[^\n]*)|^\s*import\s+[^\n]*",
+        )
+        .expect("a valid built-in pattern")
+    });
+    file.text().is_some_and(|t| {
+        statements.find_iter(t).any(|m| {
+            m.as_str()
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == name)
+        })
+    })
+}
+
 /// `HttpClient` → `http_client`, `JSONParser` → `json_parser` (Ruby's file names of classes).
 fn snake_case(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
@@ -408,7 +427,7 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
             // (`logging.getLogger`, `typing.List`, `pytest.mark.skip`): a file of that name is
             // its module only if it defines the member named next.
             if let Some(next) = next_member(q, &cand, own_root) {
-                hits.retain(|&i| defines(&files[i], next));
+                hits.retain(|&i| defines(&files[i], next) || imports(&files[i], next));
             }
             if hits.is_empty() || hits.len() > MAX_NAME_TWINS {
                 continue;
@@ -961,6 +980,8 @@ mod tests {
             ("src/flask/cli.py", "def find_best_app(module): pass\n"),
             ("src/flask/__init__.py", "x = 1\n"),
             ("src/flask/json/__init__.py", "def dumps(x): pass\n"),
+            ("src/net/mod.rs", "mod udp;\npub use udp::UdpSocket;\n"),
+            ("src/net/udp.rs", "pub struct UdpSocket;\n"),
         ];
         let (_d, map) = crate::scan::temp_map(&files);
         let modules = |goal: &str| with_reason(&map, goal, &["module of"]);
@@ -970,6 +991,11 @@ mod tests {
         assert_eq!(
             modules("`pytest.mark.skip` reports the wrong location"),
             ["src/pytest/__init__.py"]
+        );
+        // A package root re-exporting it is its module too.
+        assert_eq!(
+            modules("Docs of `net::UdpSocket` miss the feature"),
+            ["src/net/mod.rs"]
         );
         // A one-word module defining the member named next, and a longer module path, are.
         assert_eq!(
