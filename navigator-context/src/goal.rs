@@ -868,10 +868,11 @@ impl Goal {
         }
         // Clues written inline: backticks, paths, qualified names, identifier-shaped words,
         // over the whole text (code blocks and errors included, which are full of them).
-        let mut inline: Vec<String> = backticks()
+        let ticked: Vec<String> = backticks()
             .captures_iter(text)
             .map(|c| c[1].trim().to_string())
             .collect();
+        let mut inline = ticked.clone();
         // The part of a frame's file after a version's `@` (`v0.10.2/internal/json/decode.go`
         // of `.../go-json@v0.10.2/internal/json/decode.go`) is that frame's, not a clue of its
         // own.
@@ -943,14 +944,14 @@ impl Goal {
                 }
             }
         }
-        let code_text = backticks()
-            .captures_iter(text)
-            .map(|c| c[1].to_string())
-            .chain(g.code.iter().cloned())
-            .chain(g.errors.iter().cloned())
-            .collect::<Vec<_>>();
         let literals = literal_tokens(text, false)
-            .chain(code_text.iter().flat_map(|t| literal_tokens(t, true)))
+            .chain(
+                ticked
+                    .iter()
+                    .chain(&g.code)
+                    .chain(&g.errors)
+                    .flat_map(|t| literal_tokens(t, true)),
+            )
             .collect::<Vec<_>>();
         for l in literals {
             push_unique(&mut g.literals, &mut seen_literals, &l);
