@@ -30,6 +30,24 @@ use std::io::{IsTerminal as _, Read as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// The commit `plan` was pinned at when `root` is a git repository that does not have it (the
+/// plan was made on another repository), else `None`.
+fn foreign_commit<'p>(plan: &'p FlightPlan, root: &std::path::Path) -> Option<&'p str> {
+    let commit = plan.pinned.as_ref()?.commit.as_deref()?;
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let object = format!("{commit}^{{commit}}");
+    (git(&["rev-parse", "--git-dir"]) && !git(&["cat-file", "-e", &object])).then_some(commit)
+}
+
 /// Exit code when a replayed plan no longer matches the repository.
 const EXIT_DRIFT: u8 = 3;
 /// Exit code when the LLM policy failed after the exploration began (a model with no valid
@@ -393,6 +411,9 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         let replayed = match replay(&map, &plan, args.refit) {
             Err(e @ Error::PlanDrift { .. }) => {
                 eprintln!("error: {e}");
+                if let Some(commit) = foreign_commit(&plan, map.root()) {
+                    eprintln!("note: the plan was pinned at commit {commit}, which this repository does not have: is it the plan's repository?");
+                }
                 if let (
                     true,
                     Error::PlanDrift {

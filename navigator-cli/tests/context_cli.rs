@@ -928,3 +928,49 @@ fn a_reader_that_stops_early_ends_the_command_quietly() {
         "{err}"
     );
 }
+
+/// `git init` and one commit of everything in `root`, with `message`.
+fn commit_all(root: &Path, message: &str) {
+    let script = format!(
+        "set -e; export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e \
+         GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e; \
+         git init -q; git add .; git -c commit.gpgsign=false commit -qm '{message}'"
+    );
+    let out = Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_plan_replayed_on_another_repository_says_its_commit_is_not_there() {
+    let (repo, cache) = repo_and_cache();
+    commit_all(repo.path(), "first");
+    let plan = cache.path().join("plan.yaml");
+    let (root, plan) = (repo.path().to_str().unwrap(), plan.to_str().unwrap());
+    let goal = "auth middleware token";
+    let made = navigator(&["context", goal, root, "--plan", plan], cache.path());
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    // The same repository, edited: drift, and no word of another repository.
+    let path = repo.path().join("src/auth/middleware.rs");
+    fs::write(&path, fs::read_to_string(&path).unwrap().repeat(3)).unwrap();
+    let drifted = navigator(&["context", "--replay", plan, root], cache.path());
+    assert_eq!(drifted.status.code(), Some(3), "{}", text(&drifted.stderr));
+    stderr_says(&drifted, "--refit [REPO]");
+    assert!(!text(&drifted.stderr).contains("does not have"));
+    // Another repository of the same files, edited the same way: its commit is not the pin's.
+    let other = tempfile::tempdir().unwrap();
+    write_repo(other.path());
+    fs::write(
+        other.path().join("src/auth/middleware.rs"),
+        fs::read_to_string(&path).unwrap(),
+    )
+    .unwrap();
+    commit_all(other.path(), "elsewhere");
+    let elsewhere = other.path().to_str().unwrap();
+    let foreign = navigator(&["context", "--replay", plan, elsewhere], cache.path());
+    assert_eq!(foreign.status.code(), Some(3), "{}", text(&foreign.stderr));
+    stderr_says(&foreign, "which this repository does not have");
+}

@@ -62,7 +62,7 @@ pub enum Error {
     },
     /// The repository changed since a Flight Plan was pinned; replay with refit to fit the
     /// plan to the new contents.
-    #[error("the repository changed since the flight plan was made ({}); replay with refit (`navigator context --replay PLAN --refit`) to fit it again", crate::replay::Drift::describe_parts(changed, deleted, left_out, added, recounted))]
+    #[error("the repository changed since the flight plan was made ({}); replay with refit (`navigator context --replay PLAN --refit [REPO]`) to fit it again", crate::replay::Drift::describe_parts(changed, deleted, left_out, added, recounted))]
     PlanDrift {
         /// Files shown with content whose content changed.
         changed: Vec<String>,

@@ -1075,10 +1075,17 @@ fn restore(
     let mut order: Vec<String> = fitted.degraded.iter().map(|(p, _)| p.clone()).collect();
     order.sort_by(|a, b| value(b).total_cmp(&value(a)).then(a.cmp(b)));
     let mut path_full = false;
+    // Per level, the smallest estimated growth of a raise to it that did not fit: a later
+    // (less valuable) file's raise that grows as much finds no more room, and is not
+    // rendered to learn it (a hundred outlines tried one render each on Django).
+    let snapshot = fitted.plan.clone();
+    let mut costs = Costs::new(map, &snapshot);
+    let mut failed: HashMap<Level, usize> = HashMap::new();
     for path in order {
         let Some(&target) = was.get(&path) else {
             continue;
         };
+        let i = costs.index(&path);
         // Still lowered: at the level it has now.
         while let Some(now) = fitted
             .degraded
@@ -1093,6 +1100,10 @@ fn restore(
             // Less valuable paths have fewer path lines to take the room of: once one path
             // line did not fit, no later one will (thousands of tries on a large repository).
             if up == Level::Path && path_full {
+                break;
+            }
+            let growth = i.map(|i| costs.cost(i, up).0.saturating_sub(costs.cost(i, now).0));
+            if growth.is_some_and(|g| failed.get(&up).is_some_and(|&f| g >= f)) {
                 break;
             }
             let mut trial = fitted.plan.clone();
@@ -1126,6 +1137,10 @@ fn restore(
                 }
                 if rendered.tokens > budget {
                     path_full |= up == Level::Path;
+                    if let Some(g) = growth {
+                        let f = failed.entry(up).or_insert(g);
+                        *f = (*f).min(g);
+                    }
                     break;
                 }
             }

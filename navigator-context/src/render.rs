@@ -388,11 +388,14 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
     let mut paths: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let mut collapsed: BTreeMap<String, usize> = BTreeMap::new();
     let mut hidden: BTreeMap<String, usize> = BTreeMap::new();
+    // Files no rule matches, per top directory: counted in a line the directory has anyway.
+    let mut unmatched: BTreeMap<String, usize> = BTreeMap::new();
     let mut levels = Vec::with_capacity(map.files().len());
     let mut collapsed_files = Vec::new();
     let mut limited = Vec::new();
     for file in map.files() {
         let Some(res) = rules.resolve(&file.path) else {
+            *unmatched.entry(top_dir(&file.path)).or_default() += 1;
             levels.push((file.path.clone(), Level::Hidden));
             continue;
         };
@@ -441,6 +444,13 @@ pub fn render(map: &RepoMap, plan: &FlightPlan) -> Result<Rendered> {
     let folded_dirs: Vec<(String, usize)> = collapsed.clone().into_iter().collect();
     for (dir, n) in hidden {
         *collapsed.entry(dir).or_default() += n;
+    }
+    // A directory's line counts every file of it not shown, not only those a rule hides
+    // (a fitted plan that hid its 30 files read "axum/ (30 files)" for a folder of 84).
+    for (dir, n) in unmatched {
+        if let Some(c) = collapsed.get_mut(&dir) {
+            *c += n;
+        }
     }
     let collapsed_dirs: Vec<(String, usize)> = collapsed.into_iter().collect();
     // Directories that also hold files shown on their own: their folded line counts the
@@ -832,6 +842,17 @@ mod tests {
         assert!(out.text.contains("docs/ (2 more files)\n"), "{}", out.text);
         assert_eq!(out.level_of("lib/y.py"), Level::Hidden);
         assert_eq!(out.tokens, plan.tokenizer.count(&out.text));
+        // A plan without a rule for every file (a fit hid all it named): the line counts the
+        // directory's files no rule matches too.
+        plan.rules = vec![Rule::new("docs/a.md", Level::Hidden)];
+        let out = render(&map, &plan).unwrap();
+        assert_eq!(
+            out.text.lines().last(),
+            Some("docs/ (3 files)"),
+            "{}",
+            out.text
+        );
+        assert!(!out.text.contains("lib/"), "{}", out.text);
     }
 
     #[test]

@@ -96,9 +96,11 @@ impl Drift {
         if !recounted.is_empty() {
             let dirs: Vec<String> = recounted
                 .iter()
-                .map(|(d, a, b)| format!("{d} ({a} -> {b} files)"))
+                // The files a folding rule counts there, not the line's whole count (which
+                // adds the files hidden beside them): "0 -> 1 files" read as a wrong count.
+                .map(|(d, a, b)| format!("{d} ({a} -> {b} files folded)"))
                 .collect();
-            parts.push(format!("recounted: {}", listed(dirs)));
+            parts.push(format!("folded lines recounted: {}", listed(dirs)));
         }
         parts.join("; ")
     }

@@ -5,6 +5,9 @@ use crate::flight_plan::{is_literal, rule_globs, Level, Rule, META};
 use globset::{GlobSet, GlobSetBuilder};
 use std::collections::HashMap;
 
+/// The rule path that matches every file.
+const EVERY_PATH: &str = "**";
+
 /// The rule that won a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Resolved {
@@ -28,6 +31,9 @@ pub(crate) struct RuleSet {
     /// fitting a plan renders it dozens of times, and compiling hundreds of globs each time
     /// took seconds.
     literal: HashMap<String, Vec<(usize, bool)>>,
+    /// Rules of path `**` (every plan's fallback), which match every path: kept out of `set`,
+    /// so that a plan of plain paths and `**` resolves a file without running a glob.
+    everywhere: Vec<usize>,
     /// (literal segments, literal chars) per rule.
     weight: Vec<(usize, usize)>,
 }
@@ -49,7 +55,12 @@ impl RuleSet {
         let mut b = GlobSetBuilder::new();
         let mut owner = Vec::new();
         let mut literal: HashMap<String, Vec<(usize, bool)>> = HashMap::new();
+        let mut everywhere = Vec::new();
         for (i, r) in rules.iter().enumerate() {
+            if r.path == EVERY_PATH {
+                everywhere.push(i);
+                continue;
+            }
             if is_literal(&r.path) {
                 let (key, itself) = match r.path.strip_suffix('/') {
                     Some(dir) => (dir, false),
@@ -88,6 +99,7 @@ impl RuleSet {
             set,
             owner,
             literal,
+            everywhere,
             weight,
         })
     }
@@ -113,6 +125,7 @@ impl RuleSet {
             .into_iter()
             .map(|g| self.owner[g])
             .chain(plain)
+            .chain(self.everywhere.iter().copied())
             .map(|i| {
                 let exact = self.rules[i].path == path;
                 ((exact, self.weight[i].0, self.weight[i].1, i), i)
