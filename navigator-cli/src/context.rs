@@ -237,6 +237,7 @@ const NOT_RANKED: &str = "not matched by the goal: shown by a rule of the plan";
 /// A file's `tokens` is what its block takes of the budget (its header line included);
 /// `content_tokens` is the count its header states.
 fn json(
+    map: &RepoMap,
     rendered: &Rendered,
     ranking: Option<&[Scored]>,
     plan: &FlightPlan,
@@ -270,12 +271,35 @@ fn json(
         "files": files, "paths": paths,
         "collapsed": rendered.collapsed_dirs.iter().map(|(d, n)| serde_json::json!({"dir": d, "files": n})).collect::<Vec<_>>(),
         "limited": rendered.limited.iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
+        "skipped": map.skipped().iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
         "context": rendered.text, "plan": plan.to_yaml(&[]),
     });
     if let (Some(o), serde_json::Value::Object(e)) = (out.as_object_mut(), extra) {
         o.extend(e);
     }
     out
+}
+
+/// Files the scan left out for a reason a reader would not guess (unreadable, a link leaving
+/// the root, a pipe): up to five named on stderr, the rest counted. Binary files, which every
+/// repository with images has, are not named (`--json` lists every file left out under
+/// `skipped`).
+fn note_skipped(map: &RepoMap) {
+    const NAMED: usize = 5;
+    let odd: Vec<&(String, String)> = map
+        .skipped()
+        .iter()
+        .filter(|(_, why)| why != "binary")
+        .collect();
+    for (path, why) in odd.iter().take(NAMED) {
+        eprintln!("note: {path} is left out: {why}");
+    }
+    if odd.len() > NAMED {
+        eprintln!(
+            "note: {} more files are left out (--json lists them under `skipped`)",
+            odd.len() - NAMED
+        );
+    }
 }
 
 /// Files shown lower than asked lest their size or encoding pass unnoticed: up to five named
@@ -394,6 +418,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     };
     let map = RepoMap::open_with(&repo, &options)
         .with_context(|| format!("opening the repository {}", repo.display()))?;
+    note_skipped(&map);
     if map.files().is_empty() {
         eprintln!(
             "warning: {} holds no file to show (it is empty, or everything in it is ignored)",
@@ -489,7 +514,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         emit(
             &args,
             &replayed.rendered,
-            json(&replayed.rendered, None, &replayed.plan, drift),
+            json(&map, &replayed.rendered, None, &replayed.plan, drift),
         )?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -516,7 +541,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         emit(
             &args,
             &rendered,
-            json(&rendered, None, &plan, serde_json::json!({})),
+            json(&map, &rendered, None, &plan, serde_json::json!({})),
         )?;
         return Ok(ExitCode::SUCCESS);
     };
@@ -585,7 +610,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     emit(
         &args,
         &rendered,
-        json(&rendered, Some(&out.ranking), &out.plan, extra),
+        json(&map, &rendered, Some(&out.ranking), &out.plan, extra),
     )?;
     Ok(if failed {
         ExitCode::from(EXIT_POLICY_FAILED)
@@ -627,7 +652,7 @@ mod tests {
         assert_eq!(file("b.py")["score"], 0.0);
         assert_eq!(file("b.py")["reasons"], serde_json::json!([NOT_RANKED]));
         // A replay ranks nothing: no scores to give.
-        let v = json(&rendered, None, &plan, serde_json::json!({}));
+        let v = json(&map, &rendered, None, &plan, serde_json::json!({}));
         assert!(v["files"][0]["score"].is_null());
     }
 

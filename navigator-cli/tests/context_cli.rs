@@ -974,3 +974,40 @@ fn a_plan_replayed_on_another_repository_says_its_commit_is_not_there() {
     assert_eq!(foreign.status.code(), Some(3), "{}", text(&foreign.stderr));
     stderr_says(&foreign, "which this repository does not have");
 }
+
+#[test]
+fn files_the_scan_leaves_out_are_named_on_stderr_and_listed_in_json() {
+    let (repo, cache) = repo_and_cache();
+    fs::write(repo.path().join("blob.bin"), b"\x00\x01\x02binary").unwrap();
+    let _socket = std::os::unix::net::UnixListener::bind(repo.path().join("app.sock")).unwrap();
+    let root = repo.path().to_str().unwrap();
+    let out = navigator(
+        &["context", "auth middleware token", root, "--json"],
+        cache.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // The socket is named; a binary, which most repositories have, only in the JSON.
+    stderr_says(&out, "note: app.sock is left out: a socket");
+    assert!(
+        !text(&out.stderr).contains("blob.bin"),
+        "{}",
+        text(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let skipped: Vec<(String, String)> = v["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["path"].to_string(), s["reason"].to_string()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (
+                "\"app.sock\"".into(),
+                "\"a socket, not a regular file\"".into()
+            ),
+            ("\"blob.bin\"".into(), "\"binary\"".into())
+        ]
+    );
+}

@@ -394,7 +394,18 @@ fn walk(root: &Path) -> Vec<Walked> {
         .require_git(false)
         .build();
     for entry in walker {
-        let Ok(entry) = entry else { continue };
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                // A folder or file the walk cannot read is left out, and said so.
+                if let Some((path, err)) = unreadable(&e) {
+                    let rel = path.strip_prefix(root).map_or_else(|_| ".".into(), rel_key);
+                    let rel = if rel.is_empty() { ".".into() } else { rel };
+                    out.push(Walked::Skip(rel, format!("unreadable: {err}")));
+                }
+                continue;
+            }
+        };
         let Some(ft) = entry.file_type() else {
             continue;
         };
@@ -425,6 +436,16 @@ fn walk(root: &Path) -> Vec<Walked> {
         }
     }
     out
+}
+
+/// The path and I/O error of a walk error that is a file or folder it could not read (not a
+/// bad `.gitignore` line).
+fn unreadable(e: &ignore::Error) -> Option<(&Path, &std::io::Error)> {
+    match e {
+        ignore::Error::WithPath { path, err } => Some((path.as_path(), err.io_error()?)),
+        ignore::Error::WithDepth { err, .. } => unreadable(err),
+        _ => None,
+    }
 }
 
 /// Why a walked entry that is neither a file, a directory nor a link is left out.
@@ -732,6 +753,41 @@ mod tests {
                 "a socket, not a regular file".to_string()
             )]
         );
+    }
+
+    #[test]
+    fn a_walk_error_reading_a_folder_is_an_unreadable_entry_and_a_bad_ignore_line_is_not() {
+        let denied = ignore::Error::WithDepth {
+            depth: 1,
+            err: Box::new(ignore::Error::WithPath {
+                path: PathBuf::from("/repo/locked"),
+                err: Box::new(ignore::Error::Io(std::io::Error::from(
+                    std::io::ErrorKind::PermissionDenied,
+                ))),
+            }),
+        };
+        let (path, err) = unreadable(&denied).unwrap();
+        assert_eq!(path, Path::new("/repo/locked"));
+        assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
+        // The walk's own shape: the path around the depth around the I/O error.
+        let walked = ignore::Error::WithPath {
+            path: PathBuf::from("/repo/locked"),
+            err: Box::new(ignore::Error::WithDepth {
+                depth: 1,
+                err: Box::new(ignore::Error::Io(std::io::Error::from(
+                    std::io::ErrorKind::PermissionDenied,
+                ))),
+            }),
+        };
+        assert_eq!(unreadable(&walked).unwrap().0, Path::new("/repo/locked"));
+        let glob = ignore::Error::WithPath {
+            path: PathBuf::from("/repo/.gitignore"),
+            err: Box::new(ignore::Error::Glob {
+                glob: Some("a[".into()),
+                err: "unclosed character class".into(),
+            }),
+        };
+        assert!(unreadable(&glob).is_none());
     }
 
     #[test]
