@@ -30,6 +30,15 @@ use std::io::{IsTerminal as _, Read as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Whether `dir` is a bare git repository: `HEAD`, `objects/` and `refs/` at its root and no
+/// `.git` (its files are git's, not a project's).
+fn is_bare_git(dir: &std::path::Path) -> bool {
+    dir.join("HEAD").is_file()
+        && dir.join("objects").is_dir()
+        && dir.join("refs").is_dir()
+        && !dir.join(".git").exists()
+}
+
 /// The commit `plan` was pinned at when `root` is a git repository that does not have it (the
 /// plan was made on another repository), else `None`.
 fn foreign_commit<'p>(plan: &'p FlightPlan, root: &std::path::Path) -> Option<&'p str> {
@@ -405,6 +414,13 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if repo.exists() && !repo.is_dir() {
         bail!(
             "{} is a file, not a directory: the repository is a directory",
+            repo.display()
+        );
+    }
+    if is_bare_git(&repo) {
+        bail!(
+            "{} is a bare git repository (history without a work tree): clone it and give the clone (`git clone {} DIR`)",
+            repo.display(),
             repo.display()
         );
     }

@@ -1011,3 +1011,29 @@ fn files_the_scan_leaves_out_are_named_on_stderr_and_listed_in_json() {
         ]
     );
 }
+
+#[test]
+fn a_bare_repository_is_refused_with_the_clone_to_make() {
+    let (repo, cache) = repo_and_cache();
+    commit_all(repo.path(), "first");
+    let bare = cache.path().join("svc.git");
+    let out = Command::new("git")
+        .args(["clone", "-q", "--bare"])
+        .arg(repo.path())
+        .arg(&bare)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = navigator(
+        &["context", "auth middleware", bare.to_str().unwrap()],
+        cache.path(),
+    );
+    assert!(!out.status.success());
+    stderr_says(&out, "is a bare git repository");
+    // Its clone is a repository like any other.
+    let out = navigator(
+        &["context", "auth middleware", repo.path().to_str().unwrap()],
+        cache.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
