@@ -2,10 +2,12 @@
 //!
 //! Folders first: every directory starts as one collapsed line with its file count, and
 //! directories are opened shallowest first (their files listed by path, their subdirectories
-//! as collapsed lines) while the budget allows. When every path is listed, files get their
-//! top-level outlines, code before documents' headings, shallowest first (package roots before
-//! the modules under them), until the budget is spent. A directory too large to open stays a counted line, so the overview of
-//! a 20,000-file repository still fits a small budget and a small repository shows its code.
+//! as collapsed lines) while the budget allows; a wide directory (a hundred locale folders)
+//! after the narrower ones. Then the files listed get their top-level outlines, code before
+//! documents' headings, shallowest first (package roots before the modules under them), until
+//! the budget is spent. When not every path fits, paths take at most 60% of the budget and the
+//! rest outlines the code listed. A directory too large to open stays a counted line, so the
+//! overview of a 20,000-file repository still fits a small budget and shows some of its code.
 
 use crate::error::Result;
 use crate::flight_plan::{FlightPlan, Level, Rule};
@@ -30,6 +32,14 @@ fn dir_line(plan: &FlightPlan, dir: &str, n: usize) -> usize {
     let noun = if n == 1 { "file" } else { "files" };
     plan.tokenizer.count(&format!("{shown} ({n} {noun})\n"))
 }
+
+/// A directory with more entries (files and subdirectories) than this is wide: opened after
+/// the narrower ones.
+const WIDE_DIR: usize = 32;
+
+/// The most of the budget paths and folder lines take when not every path fits: the rest
+/// outlines the files listed.
+const PATHS_SHARE: f64 = 0.6;
 
 /// A plan showing `map` breadth first within `tokens`: folders, then files, then top-level
 /// symbols.
@@ -68,89 +78,132 @@ pub(crate) fn overview(
     // The root starts collapsed into its top-level entries; open directories breadth first.
     // Reserve the line that heads the paths when outlines come first.
     remaining = remaining.saturating_sub(8);
-    let mut opened: HashSet<String> = HashSet::new();
-    let mut order: Vec<String> = Vec::new();
     // Directories open shallowest first, in path order, except that those of tests,
     // benches and examples, and those mostly of files that are not code (docs), wait until
     // the code's directories at every depth had their turn: a `src/` layout's package opens
     // before `docs/` lists its pages.
     let secondary = |d: &str| is_auxiliary(d) || code_below[d] * 2 < below[d];
-    let mut queue: BTreeSet<(bool, usize, String)> = BTreeSet::from([(false, 0, String::new())]);
-    let mut first = true;
-    while let Some((_, _, dir)) = queue.pop_first() {
-        let kids: Vec<String> = children.get(&dir).into_iter().flatten().cloned().collect();
-        let opened_cost: usize = direct
-            .get(&dir)
-            .map_or(0, |v| v.iter().map(|&i| path_cost(i)).sum::<usize>())
-            + kids
-                .iter()
-                .map(|k| dir_line(&plan, k, below[k]))
-                .sum::<usize>();
-        let closed_cost = if first {
-            0
-        } else {
-            dir_line(&plan, &dir, below[&dir])
-        };
-        let extra = opened_cost.saturating_sub(closed_cost);
-        if first && opened_cost > remaining {
-            // Not even the top level fits: one counted line per top-level entry, as before.
-            break;
+    // A directory of more than [`WIDE_DIR`] entries (Django's `conf/locale/`, a hundred
+    // three-file folders) opens only after every narrower one at every depth: its lines would
+    // take the budget of the code's folders. At one depth, the directories holding more files
+    // open first.
+    let entries =
+        |d: &str| direct.get(d).map_or(0, Vec::len) + children.get(d).map_or(0, BTreeSet::len);
+    let key = |k: String| {
+        let wide = entries(&k) > WIDE_DIR;
+        (
+            secondary(&k),
+            wide,
+            depth(&k),
+            std::cmp::Reverse(below[&k]),
+            k,
+        )
+    };
+    // Opens directories within `budget`: those opened, in order, and the tokens left.
+    let open_dirs = |mut remaining: usize| {
+        let mut opened: HashSet<String> = HashSet::new();
+        let mut order: Vec<String> = Vec::new();
+        let mut queue = BTreeSet::from([key(String::new())]);
+        let mut first = true;
+        while let Some((_, _, _, _, dir)) = queue.pop_first() {
+            let kids: Vec<String> = children.get(&dir).into_iter().flatten().cloned().collect();
+            let opened_cost: usize = direct
+                .get(&dir)
+                .map_or(0, |v| v.iter().map(|&i| path_cost(i)).sum::<usize>())
+                + kids
+                    .iter()
+                    .map(|k| dir_line(&plan, k, below[k]))
+                    .sum::<usize>();
+            let closed_cost = if first {
+                0
+            } else {
+                dir_line(&plan, &dir, below[&dir])
+            };
+            let extra = opened_cost.saturating_sub(closed_cost);
+            if first && opened_cost > remaining {
+                // Not even the top level fits: one counted line per top-level entry.
+                break;
+            }
+            if extra <= remaining {
+                remaining -= extra;
+                opened.insert(dir.clone());
+                order.push(dir);
+                queue.extend(kids.into_iter().map(key));
+            }
+            first = false;
         }
-        if extra <= remaining {
-            remaining -= extra;
-            opened.insert(dir.clone());
-            order.push(dir);
-            queue.extend(kids.into_iter().map(|k| (secondary(&k), depth(&k), k)));
-        }
-        first = false;
+        (opened, order, remaining)
+    };
+    let full = open_dirs(remaining);
+    let all_open = below.keys().all(|d| full.0.contains(d));
+    let probe = FlightPlan {
+        rules: Vec::new(),
+        ..plan.clone()
+    };
+    let mut costs = crate::pack::Costs::new(map, &probe);
+    if all_open {
+        map.outline_all();
     }
-    let mut rules = vec![Rule {
-        path: "**".into(),
-        level: Level::Path,
-        collapse: true,
-        focus: Vec::new(),
-        max_items: None,
-    }];
-    let all_open = below.keys().all(|d| opened.contains(d));
-    for dir in &order {
-        // Files right in the directory as paths; its subdirectories stay collapsed unless
-        // opened themselves (a more specific rule).
-        rules.push(Rule::new(format!("{dir}*"), Level::Path));
-        for k in children.get(dir).into_iter().flatten() {
-            if !opened.contains(k) {
-                rules.push(Rule {
-                    path: k.clone(),
-                    level: Level::Path,
-                    collapse: true,
-                    focus: Vec::new(),
-                    max_items: None,
-                });
+    // The rules for the directories opened, then top-level outlines of the files listed
+    // (every file, when every path is) while `remaining` lasts: the code before tests,
+    // benches and examples (a `src/` layout's package before `tests/`), and before documents'
+    // headings (a README's, a changelog's, `docs/*.md`), shallowest files first. Also how many
+    // files are outlined.
+    let mut rules_for = |(opened, order, mut remaining): (HashSet<String>, Vec<String>, usize)| {
+        let mut rules = vec![Rule {
+            path: "**".into(),
+            level: Level::Path,
+            collapse: true,
+            focus: Vec::new(),
+            max_items: None,
+        }];
+        for dir in &order {
+            // Files right in the directory as paths; its subdirectories stay collapsed unless
+            // opened themselves (a more specific rule).
+            rules.push(Rule::new(format!("{dir}*"), Level::Path));
+            for k in children.get(dir).into_iter().flatten() {
+                if !opened.contains(k) {
+                    rules.push(Rule {
+                        path: k.clone(),
+                        level: Level::Path,
+                        collapse: true,
+                        focus: Vec::new(),
+                        max_items: None,
+                    });
+                }
             }
         }
-    }
-    if all_open {
-        // Every path is listed: top-level outlines, the code before tests, benches and
-        // examples (a `src/` layout's package before `tests/`), and before documents' headings
-        // (a README's, a changelog's, `docs/*.md`), shallowest files first.
-        let mut by_depth: Vec<usize> = (0..files.len()).collect();
+        let mut by_depth: Vec<usize> = (0..files.len())
+            .filter(|&i| all_open || opened.contains(parent(&files[i].path)))
+            .collect();
         by_depth.sort_by_cached_key(|&i| {
             let path = &files[i].path;
             let document = files[i].lang.is_none();
             (is_auxiliary(path), document, depth(path), path.clone())
         });
-        map.outline_all();
-        let probe = FlightPlan {
-            rules: Vec::new(),
-            ..plan.clone()
-        };
-        let mut costs = crate::pack::Costs::new(map, &probe);
+        let mut outlined = 0;
         for i in by_depth {
             let (now, _) = costs.cost(i, Level::Path);
             let (next, got) = costs.cost(i, Level::TopLevel);
             if got == Level::TopLevel && next.saturating_sub(now) <= remaining {
                 remaining -= next.saturating_sub(now);
                 rules.push(Rule::new(files[i].path.clone(), Level::TopLevel));
+                outlined += 1;
             }
+        }
+        (rules, outlined)
+    };
+    let mut rules = rules_for(full.clone()).0;
+    if !all_open {
+        // Too many paths to list them all (Django's 6,388 files): the paths take at most
+        // [`PATHS_SHARE`] of the budget, and the rest outlines the files listed, shallowest
+        // code first, rather than a hundred more folders' names; unless that outlines
+        // nothing (a budget too small for any of the listed files' outlines).
+        let spare = remaining - (remaining as f64 * PATHS_SHARE) as usize;
+        let (opened, order, left) = open_dirs(remaining - spare);
+        let (capped, outlined) = rules_for((opened, order, left + spare));
+        if outlined > 0 {
+            rules = capped;
         }
     }
     // Estimates leave out the "Other files" line and rounding: fit makes it exact, lowering
@@ -243,6 +296,39 @@ mod tests {
         let plan = overview(&map, "", 100_000, FlightPlan::new("", 100_000)).unwrap();
         let out = render(&map, &plan).unwrap();
         assert_eq!(out.level_of("README.md"), Level::TopLevel, "{}", out.text);
+    }
+
+    #[test]
+    fn a_tree_too_large_to_list_outlines_its_code_instead_of_opening_wide_folders() {
+        let mut files: Vec<(String, String)> = (0..60)
+            .map(|k| {
+                (
+                    format!("pkg/locale/lang_{k:02}/formats.py"),
+                    "DATE_FORMAT = 'j F Y'\n".to_string(),
+                )
+            })
+            .collect();
+        files.push(("pkg/__init__.py".into(), "def setup():\n    pass\n".into()));
+        for name in ["engine", "models", "signals"] {
+            files.push((
+                format!("pkg/core/{name}.py"),
+                format!("class {name}_base:\n    pass\n\n\ndef make_{name}(options):\n    return options\n"),
+            ));
+        }
+        let (_d, map) = crate::scan::temp_map(&files);
+        let plan = overview(&map, "", 300, FlightPlan::new("", 300)).unwrap();
+        let out = render(&map, &plan).unwrap();
+        assert!(out.tokens <= 300, "{}", out.tokens);
+        // The wide folder stays one counted line; the code is outlined, not only listed.
+        assert!(
+            out.text.contains("pkg/locale/ (60 files)\n"),
+            "{}",
+            out.text
+        );
+        for name in ["engine", "models", "signals"] {
+            let path = format!("pkg/core/{name}.py");
+            assert_eq!(out.level_of(&path), Level::TopLevel, "{}", out.text);
+        }
     }
 
     #[test]
