@@ -1071,7 +1071,6 @@ fn restore(
 ) -> Result<Fitted> {
     let value = |p: &str| values.get(p).copied().unwrap_or(0.0);
     let budget = fitted.plan.token_budget;
-    let tokenizer = fitted.plan.tokenizer;
     let mut order: Vec<String> = fitted.degraded.iter().map(|(p, _)| p.clone()).collect();
     order.sort_by(|a, b| value(b).total_cmp(&value(a)).then(a.cmp(b)));
     let mut path_full = false;
@@ -1103,51 +1102,42 @@ fn restore(
                 break;
             }
             let growth = i.map(|i| costs.cost(i, up).0.saturating_sub(costs.cost(i, now).0));
-            if growth.is_some_and(|g| failed.get(&up).is_some_and(|&f| g >= f)) {
-                break;
-            }
+            let hopeless = growth.is_some_and(|g| failed.get(&up).is_some_and(|&f| g >= f));
             let mut trial = fitted.plan.clone();
             set_exact(&mut trial, &path, up);
-            let mut rendered = render(map, &trial)?;
-            let mut hidden = Vec::new();
-            if rendered.tokens > budget {
-                let mut spare: Vec<String> = rendered
-                    .listed_paths()
-                    .filter(|p| *p != path && value(p) < value(&path))
-                    .map(str::to_string)
-                    .collect();
-                spare.sort_by(|a, b| value(a).total_cmp(&value(b)).then(a.cmp(b)));
-                let mut spare = spare.into_iter();
-                while rendered.tokens > budget {
-                    // Hide as many paths as the estimate says, then count exactly.
-                    let over = rendered.tokens - budget;
-                    let mut freed = 0;
-                    for p in spare.by_ref() {
-                        freed += tokenizer.count(&format!("{p}\n"));
-                        set_exact(&mut trial, &p, Level::Hidden);
-                        hidden.push(p);
-                        if freed >= over {
-                            break;
-                        }
-                    }
-                    if freed == 0 {
-                        break;
-                    }
-                    rendered = render(map, &trial)?;
-                }
-                if rendered.tokens > budget {
-                    path_full |= up == Level::Path;
+            let mut got = None;
+            if !hopeless {
+                got = give_room(map, trial.clone(), &path, budget, &value)?;
+                if got.is_none() {
                     if let Some(g) = growth {
                         let f = failed.entry(up).or_insert(g);
                         *f = (*f).min(g);
                     }
-                    break;
                 }
             }
+            // A zoomed outline that does not fit may still fit as the plain outline: the file
+            // keeps its level, not the items it showed at full source (a refit to 1,000
+            // tokens left the second file a path where its 60-token outline fit).
+            let zoomed =
+                |r: &Rule| r.path == path && (!r.focus.is_empty() || r.max_items.is_some());
+            let mut plain = false;
+            if got.is_none() && up > Level::Path && trial.rules.iter().any(zoomed) {
+                for r in trial.rules.iter_mut().filter(|r| r.path == path) {
+                    r.focus.clear();
+                    r.max_items = None;
+                }
+                got = give_room(map, trial, &path, budget, &value)?;
+                plain = got.is_some();
+            }
+            let Some((trial, rendered, hidden)) = got else {
+                path_full |= up == Level::Path;
+                break;
+            };
             fitted.plan = trial;
             fitted.rendered = rendered;
             fitted.degraded.retain(|(p, _)| *p != path);
-            if up < target {
+            // A file that lost its zoom stays listed as lowered, and is raised no further.
+            if up < target || plain {
                 fitted.degraded.push((path.clone(), up));
             }
             for p in hidden {
@@ -1156,9 +1146,57 @@ fn restore(
                     None => fitted.degraded.push((p, Level::Hidden)),
                 }
             }
+            if plain {
+                break;
+            }
         }
     }
     Ok(fitted)
+}
+
+/// `trial` (which raises `path`) rendered within `budget`, hiding the path lines of files less
+/// valuable than `path`, least valuable first, as far as needed: the plan, its render and the
+/// paths hidden; `None` when it does not fit even so.
+fn give_room(
+    map: &RepoMap,
+    mut trial: FlightPlan,
+    path: &str,
+    budget: usize,
+    value: &dyn Fn(&str) -> f64,
+) -> Result<Option<(FlightPlan, Rendered, Vec<String>)>> {
+    let tokenizer = trial.tokenizer;
+    let mut rendered = render(map, &trial)?;
+    let mut hidden = Vec::new();
+    if rendered.tokens > budget {
+        let mut spare: Vec<String> = rendered
+            .listed_paths()
+            .filter(|p| *p != path && value(p) < value(path))
+            .map(str::to_string)
+            .collect();
+        spare.sort_by(|a, b| value(a).total_cmp(&value(b)).then(a.cmp(b)));
+        let mut spare = spare.into_iter();
+        while rendered.tokens > budget {
+            // Hide as many paths as the estimate says, then count exactly.
+            let over = rendered.tokens - budget;
+            let mut freed = 0;
+            for p in spare.by_ref() {
+                freed += tokenizer.count(&format!("{p}\n"));
+                set_exact(&mut trial, &p, Level::Hidden);
+                hidden.push(p);
+                if freed >= over {
+                    break;
+                }
+            }
+            if freed == 0 {
+                break;
+            }
+            rendered = render(map, &trial)?;
+        }
+        if rendered.tokens > budget {
+            return Ok(None);
+        }
+    }
+    Ok(Some((trial, rendered, hidden)))
 }
 
 fn set_exact(plan: &mut FlightPlan, path: &str, level: Level) {
@@ -2084,6 +2122,54 @@ mod tests {
             fitted.degraded
         );
         assert!(fitted.rendered.level_of("mid.rs") < Level::Full);
+    }
+
+    #[test]
+    fn a_zoom_that_no_longer_fits_gives_way_to_the_plain_outline() {
+        let body: String = (0..80)
+            .map(|k| format!("    let v{k} = input.wrapping_mul({k}).rotate_left(3);\n"))
+            .collect();
+        let zoomed = format!(
+            "/// The work.\npub fn work(input: u64) -> u64 {{\n{body}    input\n}}\n\npub fn rest() {{}}\n"
+        );
+        let (_d, map) = crate::scan::temp_map(&[
+            (
+                "best.rs".to_string(),
+                "pub fn best() -> u8 { 1 }\n".to_string(),
+            ),
+            ("zoomed.rs".to_string(), zoomed),
+        ]);
+        let mut plan = FlightPlan::new("goal", 100_000);
+        plan.rules = vec![
+            Rule::new("best.rs", Level::Full),
+            Rule {
+                focus: vec!["work".into()],
+                ..Rule::new("zoomed.rs", Level::TopLevel)
+            },
+        ];
+        let mut outline = plan.clone();
+        outline.rules[1].focus.clear();
+        let plain = render(&map, &outline).unwrap().tokens;
+        assert!(render(&map, &plan).unwrap().tokens > plain + 200);
+        // Room for the plain outline, not for the item at full source.
+        plan.token_budget = plain + 5;
+        let values: HashMap<String, f64> = [("best.rs", 2.0), ("zoomed.rs", 1.0)]
+            .into_iter()
+            .map(|(p, v)| (p.to_string(), v))
+            .collect();
+        let fitted = fit(&map, plan.clone(), &values).unwrap();
+        assert!(fitted.fits && fitted.rendered.tokens <= plan.token_budget);
+        assert_eq!(fitted.rendered.level_of("best.rs"), Level::Full);
+        assert_eq!(
+            fitted.rendered.level_of("zoomed.rs"),
+            Level::TopLevel,
+            "{}",
+            fitted.rendered.text
+        );
+        let rule = fitted.plan.rules.iter().find(|r| r.path == "zoomed.rs");
+        assert!(rule.is_some_and(|r| r.focus.is_empty()));
+        // Reported as lowered: it lost the item it showed.
+        assert!(fitted.degraded.iter().any(|(p, _)| p == "zoomed.rs"));
     }
 
     #[test]
