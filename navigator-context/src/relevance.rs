@@ -11,6 +11,7 @@
 use crate::bm25::{terms, with_typos_mended, Field, Stems, STOPWORDS};
 use crate::goal::Goal;
 use crate::scan::{body, symbol_names, FileEntry, RepoMap};
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 
 /// Weights of the normalised field scores; body is what plain BM25 ranks on.
@@ -244,15 +245,18 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         return Vec::new();
     }
     map.outline_all();
-    let path_f = Field::new(files.iter().map(|f| stems.counts(terms(&f.path))).collect());
-    let sym_f = Field::new(
+    // Every file's words, counted on every core (a quarter of a Django report's time on
+    // one), each worker with its own stem memo.
+    let counted = |words: &(dyn Fn(&FileEntry) -> Vec<String> + Sync)| {
         files
-            .iter()
-            .map(|f| stems.counts(symbol_names(f).flat_map(terms).collect()))
-            .collect(),
-    );
-    let doc_f = Field::new(files.iter().map(|f| stems.counts(doc_terms(f))).collect());
-    let body_f = Field::new(files.iter().map(|f| stems.counts(terms(body(f)))).collect());
+            .par_iter()
+            .map_init(Stems::new, |st, f| st.counts(words(f)))
+            .collect::<Vec<_>>()
+    };
+    let path_f = Field::new(counted(&|f| terms(&f.path)));
+    let sym_f = Field::new(counted(&|f| symbol_names(f).flat_map(terms).collect()));
+    let doc_f = Field::new(counted(&doc_terms));
+    let body_f = Field::new(counted(&|f| terms(body(f))));
     let log_f = map.history().map(|h| {
         Field::new(
             files
