@@ -82,7 +82,9 @@ pub(crate) fn overview(
     // benches and examples, and those mostly of files that are not code (docs), wait until
     // the code's directories at every depth had their turn: a `src/` layout's package opens
     // before `docs/` lists its pages.
-    let secondary = |d: &str| is_auxiliary(d) || code_below[d] * 2 < below[d];
+    // (An empty tree has no root entry: looked up, not indexed.)
+    let count = |m: &HashMap<String, usize>, d: &str| m.get(d).copied().unwrap_or(0);
+    let secondary = |d: &str| is_auxiliary(d) || count(&code_below, d) * 2 < count(&below, d);
     // A directory of more than [`WIDE_DIR`] entries (Django's `conf/locale/`, a hundred
     // three-file folders) opens only after every narrower one at every depth: its lines would
     // take the budget of the code's folders. At one depth, the directories holding more files
@@ -95,7 +97,7 @@ pub(crate) fn overview(
             secondary(&k),
             wide,
             depth(&k),
-            std::cmp::Reverse(below[&k]),
+            std::cmp::Reverse(count(&below, &k)),
             k,
         )
     };
@@ -329,6 +331,17 @@ mod tests {
             let path = format!("pkg/core/{name}.py");
             assert_eq!(out.level_of(&path), Level::TopLevel, "{}", out.text);
         }
+    }
+
+    #[test]
+    fn an_empty_tree_has_an_overview_of_its_header() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("empty")).unwrap();
+        let map = RepoMap::open(dir.path()).unwrap();
+        assert!(map.files().is_empty());
+        let plan = overview(&map, "", 500, FlightPlan::new("", 500)).unwrap();
+        let out = render(&map, &plan).unwrap();
+        assert!(out.shown.is_empty() && out.tokens <= 500, "{}", out.text);
     }
 
     #[test]
