@@ -378,9 +378,8 @@ pub struct Replayed {
 ///
 /// Unchanged repository: the exact context the plan was made with. Changed repository:
 /// [`Error::PlanDrift`] naming the files, unless `refit`, which renders the plan over the new
-/// contents and lowers the least valuable files (those asked for at the lowest level first,
-/// then the later rules: an explored plan lists its files most relevant first) until the
-/// context fits the plan's budget again. A context over budget is an
+/// contents and lowers the least valuable files (those of the later rules first: an explored
+/// plan lists its files most relevant first) until the context fits the plan's budget again. A context over budget is an
 /// [`Error::OverBudget`] without `refit`, whatever the pins say.
 pub fn replay(map: &RepoMap, plan: &FlightPlan, refit: bool) -> Result<Replayed> {
     let drift = drift(map, plan)?;
@@ -408,19 +407,15 @@ pub fn replay(map: &RepoMap, plan: &FlightPlan, refit: bool) -> Result<Replayed>
             budget: plan.token_budget,
         });
     }
-    // Value: the level a file was asked for, then earlier rules before later ones (explored
-    // plans list files most relevant first).
+    // Value: earlier rules before later ones (explored plans list files most relevant first).
+    // Not the level a file was asked for first: a cheap package root shown whole, ranked
+    // third, kept its source while the first file, zoomed into, fell into a folded line.
     let n = plan.rules.len().max(1) as f64;
     let values: HashMap<String, f64> = plan
         .rules
         .iter()
         .enumerate()
-        .map(|(k, r)| {
-            (
-                r.path.clone(),
-                f64::from(r.level as u8) + 1.0 - k as f64 / n,
-            )
-        })
+        .map(|(k, r)| (r.path.clone(), 1.0 - k as f64 / n))
         .collect();
     let Fitted {
         plan: fitted,

@@ -385,3 +385,45 @@ fn a_rule_naming_a_file_the_repository_lacks_is_named() {
         other => panic!("expected drift, got {other:?}"),
     }
 }
+
+#[test]
+fn a_refit_lowers_the_later_rules_first_whatever_level_they_ask_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let fns: String = (0..30)
+        .map(|k| format!("/// Step {k}.\npub fn step_{k}(input: u64) -> u64 {{ input + {k} }}\n"))
+        .collect();
+    fs::write(dir.path().join("best.rs"), fns).unwrap();
+    let body: String = (0..20)
+        .map(|k| format!("    let v{k} = input.rotate_left({k});\n"))
+        .collect();
+    fs::write(
+        dir.path().join("root.rs"),
+        format!("pub fn root(input: u64) -> u64 {{\n{body}    input\n}}\n"),
+    )
+    .unwrap();
+    let map = open(dir.path());
+    // The first file ranked, as an outline; a cheap later one whole (as a package root is).
+    let mut plan = FlightPlan::new("goal", 100_000);
+    plan.rules = vec![
+        Rule::new("best.rs", Level::TopLevel),
+        Rule::new("root.rs", Level::Full),
+    ];
+    let mut small = plan.clone();
+    small.rules[1].level = Level::Path;
+    // Room for the first file's outline and the second's path, not for both with content.
+    plan.token_budget = render(&map, &small).unwrap().tokens + 5;
+    assert!(render(&map, &plan).unwrap().tokens > plan.token_budget);
+    let refit = replay(&map, &plan, true).unwrap();
+    assert!(refit.rendered.tokens <= plan.token_budget);
+    assert_eq!(
+        refit.rendered.level_of("best.rs"),
+        Level::TopLevel,
+        "{}",
+        refit.rendered.text
+    );
+    assert!(
+        refit.rendered.level_of("root.rs") < Level::Full,
+        "{}",
+        refit.rendered.text
+    );
+}
