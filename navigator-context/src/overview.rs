@@ -178,10 +178,37 @@ pub(crate) fn overview(
         let mut by_depth: Vec<usize> = (0..files.len())
             .filter(|&i| all_open || opened.contains(parent(&files[i].path)))
             .collect();
+        // At one depth, folder by folder in turns: each folder's first file (its package
+        // root, else its largest) before any folder's second, so that a budget that outlines
+        // twenty files reaches `runtime/` and `sync/`, not twenty files of `fs/`.
+        let mut turn = vec![0usize; files.len()];
+        let mut in_dir: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for &i in &by_depth {
+            in_dir.entry(parent(&files[i].path)).or_default().push(i);
+        }
+        for members in in_dir.values_mut() {
+            members.sort_by_key(|&i| {
+                let name = files[i].path.rsplit('/').next().unwrap_or("");
+                let root = matches!(
+                    name,
+                    "__init__.py" | "mod.rs" | "lib.rs" | "index.ts" | "index.js"
+                );
+                (!root, std::cmp::Reverse(files[i].size), i)
+            });
+            for (k, &i) in members.iter().enumerate() {
+                turn[i] = k;
+            }
+        }
         by_depth.sort_by_cached_key(|&i| {
             let path = &files[i].path;
             let document = files[i].lang.is_none();
-            (is_auxiliary(path), document, depth(path), path.clone())
+            (
+                is_auxiliary(path),
+                document,
+                depth(path),
+                turn[i],
+                path.clone(),
+            )
         });
         let mut outlined = 0;
         for i in by_depth {
@@ -331,6 +358,49 @@ mod tests {
             let path = format!("pkg/core/{name}.py");
             assert_eq!(out.level_of(&path), Level::TopLevel, "{}", out.text);
         }
+    }
+
+    #[test]
+    fn outlines_take_turns_across_the_folders_of_one_depth() {
+        let mut files: Vec<(String, String)> = (0..6)
+            .map(|k| {
+                (
+                    format!("src/alpha/part_{k}.py"),
+                    format!("def alpha_step_{k}(options, context):\n    return options\n"),
+                )
+            })
+            .collect();
+        files.push((
+            "src/zeta/core.py".into(),
+            "def zeta_core_entry(options, context):\n    return options\n".into(),
+        ));
+        let (_d, map) = crate::scan::temp_map(&files);
+        let everything = render(
+            &map,
+            &FlightPlan {
+                rules: vec![Rule::new("**", Level::Path)],
+                ..FlightPlan::new("", 100_000)
+            },
+        )
+        .unwrap()
+        .tokens;
+        // Room for every path and two outlines (and the line heading the paths).
+        let budget = everything + 60;
+        let plan = overview(&map, "", budget, FlightPlan::new("", budget)).unwrap();
+        let out = render(&map, &plan).unwrap();
+        assert!(out.tokens <= budget);
+        assert_eq!(
+            out.level_of("src/zeta/core.py"),
+            Level::TopLevel,
+            "{}",
+            out.text
+        );
+        assert_eq!(
+            out.level_of("src/alpha/part_1.py"),
+            Level::Path,
+            "{}",
+            out.text
+        );
     }
 
     #[test]
