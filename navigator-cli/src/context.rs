@@ -294,20 +294,27 @@ fn json(
 /// repository with images has, are not named (`--json` lists every file left out under
 /// `skipped`).
 fn note_skipped(map: &RepoMap) {
-    const NAMED: usize = 5;
     let odd: Vec<&(String, String)> = map
         .skipped()
         .iter()
         .filter(|(_, why)| why != "binary")
         .collect();
-    for (path, why) in odd.iter().take(NAMED) {
-        eprintln!("note: {path} is left out: {why}");
+    note_each(
+        &odd,
+        "is left out",
+        "are left out (--json lists them under `skipped`)",
+    );
+}
+
+/// Up to five `(path, why)` notes on stderr ("note: PATH IS: WHY"), the rest counted
+/// ("note: N more files ARE").
+fn note_each(items: &[&(String, String)], is: &str, are: &str) {
+    const NAMED: usize = 5;
+    for (path, why) in items.iter().take(NAMED) {
+        eprintln!("note: {path} {is}: {why}");
     }
-    if odd.len() > NAMED {
-        eprintln!(
-            "note: {} more files are left out (--json lists them under `skipped`)",
-            odd.len() - NAMED
-        );
+    if items.len() > NAMED {
+        eprintln!("note: {} more files {are}", items.len() - NAMED);
     }
 }
 
@@ -315,21 +322,16 @@ fn note_skipped(map: &RepoMap) {
 /// on stderr, the rest counted (`--json` lists them all under `limited`).
 /// `except`: a file already named (the best-effort note's).
 fn note_limited(rendered: &Rendered, except: Option<&str>) {
-    const NAMED: usize = 5;
     let limited: Vec<&(String, String)> = rendered
         .limited
         .iter()
         .filter(|(p, _)| Some(p.as_str()) != except)
         .collect();
-    for (path, why) in limited.iter().take(NAMED) {
-        eprintln!("note: {path} is shown as its path: {why}");
-    }
-    if limited.len() > NAMED {
-        eprintln!(
-            "note: {} more files are shown lower than asked (--json lists them under `limited`)",
-            limited.len() - NAMED
-        );
-    }
+    note_each(
+        &limited,
+        "is shown as its path",
+        "are shown lower than asked (--json lists them under `limited`)",
+    );
 }
 
 fn emit(args: &Args, rendered: &Rendered, value: serde_json::Value) -> anyhow::Result<()> {

@@ -152,26 +152,18 @@ pub(crate) fn overview(
     // headings (a README's, a changelog's, `docs/*.md`), shallowest files first. Also how many
     // files are outlined.
     let mut rules_for = |(opened, order, mut remaining): (HashSet<String>, Vec<String>, usize)| {
-        let mut rules = vec![Rule {
-            path: "**".into(),
-            level: Level::Path,
+        let folded = |path: &str| Rule {
             collapse: true,
-            focus: Vec::new(),
-            max_items: None,
-        }];
+            ..Rule::new(path, Level::Path)
+        };
+        let mut rules = vec![folded("**")];
         for dir in &order {
             // Files right in the directory as paths; its subdirectories stay collapsed unless
             // opened themselves (a more specific rule).
             rules.push(Rule::new(format!("{dir}*"), Level::Path));
             for k in children.get(dir).into_iter().flatten() {
                 if !opened.contains(k) {
-                    rules.push(Rule {
-                        path: k.clone(),
-                        level: Level::Path,
-                        collapse: true,
-                        focus: Vec::new(),
-                        max_items: None,
-                    });
+                    rules.push(folded(k));
                 }
             }
         }
@@ -256,6 +248,15 @@ mod tests {
     use super::*;
     use crate::render::render;
 
+    /// Tokens of a context listing every path of `map`.
+    fn every_path_tokens(map: &RepoMap) -> usize {
+        let plan = FlightPlan {
+            rules: vec![Rule::new("**", Level::Path)],
+            ..FlightPlan::new("", 100_000)
+        };
+        render(map, &plan).unwrap().tokens
+    }
+
     #[test]
     fn code_is_outlined_before_documents_headings() {
         let mut changes = String::from("# Changes\n\n");
@@ -298,15 +299,7 @@ mod tests {
             "the README's headings must fit in the code's room"
         );
         // Every path, and room for the code's outline alone.
-        let everything = render(
-            &map,
-            &FlightPlan {
-                rules: vec![Rule::new("**", Level::Path)],
-                ..FlightPlan::new("", 100_000)
-            },
-        )
-        .unwrap()
-        .tokens;
+        let everything = every_path_tokens(&map);
         // The overview reserves a few tokens for its own lines.
         let slack = 12;
         assert!(readme > slack, "{readme}");
@@ -375,15 +368,7 @@ mod tests {
             "def zeta_core_entry(options, context):\n    return options\n".into(),
         ));
         let (_d, map) = crate::scan::temp_map(&files);
-        let everything = render(
-            &map,
-            &FlightPlan {
-                rules: vec![Rule::new("**", Level::Path)],
-                ..FlightPlan::new("", 100_000)
-            },
-        )
-        .unwrap()
-        .tokens;
+        let everything = every_path_tokens(&map);
         // Room for every path and two outlines (and the line heading the paths).
         let budget = everything + 60;
         let plan = overview(&map, "", budget, FlightPlan::new("", budget)).unwrap();
