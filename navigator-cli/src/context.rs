@@ -656,7 +656,13 @@ mod tests {
             score: 1.0,
             reasons: vec!["symbols match: tax".into()],
         }];
-        let v = json(&rendered, Some(&ranking), &plan, serde_json::json!({}));
+        let v = json(
+            &map,
+            &rendered,
+            Some(&ranking),
+            &plan,
+            serde_json::json!({}),
+        );
         let file = |p: &str| {
             v["files"]
                 .as_array()
