@@ -448,16 +448,12 @@ fn literal_tokens(text: &str, as_code: bool) -> impl Iterator<Item = String> + '
             if !as_code {
                 return None;
             }
-            let code = t.len() >= 4
-                && t.len() <= 7
-                && t.chars().take_while(|c| c.is_ascii_uppercase()).count() <= 3
-                && {
-                    let letters = t.chars().take_while(|c| c.is_ascii_uppercase()).count();
-                    let digits = &t[letters..];
-                    letters >= 1
-                        && (3..=4).contains(&digits.len())
-                        && digits.chars().all(|c| c.is_ascii_digit())
-                };
+            // One to three capitals, then three or four digits.
+            let letters = t.chars().take_while(char::is_ascii_uppercase).count();
+            let digits = &t[letters..];
+            let code = (1..=3).contains(&letters)
+                && (3..=4).contains(&digits.len())
+                && digits.bytes().all(|b| b.is_ascii_digit());
             let kebab = t.contains('-') && t.len() >= KEBAB_MIN_LEN && dashed_name(t);
             (code || kebab).then(|| t.to_string())
         })
@@ -466,17 +462,14 @@ fn literal_tokens(text: &str, as_code: bool) -> impl Iterator<Item = String> + '
 /// `setup-show`, `notes`: lower-case words joined by single dashes, the first starting with a
 /// letter, one word at least three letters long.
 fn dashed_name(name: &str) -> bool {
-    let mut parts = name.split('-');
-    parts.clone().all(|p| {
+    let lower = |p: &&str| p.chars().all(|c| c.is_ascii_lowercase());
+    let parts: Vec<&str> = name.split('-').collect();
+    parts.iter().all(|p| {
         !p.is_empty()
             && p.chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-    }) && parts
-        .next()
-        .is_some_and(|p| p.starts_with(|c: char| c.is_ascii_lowercase()))
-        && name
-            .split('-')
-            .any(|p| p.len() >= 3 && p.chars().all(|c| c.is_ascii_lowercase()))
+    }) && parts[0].starts_with(|c: char| c.is_ascii_lowercase())
+        && parts.iter().any(|p| p.len() >= 3 && lower(p))
 }
 
 /// Kebab-case names shorter than this (`utf-8`, `x-y`) say too little to look up.

@@ -171,9 +171,10 @@ fn next_member<'q>(q: &'q [String], cand: &[String], own_root: bool) -> Option<&
 
 /// Whether `file` defines `name`: an item of its outline or a member it declares.
 fn defines(file: &FileEntry, name: &str) -> bool {
-    file.code_outline().is_some_and(|o| {
-        o.symbols.iter().any(|s| s.name == name) || o.members.iter().any(|m| m == name)
-    })
+    crate::scan::symbol_names(file).any(|s| s == name)
+        || file
+            .code_outline()
+            .is_some_and(|o| o.members.iter().any(|m| m == name))
 }
 
 /// Whether `file` imports or re-exports `name`: a Rust `use` (`pub use udp::UdpSocket;` in

@@ -91,7 +91,12 @@ pub(crate) fn literal_holders(
         if EVERY_PROGRAMS.contains(&bare) {
             continue;
         }
-        let needles: Vec<String> = [literal.as_str(), bare]
+        let forms: &[&str] = if bare == literal {
+            &[bare]
+        } else {
+            &[literal.as_str(), bare]
+        };
+        let needles: Vec<String> = forms
             .iter()
             .flat_map(|l| [format!("\"{l}\""), format!("'{l}'")])
             .collect();

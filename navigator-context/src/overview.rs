@@ -11,7 +11,7 @@
 
 use crate::error::Result;
 use crate::flight_plan::{FlightPlan, Level, Rule};
-use crate::pack::fit;
+use crate::pack::{fit, is_root_name};
 use crate::relevance::is_auxiliary;
 use crate::render::header;
 use crate::scan::RepoMap;
@@ -181,11 +181,7 @@ pub(crate) fn overview(
         for members in in_dir.values_mut() {
             members.sort_by_key(|&i| {
                 let name = files[i].path.rsplit('/').next().unwrap_or("");
-                let root = matches!(
-                    name,
-                    "__init__.py" | "mod.rs" | "lib.rs" | "index.ts" | "index.js"
-                );
-                (!root, std::cmp::Reverse(files[i].size), i)
+                (!is_root_name(name), std::cmp::Reverse(files[i].size), i)
             });
             for (k, &i) in members.iter().enumerate() {
                 turn[i] = k;
@@ -214,19 +210,19 @@ pub(crate) fn overview(
         }
         (rules, outlined)
     };
-    let mut rules = rules_for(full.clone()).0;
-    if !all_open {
-        // Too many paths to list them all (Django's 6,388 files): the paths take at most
-        // [`PATHS_SHARE`] of the budget, and the rest outlines the files listed, shallowest
-        // code first, rather than a hundred more folders' names; unless that outlines
-        // nothing (a budget too small for any of the listed files' outlines).
+    // Too many paths to list them all (Django's 6,388 files): the paths take at most
+    // [`PATHS_SHARE`] of the budget, and the rest outlines the files listed, shallowest code
+    // first, rather than a hundred more folders' names; unless that outlines nothing (a budget
+    // too small for any of the listed files' outlines).
+    let capped = (!all_open).then(|| {
         let spare = remaining - (remaining as f64 * PATHS_SHARE) as usize;
         let (opened, order, left) = open_dirs(remaining - spare);
-        let (capped, outlined) = rules_for((opened, order, left + spare));
-        if outlined > 0 {
-            rules = capped;
-        }
-    }
+        rules_for((opened, order, left + spare))
+    });
+    let rules = match capped {
+        Some((rules, outlined)) if outlined > 0 => rules,
+        _ => rules_for(full).0,
+    };
     // Estimates leave out the "Other files" line and rounding: fit makes it exact, lowering
     // the last (deepest) additions first.
     let n = rules.len().max(1) as f64;

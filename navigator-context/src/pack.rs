@@ -90,11 +90,17 @@ const MAX_ROOTS: usize = 6;
 fn is_package_root(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     path.split('/').count() <= 3
-        && matches!(
-            name,
-            "lib.rs" | "main.rs" | "__init__.py" | "index.ts" | "index.js" | "mod.rs"
-        )
+        && (is_root_name(name) || name == "main.rs")
         && !crate::relevance::is_auxiliary(path)
+}
+
+/// Whether a file of this name is the root of its folder's module or package
+/// (`__init__.py`, `mod.rs`, `lib.rs`, `index.ts`, `index.js`).
+pub(crate) fn is_root_name(name: &str) -> bool {
+    matches!(
+        name,
+        "lib.rs" | "__init__.py" | "index.ts" | "index.js" | "mod.rs"
+    )
 }
 
 /// No file block is smaller than this; below it the budget is spent.
@@ -1073,10 +1079,11 @@ fn restore(
     let budget = fitted.plan.token_budget;
     let mut order: Vec<String> = fitted.degraded.iter().map(|(p, _)| p.clone()).collect();
     order.sort_by(|a, b| value(b).total_cmp(&value(a)).then(a.cmp(b)));
-    let mut path_full = false;
     // Per level, the smallest estimated growth of a raise to it that did not fit: a later
     // (less valuable) file's raise that grows as much finds no more room, and is not
-    // rendered to learn it (a hundred outlines tried one render each on Django).
+    // rendered to learn it (a hundred outlines tried one render each on Django). A path line
+    // that did not fit counts as growth 0: less valuable paths have fewer path lines to take
+    // the room of, so no later one fits (thousands of tries on a large repository).
     let snapshot = fitted.plan.clone();
     let mut costs = Costs::new(map, &snapshot);
     let mut failed: HashMap<Level, usize> = HashMap::new();
@@ -1096,23 +1103,18 @@ fn restore(
                 break;
             }
             let up = Level::ALL[now as usize + 1];
-            // Less valuable paths have fewer path lines to take the room of: once one path
-            // line did not fit, no later one will (thousands of tries on a large repository).
-            if up == Level::Path && path_full {
-                break;
-            }
-            let growth = i.map(|i| costs.cost(i, up).0.saturating_sub(costs.cost(i, now).0));
-            let hopeless = growth.is_some_and(|g| failed.get(&up).is_some_and(|&f| g >= f));
+            let growth = i.map_or(0, |i| {
+                costs.cost(i, up).0.saturating_sub(costs.cost(i, now).0)
+            });
+            let hopeless = failed.get(&up).is_some_and(|&f| growth >= f);
             let mut trial = fitted.plan.clone();
             set_exact(&mut trial, &path, up);
             let mut got = None;
             if !hopeless {
                 got = give_room(map, trial.clone(), &path, budget, &value)?;
                 if got.is_none() {
-                    if let Some(g) = growth {
-                        let f = failed.entry(up).or_insert(g);
-                        *f = (*f).min(g);
-                    }
+                    let f = failed.entry(up).or_insert(growth);
+                    *f = (*f).min(growth);
                 }
             }
             // A zoomed outline that does not fit may still fit as the plain outline: the file
@@ -1130,7 +1132,9 @@ fn restore(
                 plain = got.is_some();
             }
             let Some((trial, rendered, hidden)) = got else {
-                path_full |= up == Level::Path;
+                if up == Level::Path {
+                    failed.insert(up, 0);
+                }
                 break;
             };
             fitted.plan = trial;

@@ -338,19 +338,22 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         .collect();
     let messages = crate::messages::holders(files, &code, &parsed);
     let literals = crate::messages::literal_holders(files, &code, &parsed);
-    let said = |run: &str| format!("holds the goal's error message: \"{run}\"");
-    let spelled = |l: &str| format!("spells `{l}` as a string, as the goal does");
-    for (held, w, why) in [
-        (messages, W_MESSAGE, &said as &dyn Fn(&str) -> String),
-        (literals, W_LITERAL, &spelled),
-    ] {
-        for (i, (x, found)) in held
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, h)| Some((i, h?)))
-        {
-            text[i] += w * x;
-            reasons[i].push(why(&found));
+    for (i, (said, spelled)) in messages.into_iter().zip(literals).enumerate() {
+        let said = said.map(|(x, run)| {
+            (
+                W_MESSAGE * x,
+                format!("holds the goal's error message: \"{run}\""),
+            )
+        });
+        let spelled = spelled.map(|(x, l)| {
+            (
+                W_LITERAL * x,
+                format!("spells `{l}` as a string, as the goal does"),
+            )
+        });
+        for (x, why) in [said, spelled].into_iter().flatten() {
+            text[i] += x;
+            reasons[i].push(why);
         }
     }
     // Commit subjects are one line, like a subject-line goal. A report's prose would match
