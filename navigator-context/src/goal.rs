@@ -485,6 +485,26 @@ const EXTENSIONS: &[&str] = &[
     "yaml", "yml", "json", "md", "markdown", "rst", "txt", "html", "css",
 ];
 
+/// Extensions of files that hold no code: the stem of such a file's name (`change_list` of
+/// `change_list.html`) names a template or a page, not a function or a class.
+const DOCUMENT_EXTENSIONS: &[&str] = &[
+    "html", "htm", "css", "md", "markdown", "rst", "txt", "json", "yaml", "yml", "toml", "cfg",
+    "ini", "xml", "svg", "csv",
+];
+
+/// Whether the word of `text` ending at `end` is the stem of a file name with one of the
+/// [`DOCUMENT_EXTENSIONS`] (`.html` follows it, and no word character after that).
+fn names_a_document(text: &str, end: usize) -> bool {
+    let Some(after) = text[end..].strip_prefix('.') else {
+        return false;
+    };
+    let ext: String = after
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    DOCUMENT_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+}
+
 /// Pushes `s` (trimmed) onto `v` unless empty or already there; `seen` holds what `v` holds, so
 /// a goal of 100,000 distinct words is parsed in linear time (a scan of `v` per word took 42 s
 /// for a 1.6 MB goal).
@@ -908,20 +928,17 @@ impl Goal {
                 }
             }
         }
-        for code in g.code.iter().chain(g.errors.iter()) {
-            inline.extend(
-                word_token()
-                    .find_iter(code)
-                    .map(|m| m.as_str().to_string())
-                    .filter(|w| looks_like_code(w)),
-            );
-        }
-        inline.extend(
+        let code_words = |text: &str| -> Vec<String> {
             word_token()
-                .find_iter(&rest)
+                .find_iter(text)
+                .filter(|m| looks_like_code(m.as_str()) && !names_a_document(text, m.end()))
                 .map(|m| m.as_str().to_string())
-                .filter(|w| looks_like_code(w)),
-        );
+                .collect()
+        };
+        for code in g.code.iter().chain(g.errors.iter()) {
+            inline.extend(code_words(code));
+        }
+        inline.extend(code_words(&rest));
         // A plain word the goal calls a function, a class, a trait: a name all the same.
         inline.extend(
             kind_named()
@@ -930,9 +947,9 @@ impl Goal {
                 .filter(|w| !KIND_ADJECTIVES.contains(&w.to_ascii_lowercase().as_str())),
         );
         for s in inline {
-            for w in word_token().find_iter(&s) {
-                let w = w.as_str();
-                if w.len() >= 3 && !EXTENSIONS.contains(&w) {
+            for m in word_token().find_iter(&s) {
+                let w = m.as_str();
+                if w.len() >= 3 && !EXTENSIONS.contains(&w) && !names_a_document(&s, m.end()) {
                     push_unique(&mut g.identifiers, &mut seen_ids, w);
                 }
             }
@@ -1537,6 +1554,25 @@ click.exceptions.BadParameter: Invalid value for '--n'
         );
         assert_eq!(script.user_files, ["run.py"]);
         assert_eq!(script.paths, ["/env/flask/cli.py"]);
+    }
+
+    #[test]
+    fn the_stem_of_a_template_or_page_name_is_no_identifier() {
+        let g = Goal::parse(
+            "The sidebar overlaps the table in change_list.html and `base_site.HTML`; see docs/release_notes.md",
+        );
+        assert!(g.paths.iter().any(|p| p == "change_list.html"), "{g:?}");
+        assert!(
+            !g.identifiers
+                .iter()
+                .any(|i| ["change_list", "base_site", "release_notes"].contains(&i.as_str())),
+            "{:?}",
+            g.identifiers
+        );
+        // A module's file name still gives its name, and so does a name before a method call.
+        let g = Goal::parse("`model_utils.py` breaks; change_list.json_dumps() fails");
+        assert!(g.identifiers.contains(&"model_utils".to_string()), "{g:?}");
+        assert!(g.identifiers.contains(&"change_list".to_string()), "{g:?}");
     }
 
     #[test]
