@@ -485,6 +485,40 @@ const EXTENSIONS: &[&str] = &[
     "yaml", "yml", "json", "md", "markdown", "rst", "txt", "html", "css",
 ];
 
+/// `text` without the numbered frame lines of a Rust backtrace whose function is the runtime's
+/// or the standard library's ([`RUST_RUNTIME`]), each with its `at` line when it has one.
+fn without_runtime_frames(text: &str) -> std::borrow::Cow<'_, str> {
+    let runtime = |line: &str| {
+        let t = line.trim_start();
+        let Some((n, f)) = t.split_once(':') else {
+            return false;
+        };
+        let f = f.trim_start();
+        let f = f
+            .strip_prefix("0x")
+            .and_then(|r| r.split_once(" - "))
+            .map_or(f, |(_, name)| name);
+        !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && starts_with_any(f, RUST_RUNTIME)
+    };
+    if !text.lines().any(runtime) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut after_runtime = false;
+    for line in text.lines() {
+        if runtime(line) {
+            after_runtime = true;
+            continue;
+        }
+        if std::mem::take(&mut after_runtime) && line.trim_start().starts_with("at ") {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Extensions of files that hold no code: the stem of such a file's name (`change_list` of
 /// `change_list.html`) names a template or a page, not a function or a class.
 const DOCUMENT_EXTENSIONS: &[&str] = &[
@@ -828,6 +862,12 @@ impl Goal {
                 &format!("{}: {}", &c[1], c[2].trim()),
             );
         }
+        // A Rust backtrace's runtime frames (`core::panicking::panic_fmt`, with or without
+        // their `at /rustc/...` lines) say nothing of the repository: no clue is read from them
+        // (the `fmt` of `panic_fmt` chose a `Debug` impl over the function that panicked).
+        let cleaned = without_runtime_frames(text);
+        let text: &str = &cleaned;
+        rest = without_runtime_frames(&rest).into_owned();
         // Prose: the text without code blocks, frame lines and error lines.
         for r in [
             fence(),
@@ -1554,6 +1594,28 @@ click.exceptions.BadParameter: Invalid value for '--n'
         );
         assert_eq!(script.user_files, ["run.py"]);
         assert_eq!(script.paths, ["/env/flask/cli.py"]);
+    }
+
+    #[test]
+    fn a_rust_backtrace_s_runtime_frames_give_no_clues() {
+        let g = Goal::parse(
+            "thread 'main' panicked at src/main.rs:18:29:\nInvalid route\nstack backtrace:\n   0: rust_begin_unwind\n   1: core::panicking::panic_fmt\n             at /rustc/90b35a623/library/core/src/panicking.rs:72:14\n   2: 0x55d0c1 - std::panicking::begin_panic_handler\n   3: axum::routing::Router<S>::nest\n             at axum/src/routing/mod.rs:234:9\n   4: server::main\n             at src/main.rs:18:29\n",
+        );
+        let said = format!("{:?} {:?} {:?}", g.identifiers, g.qualified, g.paths);
+        for runtime in [
+            "panic_fmt",
+            "panicking",
+            "begin_panic_handler",
+            "rust_begin_unwind",
+        ] {
+            assert!(!said.contains(runtime), "{runtime}: {said}");
+        }
+        assert!(g.identifiers.contains(&"nest".to_string()), "{said}");
+        assert!(
+            g.paths.iter().any(|p| p == "axum/src/routing/mod.rs"),
+            "{said}"
+        );
+        assert_eq!(g.errors, ["panic: Invalid route"]);
     }
 
     #[test]

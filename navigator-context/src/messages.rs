@@ -75,6 +75,33 @@ pub(crate) fn holders(
     out
 }
 
+/// The pieces of the goal's own error messages (not a compiler's) a source holding the
+/// message would spell: each run of plain words, and its windows of [`WINDOW`] words for a
+/// literal broken across lines.
+pub(crate) fn message_needles(goal: &Goal) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for run in goal
+        .errors
+        .iter()
+        .filter(|e| !from_compiler(e, goal))
+        .flat_map(|e| runs(message_of(e)))
+    {
+        let words: Vec<&str> = run.split(' ').collect();
+        if words.len() > WINDOW {
+            out.extend(
+                words
+                    .windows(WINDOW)
+                    .map(|w| w.join(" "))
+                    .filter(|w| w.len() >= MIN_BYTES),
+            );
+        }
+        out.push(run);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Per file, in [0, 1]: how many of the goal's literals ([`Goal::literals`]: options,
 /// kebab-case names, message codes) its source holds as string literals, with the first one.
 /// Each literal found in at most [`MAX_HOLDERS`] code files counts `1 / holders`; a literal

@@ -390,6 +390,8 @@ pub(crate) struct ItemQuery {
     title_identifiers: HashSet<String>,
     /// Frames with a line: (file as written, line, the function's own name when given).
     frames: Vec<(String, u32, Option<String>)>,
+    /// What source holding the goal's error messages spells ([`crate::messages::message_needles`]).
+    messages: Vec<String>,
     stems: Stems,
     /// Whether [`ItemQuery::choose`] gives nothing rather than leave out the best item when
     /// the goal's trace failed in it.
@@ -410,6 +412,8 @@ const DECLARING_CLASS_LINES: u32 = 60;
 const MAX_TITLED_NAMESAKES: usize = 3;
 /// A traceback or panic frame inside the item.
 const FRAMED: f64 = 8.0;
+/// The item spells the goal's error message (a run of its words): what raised it.
+const MESSAGE_HELD: f64 = 8.0;
 /// Term hits in the item's own name count this many times.
 const NAME_TF: u32 = 3;
 /// A goal term the item's own name holds adds this share of a full-weight hit on top: a name
@@ -458,6 +462,7 @@ impl ItemQuery {
                     Some((f.file.clone(), f.line?, function))
                 })
                 .collect(),
+            messages: crate::messages::message_needles(&parsed),
             stems,
             strict: false,
             fill_near: false,
@@ -500,15 +505,17 @@ impl ItemQuery {
     }
 
     /// Whether the goal points at an item of `file` itself: names it as code (or misspells its
-    /// name), names a distinctive member the file declares, or has a traceback or panic frame
-    /// inside it (not only words its text shares).
+    /// name), names a distinctive member the file declares, has a traceback or panic frame
+    /// inside it or quotes the error message it spells (not only words its text shares).
     pub(crate) fn points_into(&self, file: &FileEntry) -> bool {
         let items = items(file);
         let frame_lines = self.frame_lines(file, &items);
         let unmatched = self.unmatched(&items);
+        let lines: Vec<&str> = file.text().unwrap_or("").lines().collect();
         items.iter().any(|it| {
             (!it.container && self.naming(own_name(it), &unmatched) > 0.0)
                 || it.holds_any(&frame_lines)
+                || self.says_the_message(&lines, it)
         }) || self.names_a_member(file)
     }
 
@@ -564,12 +571,15 @@ impl ItemQuery {
                 .any(|u| self.title_identifiers.contains(u) && misspelt_as(u, &low).is_some())
     }
 
-    /// Whether a frame of the goal's trace lies in one of `file`'s functions (not just in a
-    /// class around them).
+    /// Whether one of `file`'s functions (not just a class around them) is where the goal's
+    /// failure happened: a frame of its trace lies in it, or it spells the error message.
     pub(crate) fn frame_into(&self, file: &FileEntry) -> bool {
         let items = items(file);
         let frame_lines = self.frame_lines(file, &items);
-        !frame_lines.is_empty() && items.iter().any(|it| it.failed_in(&frame_lines))
+        let lines: Vec<&str> = file.text().unwrap_or("").lines().collect();
+        items
+            .iter()
+            .any(|it| it.failed_in(&frame_lines) || self.says_the_message(&lines, it))
     }
 
     /// A relevance score per item of `file` (0 for containers, which their members stand for).
@@ -648,9 +658,21 @@ impl ItemQuery {
                 if it.holds_any(&frame_lines) {
                     s += FRAMED;
                 }
+                if self.says_the_message(&lines, it) {
+                    s += MESSAGE_HELD;
+                }
                 s
             })
             .collect()
+    }
+
+    /// Whether the lines of `it` (a function, not a class around functions) spell a run of
+    /// the goal's error message.
+    fn says_the_message(&self, lines: &[&str], it: &Item) -> bool {
+        !self.messages.is_empty() && !it.container && {
+            let text = item_text(lines, it);
+            self.messages.iter().any(|m| text.contains(m.as_str()))
+        }
     }
 
     /// Per item, whether the goal's title names it (`get_subcommands skips hidden ones`): what
@@ -746,13 +768,21 @@ impl ItemQuery {
         // keeps the estimate on the safe side); the exact block is counted once at the end.
         let lines: Vec<&str> = file.text().unwrap_or("").lines().collect();
         let header = tokenizer.count("# lines 1000-2000\n");
-        // With `strict`, the items a frame of the goal's trace lies in come first, and when the
-        // first of them does not fit nothing does: the caller tries it inside a capped outline
-        // before settling for others.
+        // With `strict`, the items a frame of the goal's trace lies in (or that spell its error
+        // message) come first, and when the first of them does not fit nothing does: the
+        // caller tries it inside a capped outline before settling for others.
         let frame_lines = self.frame_lines(file, &items);
         let strict = self.strict;
+        let failed: Vec<bool> = if strict {
+            items
+                .iter()
+                .map(|it| it.failed_in(&frame_lines) || self.says_the_message(&lines, it))
+                .collect()
+        } else {
+            vec![false; items.len()]
+        };
         if strict {
-            order.sort_by_key(|&k| !items[k].failed_in(&frame_lines));
+            order.sort_by_key(|&k| !failed[k]);
         }
         // A focus is a name: it shows every item of that name (a struct and its `impl`
         // blocks, a method's overloads); the last choice counts each item with its namesakes.
@@ -775,7 +805,7 @@ impl ItemQuery {
                     total += c;
                     head = 0;
                     focus.push(it.name.clone());
-                } else if pos == 0 && strict && it.failed_in(&frame_lines) {
+                } else if pos == 0 && failed[k] {
                     return Vec::new();
                 }
             }
@@ -1104,6 +1134,46 @@ mod tests {
                 crate::render::file_block(f, Level::TopLevel, focus, tok).1
             });
         assert_eq!(chosen, ["_create_slots_class"]);
+    }
+
+    #[test]
+    fn the_function_that_spells_the_goal_s_panic_message_is_chosen_first() {
+        let others: String = (0..12)
+            .map(|k| {
+                format!("pub fn nest_route_{k}(path: &str) -> bool {{\n    path.is_empty()\n}}\n\n")
+            })
+            .collect();
+        let src = format!(
+            "{others}fn validate_nest_path(path: &str) -> Result<&str, &'static str> {{\n    if path.contains(\"{{*\") {{\n        return Err(\"Invalid route: nested routes cannot contain wildcards (*)\");\n    }}\n    Ok(path)\n}}\n\n\
+             pub fn nest(router: Router, path: &str) -> Router {{\n    // Nest the router under the path, panicking on an invalid route or path.\n    router.nest_at(validate_nest_path(path).unwrap())\n}}\n"
+        );
+        let (_d, m) = map(&[("path_router.rs", src.as_str())]);
+        let f = m.file("path_router.rs").unwrap();
+        let tok = Tokenizer::default();
+        let goal = "Router::nest panics on an escaped path\n\nthread 'main' panicked at src/main.rs:18:29:\nInvalid route: nested routes cannot contain wildcards (*)\nstack backtrace:\n   0: rust_begin_unwind\n   1: core::panicking::panic_fmt\n             at /rustc/abc/library/core/src/panicking.rs:72:14\n   2: server::main\n             at src/main.rs:18:29\n";
+        let lines: Vec<&str> = src.lines().collect();
+        let its = items(f);
+        let cost = |name: &str| {
+            let it = its.iter().find(|i| i.name == name).unwrap();
+            tok.count(&item_text(&lines, it)) + tok.count("# lines 1000-2000\n")
+        };
+        // Room for one of the two functions beside the outline.
+        let outline = crate::render::file_block(f, Level::TopLevel, &[], tok).1;
+        let room = outline + cost("validate_nest_path").max(cost("nest")) + 2;
+        let mut q = ItemQuery::new(goal);
+        q.set_strict(true);
+        let chosen = q.choose(f, (room, true), tok, |focus| {
+            crate::render::file_block(f, Level::TopLevel, focus, tok).1
+        });
+        assert_eq!(chosen, ["validate_nest_path"]);
+        assert!(q.frame_into(f) && q.points_into(f));
+        // Without the message, the function the title names.
+        let mut q = ItemQuery::new("Router::nest panics on an escaped path");
+        q.set_strict(true);
+        let chosen = q.choose(f, (room, true), tok, |focus| {
+            crate::render::file_block(f, Level::TopLevel, focus, tok).1
+        });
+        assert_eq!(chosen, ["nest"]);
     }
 
     #[test]
