@@ -42,7 +42,7 @@ const WIDE_DIR: usize = 32;
 const PATHS_SHARE: f64 = 0.6;
 
 /// A plan showing `map` breadth first within `tokens`: folders, then files, then top-level
-/// symbols.
+/// symbols, then the code's signatures.
 pub(crate) fn overview(
     map: &RepoMap,
     goal: &str,
@@ -199,13 +199,28 @@ pub(crate) fn overview(
             )
         });
         let mut outlined = 0;
-        for i in by_depth {
+        let mut top: Vec<(usize, usize)> = Vec::new();
+        for &i in &by_depth {
             let (now, _) = costs.cost(i, Level::Path);
             let (next, got) = costs.cost(i, Level::TopLevel);
             if got == Level::TopLevel && next.saturating_sub(now) <= remaining {
                 remaining -= next.saturating_sub(now);
+                top.push((i, rules.len()));
                 rules.push(Rule::new(files[i].path.clone(), Level::TopLevel));
                 outlined += 1;
+            }
+        }
+        // Room left once every listed file is outlined: the code's files (not tests' or
+        // documents') show every signature, in the same order, while it lasts.
+        for (i, r) in top {
+            if files[i].lang.is_none() || is_auxiliary(&files[i].path) {
+                continue;
+            }
+            let (now, _) = costs.cost(i, Level::TopLevel);
+            let (next, got) = costs.cost(i, Level::Signatures);
+            if got == Level::Signatures && next > now && next - now <= remaining {
+                remaining -= next.saturating_sub(now);
+                rules[r].level = Level::Signatures;
             }
         }
         (rules, outlined)
@@ -379,6 +394,44 @@ mod tests {
         assert_eq!(
             out.level_of("src/alpha/part_1.py"),
             Level::Path,
+            "{}",
+            out.text
+        );
+    }
+
+    #[test]
+    fn room_left_after_every_outline_shows_the_code_s_signatures() {
+        let class = "class Session:\n    def send(self, request):\n        return request\n\n    def close(self):\n        pass\n";
+        let (_d, map) = crate::scan::temp_map(&[
+            ("src/app/session.py", class),
+            ("tests/test_session.py", class),
+            ("README.md", "# App\n\n## Usage\n\nRun it.\n"),
+        ]);
+        let plan = overview(&map, "", 2_000, FlightPlan::new("", 2_000)).unwrap();
+        let out = render(&map, &plan).unwrap();
+        assert!(out.tokens <= 2_000);
+        assert_eq!(
+            out.level_of("src/app/session.py"),
+            Level::Signatures,
+            "{}",
+            out.text
+        );
+        assert!(out.text.contains("def send(self, request)"), "{}", out.text);
+        // Tests and documents keep their top-level outlines.
+        assert_eq!(
+            out.level_of("tests/test_session.py"),
+            Level::TopLevel,
+            "{}",
+            out.text
+        );
+        assert_eq!(out.level_of("README.md"), Level::TopLevel, "{}", out.text);
+        // A budget that only outlines leaves the signatures out.
+        let tight = out.tokens - 8;
+        let plan = overview(&map, "", tight, FlightPlan::new("", tight)).unwrap();
+        let out = render(&map, &plan).unwrap();
+        assert_eq!(
+            out.level_of("src/app/session.py"),
+            Level::TopLevel,
             "{}",
             out.text
         );
