@@ -855,6 +855,13 @@ mod tests {
 
     const RS: &str = "pub struct Parser;\n\n/// Parsing.\nimpl<'a> Iterator for Parser {\n    type Item = u8;\n    /// Next byte.\n    #[inline]\n    fn next(&mut self) -> Option<u8> {\n        None\n    }\n}\n";
 
+    /// What `choose` estimates item `name` of `f` costs: its text and a line header.
+    fn item_cost(f: &FileEntry, tok: Tokenizer, name: &str) -> usize {
+        let lines: Vec<&str> = f.text().unwrap_or("").lines().collect();
+        let it = items(f).into_iter().find(|i| i.name == name).unwrap();
+        tok.count(&item_text(&lines, &it)) + tok.count("# lines 1000-2000\n")
+    }
+
     fn map(files: &[(&str, &str)]) -> (tempfile::TempDir, RepoMap) {
         let files: Vec<(String, String)> = files
             .iter()
@@ -1045,13 +1052,8 @@ mod tests {
         let f = m.file("command.rs").unwrap();
         let tok = Tokenizer::default();
         // Room for either item, not both (as `choose` estimates them).
-        let lines: Vec<&str> = src.lines().collect();
         let header = tok.count("# lines 1000-2000\n");
-        let its = items(f);
-        let cost = |name: &str| {
-            let it = its.iter().find(|i| i.name == name).unwrap();
-            tok.count(&item_text(&lines, it)) + header
-        };
+        let cost = |name: &str| item_cost(f, tok, name);
         let outline = crate::render::file_block(f, Level::TopLevel, &[], tok).1;
         let room = outline + cost("alias") + cost("get_subcommands") / 2;
         let choose = |goal: &str| {
@@ -1119,13 +1121,7 @@ mod tests {
         let (_d, m) = map(&[("make.py", src.as_str())]);
         let f = m.file("make.py").unwrap();
         let tok = Tokenizer::default();
-        let lines: Vec<&str> = src.lines().collect();
-        let header = tok.count("# lines 1000-2000\n");
-        let its = items(f);
-        let cost = |name: &str| {
-            let it = its.iter().find(|i| i.name == name).unwrap();
-            tok.count(&item_text(&lines, it)) + header
-        };
+        let cost = |name: &str| item_cost(f, tok, name);
         // Room for the long function or the method, not both.
         let outline = crate::render::file_block(f, Level::TopLevel, &[], tok).1;
         let room = outline + cost("attrs") + cost("_create_slots_class") / 2;
@@ -1151,12 +1147,7 @@ mod tests {
         let f = m.file("path_router.rs").unwrap();
         let tok = Tokenizer::default();
         let goal = "Router::nest panics on an escaped path\n\nthread 'main' panicked at src/main.rs:18:29:\nInvalid route: nested routes cannot contain wildcards (*)\nstack backtrace:\n   0: rust_begin_unwind\n   1: core::panicking::panic_fmt\n             at /rustc/abc/library/core/src/panicking.rs:72:14\n   2: server::main\n             at src/main.rs:18:29\n";
-        let lines: Vec<&str> = src.lines().collect();
-        let its = items(f);
-        let cost = |name: &str| {
-            let it = its.iter().find(|i| i.name == name).unwrap();
-            tok.count(&item_text(&lines, it)) + tok.count("# lines 1000-2000\n")
-        };
+        let cost = |name: &str| item_cost(f, tok, name);
         // Room for one of the two functions beside the outline.
         let outline = crate::render::file_block(f, Level::TopLevel, &[], tok).1;
         let room = outline + cost("validate_nest_path").max(cost("nest")) + 2;
