@@ -62,16 +62,11 @@ impl GoalWords {
         self.fingerprint
     }
 
-    /// The goal's words `text` holds.
-    fn shared_words(&self, stems: &mut Stems, text: &str) -> BTreeSet<String> {
-        if self.words.is_empty() {
-            return BTreeSet::new();
-        }
-        terms(text)
-            .into_iter()
-            .map(|t| stems.of(t))
-            .filter(|t| self.words.contains(t))
-            .collect()
+    fn shares_a_word(&self, stems: &mut Stems, text: &str) -> bool {
+        !self.words.is_empty()
+            && terms(text)
+                .into_iter()
+                .any(|t| self.words.contains(&stems.of(t)))
     }
 
     fn names(&self, symbol: &Symbol) -> bool {
@@ -81,9 +76,8 @@ impl GoalWords {
 
 /// The `max` entries (indices into `file`'s outline symbols, out of `all`) a capped outline
 /// keeps, in source order: first those the goal names, then those with a member the goal
-/// names (the `impl` or class of a method it names), then those whose signature shares words
-/// with it, the rarer in the file the words the better, then the rest; in source order among
-/// equals.
+/// names (the `impl` or class of a method it names), then those whose signature shares a word
+/// with it, then the rest; in source order within each.
 pub(crate) fn kept(file: &FileEntry, all: &[usize], max: usize, goal: &GoalWords) -> Vec<usize> {
     kept_near(file, all, max, goal, &[])
 }
@@ -115,39 +109,26 @@ pub(crate) fn kept_near(
             .min()
             .unwrap_or(0)
     };
-    let shared: Vec<BTreeSet<String>> = all
+    let mut order: Vec<(u8, bool, u32, usize)> = all
         .iter()
-        .map(|&k| goal.shared_words(&mut stems, &symbols[k].signature))
-        .collect();
-    // A word most entries share (`matrix` in a module of matrices) tells them apart less than
-    // one a single entry holds (`bareiss` of `_det_bareiss`).
-    let mut df: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
-    for words in &shared {
-        for w in words {
-            *df.entry(w.as_str()).or_default() += 1.0;
-        }
-    }
-    let n = all.len() as f64;
-    let mut order: Vec<(u8, f64, u32, usize)> = all
-        .iter()
-        .zip(&shared)
-        .map(|(&k, words)| {
+        .map(|&k| {
             let s = &symbols[k];
             let members = symbols[k + 1..]
                 .iter()
                 .take_while(|m| m.depth > s.depth)
                 .any(|m| goal.names(m));
             let tier = if goal.names(s) { 2 } else { u8::from(members) };
-            let weight = words
-                .iter()
-                .map(|w| (1.0 + n / df[w.as_str()]).ln())
-                .sum::<f64>();
-            (tier, weight, distance(s.line), k)
+            (
+                tier,
+                goal.shares_a_word(&mut stems, &s.signature),
+                distance(s.line),
+                k,
+            )
         })
         .collect();
     order.sort_by(|a, b| {
         b.0.cmp(&a.0)
-            .then(b.1.total_cmp(&a.1))
+            .then(b.1.cmp(&a.1))
             .then(a.2.cmp(&b.2))
             .then(a.3.cmp(&b.3))
     });
@@ -285,16 +266,15 @@ mod tests {
         let goal = GoalWords::new(
             "TypeError in `resolve_envvar_value`: split_envvar_value gets a tuple value",
         );
-        // Named (split_envvar_value), then the class of a named method, then the entry
-        // sharing the goal's rarer words (`split_tuple_value`: "split" and "tuple"; the six
-        // `envvar_value_k` hold words most entries hold).
+        // Named (split_envvar_value), then the class of a named method, then the first entry
+        // in source order of those sharing a word with the goal.
         let body = capped_body(f, Level::TopLevel, 3, &goal).unwrap();
         assert_eq!(
             body.lines().collect::<Vec<_>>(),
             [
+                "  def envvar_value_0(value)",
                 "  class Parameter",
                 "  def split_envvar_value(rv)",
-                "  def split_tuple_value(value)",
                 "  … 6 more top-level items"
             ]
         );
@@ -307,20 +287,6 @@ mod tests {
                 "  … 7 more top-level items"
             ]
         );
-    }
-
-    #[test]
-    fn an_entry_holding_a_word_rare_in_the_file_comes_before_those_sharing_a_common_one() {
-        let mut text: String = (0..6)
-            .map(|k| format!("def _matrix_pivot_{k}(M, col):\n    return M\n\n\n"))
-            .collect();
-        text.push_str("def _det_bareiss(M, iszerofunc=None):\n    return M\n");
-        let (_d, map) = temp_map(&[("determinant.py".to_string(), text)]);
-        let file = &map.files()[0];
-        let all = entries(file, Level::TopLevel);
-        let goal =
-            GoalWords::new("Matrix.det(method='bareiss') returns the wrong sign after a pivot");
-        assert_eq!(kept(file, &all, 1, &goal), [6]);
     }
 
     #[test]
