@@ -416,10 +416,6 @@ const FRAMED: f64 = 8.0;
 const MESSAGE_HELD: f64 = 8.0;
 /// Term hits in the item's own name count this many times.
 const NAME_TF: u32 = 3;
-/// A goal term the item's own name holds adds this share of a full-weight hit on top: a name
-/// says what the item is about, which words its body repeats do not (`_create_slots_class`
-/// for "... and slots", not the 4,000-token `attrs()` whose docs mention slots).
-const NAME_HIT: f64 = 1.0;
 /// Items scoring below this share of the best are not worth their tokens.
 const MIN_SHARE: f64 = 0.1;
 /// An item is what the goal is clearly about when it scores this many times any other.
@@ -613,21 +609,10 @@ impl ItemQuery {
             ((n - d + 0.5) / (d + 0.5) + 1.0).ln()
         };
         let members = self.named_members(file);
-        let names: Vec<HashSet<String>> = items
-            .iter()
-            .map(|it| {
-                self.stems
-                    .counts(terms(own_name(it)))
-                    .0
-                    .into_keys()
-                    .collect()
-            })
-            .collect();
         items
             .iter()
             .zip(&docs)
-            .zip(&names)
-            .map(|((it, (tf, len)), named)| {
+            .map(|(it, (tf, len))| {
                 // A short class whose own lines declare a member the goal names (an enum's
                 // variant, a record's field) counts for that; a long one would take the room
                 // of its methods. (Other items that declare one already hold its words; a bonus
@@ -650,9 +635,6 @@ impl ItemQuery {
                     let Some(&f) = tf.get(q) else { continue };
                     let f = f64::from(f);
                     s += w * idf(q) * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * *len as f64 / avg));
-                }
-                for (q, w) in self.terms.iter().filter(|(q, _)| named.contains(q)) {
-                    s += NAME_HIT * w * idf(q);
                 }
                 s += NAMED * self.naming(own_name(it), &unmatched);
                 if it.holds_any(&frame_lines) {
@@ -1069,11 +1051,8 @@ mod tests {
             choose("get_subcomands skips hidden ones"),
             ["get_subcommands"]
         );
-        // A plain word in backticks is no name that comes first: the words decide.
-        assert_eq!(
-            choose("`close` skips hidden ones, hidden from help"),
-            ["alias"]
-        );
+        // A plain word in backticks is no name: the words decide.
+        assert_eq!(choose("`close` skips hidden ones"), ["alias"]);
         // A plain name written as a qualified one is.
         assert_eq!(
             choose("`Command::get_subcommands` skips hidden ones"),
@@ -1101,35 +1080,6 @@ mod tests {
             |focus| crate::render::file_block(f, Level::TopLevel, focus, tok).1,
         );
         assert_eq!(chosen, ["format_bounds"]);
-    }
-
-    #[test]
-    fn an_item_whose_name_holds_the_goal_s_word_comes_before_docs_that_repeat_it() {
-        // `attrs()` documents every option (slots, properties, types) at length; the method
-        // that builds slotted classes says "slots" in its name and a few times in its body.
-        let docs: String = (0..15)
-            .map(|k| format!("    option_{k}: what the decorator does with option {k}.\n"))
-            .chain(["    slots: a slotted class; properties of any type work.\n".repeat(6)])
-            .collect();
-        let filler: String = (0..40)
-            .map(|k| format!("def helper_{k}(x):\n    return x + {k}\n\n\n"))
-            .collect();
-        let src = format!(
-            "{filler}def attrs(maybe_cls=None, slots=False):\n    \"\"\"Decorate a class.\n\n{docs}    \"\"\"\n    return wrap(maybe_cls, slots)\n\n\n\
-             def _create_slots_class(self):\n    cd = dict(self._cls_dict)\n    for item in cd.values():\n        # A method using the no-arg super() refers to the class.\n        cells = getattr(item, \"__closure__\", None)\n    return type(self._cls)(self._cls.__name__, cd)\n"
-        );
-        let (_d, m) = map(&[("make.py", src.as_str())]);
-        let f = m.file("make.py").unwrap();
-        let tok = Tokenizer::default();
-        let cost = |name: &str| item_cost(f, tok, name);
-        // Room for the long function or the method, not both.
-        let outline = crate::render::file_block(f, Level::TopLevel, &[], tok).1;
-        let room = outline + cost("attrs") + cost("_create_slots_class") / 2;
-        let chosen = ItemQuery::new("Fix: TypeError when using properties, super(), and slots")
-            .choose(f, (room, true), tok, |focus| {
-                crate::render::file_block(f, Level::TopLevel, focus, tok).1
-            });
-        assert_eq!(chosen, ["_create_slots_class"]);
     }
 
     #[test]
