@@ -31,12 +31,7 @@ pub(crate) fn holders(
 ) -> Vec<Option<(f64, String)>> {
     let mut out: Vec<Option<(f64, String)>> = vec![None; files.len()];
     let code: Vec<usize> = (0..files.len()).filter(|&i| code[i]).collect();
-    let own = goal
-        .errors
-        .iter()
-        .filter(|e| !from_compiler(e, goal))
-        .flat_map(|e| runs(message_of(e)));
-    for run in own {
+    for run in own_runs(goal) {
         let found = |needle: &str| -> Vec<usize> {
             code.iter()
                 .copied()
@@ -49,10 +44,7 @@ pub(crate) fn holders(
             (whole, run.clone(), words.len())
         } else if words.len() > WINDOW {
             // The literal may break across source lines: its windows, the first found.
-            match words
-                .windows(WINDOW)
-                .map(|w| w.join(" "))
-                .filter(|w| w.len() >= MIN_BYTES)
+            match windows(&words)
                 .map(|w| (found(&w), w))
                 .find(|(h, _)| !h.is_empty())
             {
@@ -80,26 +72,33 @@ pub(crate) fn holders(
 /// literal broken across lines.
 pub(crate) fn message_needles(goal: &Goal) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for run in goal
-        .errors
-        .iter()
-        .filter(|e| !from_compiler(e, goal))
-        .flat_map(|e| runs(message_of(e)))
-    {
+    for run in own_runs(goal) {
         let words: Vec<&str> = run.split(' ').collect();
         if words.len() > WINDOW {
-            out.extend(
-                words
-                    .windows(WINDOW)
-                    .map(|w| w.join(" "))
-                    .filter(|w| w.len() >= MIN_BYTES),
-            );
+            out.extend(windows(&words));
         }
         out.push(run);
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// The runs of plain words of the goal's own error messages (not a compiler's).
+fn own_runs(goal: &Goal) -> impl Iterator<Item = String> + '_ {
+    goal.errors
+        .iter()
+        .filter(|e| !from_compiler(e, goal))
+        .flat_map(|e| runs(message_of(e)))
+}
+
+/// A run's windows of [`WINDOW`] words long enough to look up, for a literal broken across
+/// source lines.
+fn windows<'a>(words: &'a [&str]) -> impl Iterator<Item = String> + 'a {
+    words
+        .windows(WINDOW)
+        .map(|w| w.join(" "))
+        .filter(|w| w.len() >= MIN_BYTES)
 }
 
 /// Per file, in [0, 1]: how many of the goal's literals ([`Goal::literals`]: options,

@@ -604,10 +604,6 @@ impl ItemQuery {
             }
         }
         let avg = (docs.iter().map(|d| d.1).sum::<usize>() as f64 / n.max(1.0)).max(1.0);
-        let idf = |q: &str| {
-            let d = df.get(q).copied().unwrap_or(0.0);
-            ((n - d + 0.5) / (d + 0.5) + 1.0).ln()
-        };
         let members = self.named_members(file);
         items
             .iter()
@@ -634,7 +630,9 @@ impl ItemQuery {
                 for (q, w) in self.terms.iter() {
                     let Some(&f) = tf.get(q) else { continue };
                     let f = f64::from(f);
-                    s += w * idf(q) * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * *len as f64 / avg));
+                    let d = df[q.as_str()];
+                    let idf = ((n - d + 0.5) / (d + 0.5) + 1.0).ln();
+                    s += w * idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * *len as f64 / avg));
                 }
                 s += NAMED * self.naming(own_name(it), &unmatched);
                 if it.holds_any(&frame_lines) {
