@@ -17,6 +17,7 @@ mod goal;
 mod graph;
 mod heuristic;
 mod history;
+mod js_items;
 mod lang;
 mod llm_policy;
 mod members;

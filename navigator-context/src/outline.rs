@@ -64,7 +64,7 @@ pub fn outline(lang: Lang, source: &str) -> Option<Outline> {
 
 fn visit(lang: Lang, src: &str, node: Node, depth: usize, out: &mut Vec<Symbol>) {
     let mut items = Vec::new();
-    item_children(lang, node, &mut items);
+    item_children(lang, src, node, &mut items);
     // A namespace (`module ActiveSupport`, `namespace Acme.Config { ... }`) is not a level:
     // what it holds is outlined beside it, so a top-level outline shows the file's classes
     // (of each namespace, in a file of several) and gem code nested four modules deep keeps
@@ -77,7 +77,10 @@ fn visit(lang: Lang, src: &str, node: Node, depth: usize, out: &mut Vec<Symbol>)
             depth + 1
         };
         if container && inner < MAX_DEPTH {
-            let body = child.child_by_field_name("body").unwrap_or(child);
+            let body = child
+                .child_by_field_name("body")
+                .or_else(|| crate::js_items::assigned_object(child))
+                .unwrap_or(child);
             visit(lang, src, body, inner, out);
         }
     }
@@ -85,12 +88,18 @@ fn visit(lang: Lang, src: &str, node: Node, depth: usize, out: &mut Vec<Symbol>)
 
 /// The outline items among `node`'s children (through transparent wrappers), each with
 /// whether it holds items of its own.
-fn item_children<'t>(lang: Lang, node: Node<'t>, out: &mut Vec<(Node<'t>, bool)>) {
+fn item_children<'t>(lang: Lang, src: &str, node: Node<'t>, out: &mut Vec<(Node<'t>, bool)>) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        match lang.role(child.kind()) {
+        let role = match lang {
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+                crate::js_items::role(src, child).unwrap_or_else(|| lang.role(child.kind()))
+            }
+            _ => lang.role(child.kind()),
+        };
+        match role {
             NodeRole::Item { container } => out.push((child, container)),
-            NodeRole::Transparent => item_children(lang, child, out),
+            NodeRole::Transparent => item_children(lang, src, child, out),
             NodeRole::Skip => {}
         }
     }
@@ -137,9 +146,12 @@ fn kotlin_head_end(node: Node) -> Option<usize> {
 
 /// The node naming an item: its `name` field, or for a Kotlin type alias its `type` and for
 /// a Kotlin property the identifier in its variable declaration.
-fn name_node<'t>(lang: Lang, node: Node<'t>) -> Option<Node<'t>> {
+fn name_node<'t>(lang: Lang, src: &str, node: Node<'t>) -> Option<Node<'t>> {
     if let Some(n) = node.child_by_field_name("name") {
         return Some(n);
+    }
+    if matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) {
+        return crate::js_items::name_node(src, node);
     }
     // C and C++: the declarator (`foo_open(const char *path)` after an export macro or an
     // attribute on the line above).
@@ -204,7 +216,8 @@ fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
         // (attributes on lines above it included: `@available(...)\ntypealias X = Y`); a
         // one-line body is cut off at its brace (not at one in a string).
         _ => {
-            let name_end = name_node(lang, node).map_or(0, |n| n.end_byte() - node.start_byte());
+            let name_end =
+                name_node(lang, src, node).map_or(0, |n| n.end_byte() - node.start_byte());
             let line_end = text[name_end..]
                 .find('\n')
                 .map_or(text.len(), |k| name_end + k);
@@ -218,7 +231,9 @@ fn symbol(lang: Lang, src: &str, node: Node, depth: usize) -> Symbol {
         None if matches!(lang, Lang::C | Lang::Cpp) => {
             declarator_name(src, node).unwrap_or_default()
         }
-        None => name_node(lang, node).map_or_else(String::new, |n| src[n.byte_range()].to_string()),
+        None => {
+            name_node(lang, src, node).map_or_else(String::new, |n| src[n.byte_range()].to_string())
+        }
     };
     // A C++ template's parameters belong to its head, and its line to the item:
     // `template <typename T> class Buffer`.
@@ -417,6 +432,52 @@ mod tests {
         assert_eq!(got[0], (0, "interface User".into()));
         assert!(got.iter().any(|(d, s)| *d == 1 && s.starts_with("greet()")));
         assert!(got.iter().any(|(_, s)| s.starts_with("type Id")));
+    }
+
+    #[test]
+    fn javascript_items_defined_by_assignment_are_named() {
+        let js = "var fs = require('fs')\nconst debug = require('debug')('app')\nvar res = Object.create(http.ServerResponse.prototype)\n/** Sets a cookie. */\nres.cookie = function (name, value, options) {\n  return this;\n};\nexports.parse = function parse(str) {}\nconst useFetch = (url) => {\n  return url\n}\nApp.prototype.listen = function listen() {}\ndefineGetter(req, 'host', function host() {})\ndescribe('x', function () {})\nmodule.exports = {\n  get header() { return 1 },\n  set: function (field, val) {},\n  name: 'x',\n};\n";
+        let o = outline(Lang::JavaScript, js).unwrap();
+        let got: Vec<(u8, &str)> = o
+            .symbols
+            .iter()
+            .map(|s| (s.depth, s.name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "res"),
+                (0, "cookie"),
+                (0, "parse"),
+                (0, "useFetch"),
+                (0, "listen"),
+                (0, "host"),
+                (0, "exports"),
+                (1, "header"),
+                (1, "set"),
+            ],
+            "imports and anonymous callbacks are no items"
+        );
+        let cookie = &o.symbols[1];
+        assert_eq!(
+            cookie.signature,
+            "res.cookie = function (name, value, options)"
+        );
+        assert_eq!(cookie.doc.as_deref(), Some("Sets a cookie."));
+        assert_eq!((cookie.line, cookie.end_line), (5, 7));
+        let ts = "export const useStore = <T,>(init: T): Store<T> => {\n  return make(init)\n}\n";
+        let o = outline(Lang::TypeScript, ts).unwrap();
+        assert_eq!(o.symbols[0].name, "useStore");
+        let fields = "class Form {\n  handleSubmit = (e) => {\n    e.preventDefault()\n  }\n  count = 0\n}\n";
+        for lang in [Lang::JavaScript, Lang::TypeScript] {
+            let names: Vec<String> = outline(lang, fields)
+                .unwrap()
+                .symbols
+                .into_iter()
+                .map(|s| s.name)
+                .collect();
+            assert_eq!(names, ["Form", "handleSubmit"], "{lang:?}");
+        }
     }
 
     #[test]
