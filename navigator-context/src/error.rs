@@ -12,10 +12,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[non_exhaustive]
 pub enum Error {
     /// The repository root is missing or not a directory.
-    #[error("repository root {} is not a readable directory", path.display())]
+    #[error("repository root {} {reason}", path.display())]
     NotARepository {
         /// The root that was given.
         path: PathBuf,
+        /// What is wrong with it: it does not exist, is a file, or cannot be read.
+        reason: String,
     },
     /// A Flight Plan is not valid YAML or breaks one of its rules.
     #[error("invalid flight plan{}: {}{message}", line.map(|l| format!(" (line {l})")).unwrap_or_default(), if field.is_empty() { String::new() } else { format!("{field}: ") })]

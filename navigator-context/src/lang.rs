@@ -207,6 +207,14 @@ impl Lang {
             (Lang::Python, "class_definition") => item(true),
             (Lang::Python, "function_definition") => item(false),
             (Lang::Python, "decorated_definition") => Transparent,
+            // Definitions made under a condition (`if sys.version_info >= (3, 11):`,
+            // `try: ... except ImportError: def ...`) are the module's or class's own; function
+            // bodies are never walked, so this reaches no local function.
+            (
+                Lang::Python,
+                "if_statement" | "elif_clause" | "else_clause" | "try_statement" | "except_clause"
+                | "finally_clause" | "block",
+            ) => Transparent,
             (
                 Lang::JavaScript | Lang::TypeScript | Lang::Tsx,
                 "class_declaration"

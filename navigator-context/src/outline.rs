@@ -416,6 +416,31 @@ mod tests {
     }
 
     #[test]
+    fn python_definitions_under_a_condition_are_outlined() {
+        let src = "import sys\nif sys.version_info >= (3, 11):\n    def utc():\n        return 1\nelif PY2:\n    class Text(str):\n        def lower(self):\n            pass\nelse:\n    def utc():\n        def local():\n            pass\n        return 2\ntry:\n    from json import loads\nexcept ImportError:\n    def loads(s):\n        pass\nclass A:\n    if DEBUG:\n        def dump(self):\n            pass\n";
+        let got: Vec<(u8, String)> = outline(Lang::Python, src)
+            .unwrap()
+            .symbols
+            .into_iter()
+            .map(|s| (s.depth, s.name))
+            .collect();
+        let want = [
+            (0, "utc"),
+            (0, "Text"),
+            (1, "lower"),
+            (0, "utc"),
+            (0, "loads"),
+            (0, "A"),
+            (1, "dump"),
+        ];
+        assert_eq!(
+            got,
+            want.map(|(d, n)| (d, n.to_string())),
+            "a function's own locals stay out"
+        );
+    }
+
+    #[test]
     fn javascript_and_typescript_exports() {
         let js = "export function login(user) { return 1 }\nclass A { run() {} }\n";
         assert_eq!(

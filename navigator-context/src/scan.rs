@@ -276,13 +276,18 @@ impl RepoMap {
     /// files, binaries and symlinks that point outside the root, never follows directory links.
     pub fn open_with(root: impl AsRef<Path>, options: &ScanOptions) -> Result<RepoMap> {
         let root = root.as_ref();
-        let canon = root
-            .canonicalize()
-            .ok()
-            .filter(|p| p.is_dir())
-            .ok_or_else(|| Error::NotARepository {
-                path: root.to_path_buf(),
-            })?;
+        let not_one = |reason: String| Error::NotARepository {
+            path: root.to_path_buf(),
+            reason,
+        };
+        let canon = match root.canonicalize() {
+            Ok(p) if p.is_dir() => p,
+            Ok(_) => return Err(not_one("is a file, not a directory".into())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(not_one("does not exist".into()))
+            }
+            Err(e) => return Err(not_one(format!("cannot be read: {e}"))),
+        };
         // git reads the history while the tree is walked and parsed.
         let log = options
             .history
@@ -819,6 +824,15 @@ mod tests {
     fn missing_root_is_a_typed_error() {
         let err = RepoMap::open("/definitely/not/here").unwrap_err();
         assert!(matches!(err, Error::NotARepository { .. }), "{err}");
+        assert!(err.to_string().ends_with("does not exist"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lib.rs");
+        fs::write(&file, "fn a() {}").unwrap();
+        let err = RepoMap::open(&file).unwrap_err();
+        assert!(
+            err.to_string().ends_with("is a file, not a directory"),
+            "{err}"
+        );
     }
 
     #[test]
