@@ -72,6 +72,11 @@ const W_SIMILAR: f64 = 0.5;
 /// How many of the most similar past commits vote.
 const SIMILAR_COMMITS: usize = 10;
 
+/// A type stub or declaration file beside the code it declares (`__init__.pyi` by
+/// `__init__.py`, `index.d.ts` by `index.js`) ranks at this share, unless the goal speaks of
+/// types: it repeats every name and docstring of the code, which is what changes.
+const DECLARATION_PENALTY: f64 = 0.6;
+
 /// A goal of more words than this (or of several lines) is a report, not a subject line.
 const LONG_WORDS: usize = 30;
 /// Weight of a long goal's prose terms (its title and code clues weigh 1).
@@ -372,6 +377,7 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let prefix = scope_prefix(scope_text);
     let module = scope_module(scope_text);
     let asked = AskedFor::of(scope_text);
+    let declarations = (!speaks_of_types(goal)).then(|| declarations_beside_code(files));
     let ranked_down: Vec<bool> = files
         .iter()
         .enumerate()
@@ -390,6 +396,9 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         // A file whose whole path the goal writes is asked for, whatever its kind.
         if f.lang.is_none() && !named.spelled[i] {
             text[i] *= NON_CODE_PENALTY;
+        }
+        if declarations.as_ref().is_some_and(|d| d[i]) && !named.spelled[i] {
+            text[i] *= DECLARATION_PENALTY;
         }
         // Most goals declare no scope: then no directory is lower-cased for nothing.
         let mut dirs = f.path.split('/').rev().skip(1);
@@ -459,6 +468,71 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let top = scored.first().map(|s| s.score).unwrap_or(1.0);
     scored.iter_mut().for_each(|s| s.score /= top);
     scored
+}
+
+/// Whether a goal speaks of types, where stubs and declaration files are what changes:
+/// mypy, pyright, stubs, typing, overloads, type hints or annotations, `.d.ts` typings.
+fn speaks_of_types(goal: &str) -> bool {
+    let lower = goal.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(k, w)| {
+        matches!(
+            w.trim_matches('.'),
+            "mypy"
+                | "pyright"
+                | "pyre"
+                | "pytype"
+                | "stub"
+                | "stubs"
+                | "typing"
+                | "typeshed"
+                | "overload"
+                | "overloads"
+                | "typings"
+                | "tsc"
+        ) || w.ends_with("d.ts")
+            || w.ends_with("pyi")
+            || (w.starts_with("type")
+                && words.get(k + 1).is_some_and(|n| {
+                    matches!(
+                        *n,
+                        "hint"
+                            | "hints"
+                            | "annotation"
+                            | "annotations"
+                            | "checker"
+                            | "checking"
+                            | "definitions"
+                            | "declarations"
+                    )
+                }))
+    })
+}
+
+/// Per file, whether it is a stub or declaration file (`.pyi`, `.d.ts`, `.d.mts`, `.d.cts`)
+/// with the code it declares beside it (the same stem in the same folder).
+fn declarations_beside_code(files: &[FileEntry]) -> Vec<bool> {
+    let paths: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    files
+        .iter()
+        .map(|f| {
+            let p = f.path.as_str();
+            if let Some(stem) = p.strip_suffix(".pyi") {
+                return paths.contains(format!("{stem}.py").as_str());
+            }
+            let stem = [".d.ts", ".d.mts", ".d.cts"]
+                .iter()
+                .find_map(|ext| p.strip_suffix(ext));
+            stem.is_some_and(|stem| {
+                ["js", "ts", "mjs", "cjs", "mts", "cts", "jsx", "tsx"]
+                    .iter()
+                    .any(|ext| paths.contains(format!("{stem}.{ext}").as_str()))
+            })
+        })
+        .collect()
 }
 
 /// Per file, the votes of the [`SIMILAR_COMMITS`] past commits whose subjects best match
@@ -864,6 +938,57 @@ mod tests {
             ranked[0].reasons.iter().any(|r| r.contains(why)),
             "{ranked:?}"
         );
+    }
+
+    #[test]
+    fn a_stub_beside_its_code_ranks_after_it_unless_the_goal_speaks_of_types() {
+        let stub = "def evolve(inst, **changes):\n    \"\"\"Create a new instance with changes applied.\"\"\"\n    ...\ndef asdict(inst, recurse=True):\n    \"\"\"Return the attributes as a dict.\"\"\"\n    ...\n";
+        let code = "def evolve(inst, **changes):\n    \"\"\"Create a new instance with changes applied.\"\"\"\n    cls = inst.__class__\n    return cls(**changes)\ndef asdict(inst, recurse=True):\n    \"\"\"Return the attributes as a dict.\"\"\"\n    return {a: getattr(inst, a) for a in fields(inst)}\n";
+        let files = [
+            ("src/pkg/_funcs.py", code),
+            ("src/pkg/_funcs.pyi", stub),
+            (
+                "web/index.js",
+                "/** Create a new instance with changes applied. */\nfunction evolve(inst, changes) { return Object.assign({}, inst, changes) }\n",
+            ),
+            (
+                "web/index.d.ts",
+                "/** Create a new instance with changes applied. */\nexport function evolve(inst: object, changes: object): object;\n",
+            ),
+        ];
+        let (_d, map) = map_of(&files);
+        let ranked = rank(&map, "evolve: create a new instance with changes applied");
+        let at = |p: &str| ranked.iter().position(|s| s.path == p).unwrap();
+        assert!(
+            at("src/pkg/_funcs.py") < at("src/pkg/_funcs.pyi"),
+            "{ranked:?}"
+        );
+        assert!(at("web/index.js") < at("web/index.d.ts"), "{ranked:?}");
+        let ranked = rank(
+            &map,
+            "mypy: evolve: create a new instance with changes applied",
+        );
+        let at = |p: &str| ranked.iter().position(|s| s.path == p).unwrap();
+        assert!(
+            at("src/pkg/_funcs.pyi") < at("src/pkg/_funcs.py"),
+            "{ranked:?}"
+        );
+        // A stub with no code beside it (a stubs-only package) is the code there is.
+        let (_d, map) = map_of(&[
+            ("src/pkg/_funcs.pyi", stub),
+            ("src/pkg/other.py", "def f(): pass\n"),
+        ]);
+        assert_first_for(
+            &map,
+            "evolve creates a new instance",
+            "src/pkg/_funcs.pyi",
+            "symbols match",
+        );
+        assert!(speaks_of_types("Type hints of evolve are wrong"));
+        assert!(speaks_of_types("index.d.ts lacks the option"));
+        assert!(!speaks_of_types(
+            "evolve raises TypeError on a frozen class"
+        ));
     }
 
     #[test]
