@@ -1235,6 +1235,33 @@ mod tests {
     }
 
     #[test]
+    fn a_commonjs_method_the_goal_names_is_chosen() {
+        let others: String = (0..20)
+            .map(|k| {
+                format!(
+                    "res.helper{k} = function helper{k}(name) {{\n  return name + {k};\n}};\n\n"
+                )
+            })
+            .collect();
+        let src = format!(
+            "'use strict';\nvar cookie = require('cookie');\nvar res = Object.create(null);\nmodule.exports = res;\n\n{others}/**\n * Set cookie `name` to `value`.\n */\nres.cookie = function (name, value, options) {{\n  var opts = Object.assign({{}}, options);\n  return this.append('Set-Cookie', cookie.serialize(name, String(value), opts));\n}};\n"
+        );
+        let (_d, m) = map(&[("lib/response.js", src.as_str())]);
+        let f = m.file("lib/response.js").unwrap();
+        let tok = Tokenizer::default();
+        let cost = |focus: &[String]| crate::render::file_block(f, Level::TopLevel, focus, tok).1;
+        let room = cost(&[]) + item_cost(f, tok, "cookie") + 10;
+        let chosen = ItemQuery::new("res.cookie: reject a maxAge that is not a finite number")
+            .choose(f, (room, true), tok, cost);
+        assert_eq!(chosen, ["cookie"]);
+        let lines = focused_lines(f, &chosen);
+        assert!(
+            lines.iter().any(|&(a, b)| a <= 86 && b >= 89),
+            "{lines:?} should hold `res.cookie`'s doc and body"
+        );
+    }
+
+    #[test]
     fn a_zoomed_file_shows_no_byte_order_mark() {
         let (_d, m) = map(&[("b.py", "\u{feff}import os\n\ndef f():\n    return 1\n")]);
         let f = m.file("b.py").unwrap();
