@@ -479,8 +479,9 @@ fn speaks_of_types(goal: &str) -> bool {
         .filter(|w| !w.is_empty())
         .collect();
     words.iter().enumerate().any(|(k, w)| {
+        let w = w.trim_matches('.');
         matches!(
-            w.trim_matches('.'),
+            w,
             "mypy"
                 | "pyright"
                 | "pyre"
@@ -493,8 +494,9 @@ fn speaks_of_types(goal: &str) -> bool {
                 | "overloads"
                 | "typings"
                 | "tsc"
-        ) || w.ends_with("d.ts")
-            || w.ends_with("pyi")
+        ) || [".d.ts", ".pyi"]
+            .iter()
+            .any(|ext| w.ends_with(ext) || w == &ext[1..])
             || (w.starts_with("type")
                 && words.get(k + 1).is_some_and(|n| {
                     matches!(
@@ -985,7 +987,8 @@ mod tests {
             "symbols match",
         );
         assert!(speaks_of_types("Type hints of evolve are wrong"));
-        assert!(speaks_of_types("index.d.ts lacks the option"));
+        assert!(speaks_of_types("The option is missing from index.d.ts."));
+        assert!(!speaks_of_types("src/loaded.ts fails on happyi input"));
         assert!(!speaks_of_types(
             "evolve raises TypeError on a frozen class"
         ));
