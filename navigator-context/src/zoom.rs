@@ -176,8 +176,19 @@ pub(crate) fn items(file: &FileEntry) -> Vec<Item> {
             container,
         });
     }
+    // Minified code (a bundle's thousands of functions on one line) has items no line range
+    // tells apart: each would be the whole line, scored and counted once per item.
+    let mut starts: Vec<u32> = out.iter().map(|it| it.start).collect();
+    starts.dedup();
+    if out.len() > MINIFIED_ITEMS && starts.len() * 2 < out.len() {
+        return Vec::new();
+    }
     out
 }
+
+/// A file with more items than this, most of them sharing a first line with another, is
+/// minified: it has no items to zoom into.
+const MINIFIED_ITEMS: usize = 16;
 
 /// A file's head (imports, module docs: the lines above its first item) is shown with the
 /// focused items when it is at most this long: edits often add an import, and the imports say
@@ -1259,6 +1270,27 @@ mod tests {
             lines.iter().any(|&(a, b)| a <= 86 && b >= 89),
             "{lines:?} should hold `res.cookie`'s doc and body"
         );
+    }
+
+    #[test]
+    fn minified_code_has_no_items_to_zoom_into() {
+        let one_line: Vec<String> = (0..40)
+            .map(|k| format!("a.m{k}=function(x){{return x+{k}}}"))
+            .collect();
+        let spread: Vec<String> = (0..40)
+            .map(|k| format!("a.m{k} = function (x) {{\n  return x + {k}\n}}\n"))
+            .collect();
+        let (_d, m) = map(&[
+            ("dist/app.min.js", one_line.join(";").as_str()),
+            ("lib/app.js", spread.concat().as_str()),
+        ]);
+        let outlined = |p: &str| m.file(p).unwrap().outline().unwrap().symbols.len();
+        assert_eq!(
+            (outlined("dist/app.min.js"), outlined("lib/app.js")),
+            (40, 40)
+        );
+        assert!(items(m.file("dist/app.min.js").unwrap()).is_empty());
+        assert_eq!(items(m.file("lib/app.js").unwrap()).len(), 40);
     }
 
     #[test]
