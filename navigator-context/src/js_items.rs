@@ -55,16 +55,11 @@ pub(crate) fn role(src: &str, node: Node) -> Option<NodeRole> {
                 _ => None,
             }
         }
-        // A class field holding a function: `handleClick = () => {...}`.
-        "field_definition" | "public_field_definition" => node
-            .child_by_field_name("value")
-            .is_some_and(|v| is_function(v.kind()))
-            .then_some(NodeRole::Item { container: false }),
-        // A property of an object literal holding a function: `get: function (field) {...}`.
-        "pair" => node
-            .child_by_field_name("value")
-            .is_some_and(|v| is_function(v.kind()))
-            .then_some(NodeRole::Item { container: false }),
+        // A class field holding a function (`handleClick = () => {...}`), a property of an
+        // object literal holding one (`get: function (field) {...}`).
+        "field_definition" | "public_field_definition" | "pair" => {
+            holds_a_function(node).then_some(NodeRole::Item { container: false })
+        }
         _ => None,
     }
 }
@@ -165,12 +160,16 @@ fn holds_functions(object: Node) -> bool {
     let mut cursor = object.walk();
     let found = object.named_children(&mut cursor).any(|c| match c.kind() {
         "method_definition" => true,
-        "pair" => c
-            .child_by_field_name("value")
-            .is_some_and(|v| is_function(v.kind())),
+        "pair" => holds_a_function(c),
         _ => false,
     });
     found
+}
+
+/// Whether a field or a property's value is a function defined in place.
+fn holds_a_function(node: Node) -> bool {
+    node.child_by_field_name("value")
+        .is_some_and(|v| is_function(v.kind()))
 }
 
 /// The named function expression a call is given (`defineGetter(req, 'host', function host()

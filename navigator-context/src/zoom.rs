@@ -595,7 +595,9 @@ impl ItemQuery {
         let lines: Vec<&str> = text.lines().collect();
         let frame_lines = self.frame_lines(file, items);
         let unmatched = self.unmatched(items);
-        let docs: Vec<(HashMap<String, u32>, usize)> = items
+        // Each item's terms, and whether it spells the goal's error message, from its text
+        // built once.
+        let (docs, said): (Vec<(HashMap<String, u32>, usize)>, Vec<bool>) = items
             .iter()
             .map(|it| {
                 let body = item_text(&lines, it);
@@ -604,9 +606,9 @@ impl ItemQuery {
                 for _ in 0..NAME_TF {
                     t.extend(terms(own));
                 }
-                self.stems.counts(t)
+                (self.stems.counts(t), self.spells_the_message(&body, it))
             })
-            .collect();
+            .unzip();
         let n = items.len() as f64;
         let mut df: HashMap<&str, f64> = HashMap::new();
         for (tf, _) in &docs {
@@ -619,7 +621,8 @@ impl ItemQuery {
         items
             .iter()
             .zip(&docs)
-            .map(|(it, (tf, len))| {
+            .zip(said)
+            .map(|((it, (tf, len)), said)| {
                 // A short class whose own lines declare a member the goal names (an enum's
                 // variant, a record's field) counts for that; a long one would take the room
                 // of its methods. (Other items that declare one already hold its words; a bonus
@@ -649,7 +652,7 @@ impl ItemQuery {
                 if it.holds_any(&frame_lines) {
                     s += FRAMED;
                 }
-                if self.says_the_message(&lines, it) {
+                if said {
                     s += MESSAGE_HELD;
                 }
                 s
@@ -660,10 +663,14 @@ impl ItemQuery {
     /// Whether the lines of `it` (a function, not a class around functions) spell a run of
     /// the goal's error message.
     fn says_the_message(&self, lines: &[&str], it: &Item) -> bool {
-        !self.messages.is_empty() && !it.container && {
-            let text = item_text(lines, it);
-            self.messages.iter().any(|m| text.contains(m.as_str()))
-        }
+        !self.messages.is_empty()
+            && !it.container
+            && self.spells_the_message(&item_text(lines, it), it)
+    }
+
+    /// [`ItemQuery::says_the_message`] of an item whose text is `text`.
+    fn spells_the_message(&self, text: &str, it: &Item) -> bool {
+        !it.container && self.messages.iter().any(|m| text.contains(m.as_str()))
     }
 
     /// Per item, whether the goal's title names it (`get_subcommands skips hidden ones`): what
