@@ -597,7 +597,7 @@ impl ItemQuery {
         let unmatched = self.unmatched(items);
         // Each item's terms, and whether it spells the goal's error message, from its text
         // built once.
-        let (docs, said): (Vec<(HashMap<String, u32>, usize)>, Vec<bool>) = items
+        let (docs, said): (Vec<_>, Vec<bool>) = items
             .iter()
             .map(|it| {
                 let body = item_text(&lines, it);
