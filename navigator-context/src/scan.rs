@@ -394,11 +394,31 @@ impl RepoMap {
 
 fn walk(root: &Path) -> Vec<Walked> {
     let mut out = Vec::new();
-    let walker = ignore::WalkBuilder::new(root)
-        .follow_links(false)
-        .require_git(false)
-        .build();
-    for entry in walker {
+    // Folders on another file system (`/proc`, `/sys`, a mounted drive under the root) are not
+    // entered: they are no part of a repository, and `/proc` alone never ends. Each is said.
+    let crossings = Arc::new(Mutex::new(Vec::new()));
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder.follow_links(false).require_git(false);
+    if let Some(device) = device_of(root) {
+        let crossings = Arc::clone(&crossings);
+        let root = root.to_path_buf();
+        builder.filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            if e.depth() == 0 || !is_dir || device_of(e.path()).is_none_or(|d| d == device) {
+                return true;
+            }
+            let rel = e
+                .path()
+                .strip_prefix(&root)
+                .map_or_else(|_| ".".into(), rel_key);
+            crossings
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(rel);
+            false
+        });
+    }
+    for entry in builder.build() {
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) => {
@@ -440,7 +460,33 @@ fn walk(root: &Path) -> Vec<Walked> {
             out.push(Walked::Skip(rel, special_kind(&ft).into()));
         }
     }
+    let crossed = std::mem::take(
+        &mut *crossings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    out.extend(crossed.into_iter().map(|rel| {
+        Walked::Skip(
+            rel,
+            "a folder on another file system (a mount point, not entered)".into(),
+        )
+    }));
     out
+}
+
+/// The device (file system) `path` lies on; `None` where it cannot be read or the platform
+/// has no such notion.
+fn device_of(path: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| m.dev())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 /// The path and I/O error of a walk error that is a file or folder it could not read (not a
@@ -739,6 +785,36 @@ mod tests {
         let paths: Vec<_> = map.files().iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["alias.rs", "in.rs"]);
         assert_eq!(map.skipped()[0].0, "leak.rs");
+    }
+
+    /// `/dev` holds mount points of other file systems on Linux (`/dev/pts`, `/dev/shm`): the
+    /// walk lists them as not entered instead of walking into them (as it would `/proc` from
+    /// `/`).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn folders_on_another_file_system_are_not_entered_and_said() {
+        let dev = Path::new("/dev");
+        let mounts: Vec<&str> = ["pts", "shm", "mqueue"]
+            .into_iter()
+            .filter(|m| {
+                let p = dev.join(m);
+                p.is_dir() && device_of(&p) != device_of(dev)
+            })
+            .collect();
+        assert!(!mounts.is_empty(), "no file system is mounted under /dev");
+        let walked = walk(dev);
+        for m in mounts {
+            assert!(
+                walked.iter().any(|w| matches!(w, Walked::Skip(rel, why)
+                    if rel == m && why.contains("another file system"))),
+                "{m} not said"
+            );
+            let inside = format!("{m}/");
+            assert!(!walked
+                .iter()
+                .any(|w| matches!(w, Walked::File(_, rel) | Walked::Skip(rel, _)
+                    if rel.starts_with(&inside))));
+        }
     }
 
     #[cfg(unix)]
