@@ -26,6 +26,12 @@ pub struct EngineConfig {
     /// Vector hits below this cosine similarity are not results (they are what unrelated
     /// text reaches; without a floor every query would "find" something).
     pub min_similarity: f32,
+    /// ... and below this one for a folder (an item whose id ends in `/`): a folder embeds its
+    /// name alone, a word or two whose vector sits near many unrelated short queries (with
+    /// MiniLM, "zanzibar" reaches 0.34 and "banana" 0.37 to a folder named "Kitchen", while
+    /// "someone who builds kitchens" reaches 0.67). Never below
+    /// [`min_similarity`](Self::min_similarity).
+    pub min_folder_similarity: f32,
     /// When a filter leaves at most this many items, vector search scans them exactly
     /// instead of walking the filtered graph (exact, and faster for small sets).
     pub exact_scan_below: usize,
@@ -163,6 +169,7 @@ impl Default for EngineConfig {
             calibration: Calibration::default(),
             candidates: 100,
             min_similarity: 0.3,
+            min_folder_similarity: 0.5,
             exact_scan_below: 2_000,
             embed_batch: 64,
             parallel_retrieval: std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),

@@ -50,7 +50,8 @@
 //!
 //! Results are sorted by relevance, then RRF, then key. Vector candidates below
 //! [`EngineConfig::min_similarity`] are not results, which is what lets a nonsense query come
-//! back empty. All constants live in [`Calibration`].
+//! back empty; a folder, which embeds its name alone, needs
+//! [`EngineConfig::min_folder_similarity`]. All constants live in [`Calibration`].
 //!
 //! ## Features
 //!

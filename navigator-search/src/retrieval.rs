@@ -217,7 +217,17 @@ impl<'a> Plan<'a> {
             })
             .unwrap_or_default();
         let mut vector_hits = candidates.vector;
-        vector_hits.retain(|(key, s)| *s >= config.min_similarity && visible(*key));
+        vector_hits.retain(|&(key, s)| {
+            meta(key).is_some_and(|m| {
+                let folder = m.id.ends_with('/');
+                let floor = if folder {
+                    config.min_folder_similarity.max(config.min_similarity)
+                } else {
+                    config.min_similarity
+                };
+                s >= floor && self.filter.matches(m)
+            })
+        });
         vector_hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut similarity: HashMap<u64, f32> =
             candidates.keyword_similarities.into_iter().collect();

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{config, embedder, kb_engine, kb_items};
+use common::{config, embedder, kb_engine, kb_items, now};
 use navigator_core::{
     Category, DateRange, ItemType, SearchFilters, SearchMode, SearchRequest, SearchService,
 };
@@ -403,5 +403,50 @@ async fn filters_choose_the_items_but_never_change_their_scores() {
             "{}: a category filter changed its score",
             hit.item_id
         );
+    }
+}
+
+#[tokio::test]
+async fn a_folder_is_found_by_meaning_only_when_the_query_is_close_to_its_name() {
+    // A folder embeds its name alone: a short vector that unrelated short queries come near
+    // (with MiniLM, "banana" reaches 0.37 to "Kitchen", over the floor every item has).
+    let dir = tempfile::tempdir().unwrap();
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
+    let mut folder =
+        navigator_core::Item::new("Projects/Kitchen/", ItemType::Project, "Kitchen", now())
+            .unwrap();
+    folder.category = Category::Project;
+    let mut note = navigator_core::Item::new(
+        "Projects/Kitchen/Budget.md",
+        ItemType::Project,
+        "Kitchen budget",
+        now(),
+    )
+    .unwrap();
+    note.category = Category::Project;
+    note.parent_id = Some("Projects/Kitchen/".into());
+    note.body = "Cabinets, tiles and the contractor's quote for the renovation.".into();
+    engine.bulk_load(&[folder, note], |_| {}).await.unwrap();
+    let found = |q: &'static str, mode: SearchMode| {
+        let engine = &engine;
+        async move {
+            let page = engine
+                .search(&SearchRequest::new(q).unwrap().mode(mode))
+                .await
+                .unwrap();
+            page.results
+                .iter()
+                .any(|r| r.item_id == "Projects/Kitchen/")
+        }
+    };
+    for q in ["banana", "zanzibar"] {
+        for mode in [SearchMode::Semantic, SearchMode::Hybrid] {
+            assert!(!found(q, mode).await, "{q} ({mode:?}) found the folder");
+        }
+    }
+    for q in ["someone who builds kitchens", "kitchen"] {
+        assert!(found(q, SearchMode::Semantic).await, "{q}");
     }
 }
