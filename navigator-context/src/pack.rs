@@ -53,6 +53,9 @@ const MAX_ZOOMED: usize = 1;
 /// A zoomed file that is not clearly first (the next one scores over [`CLEAR_GAP`] of it) gets
 /// at most this share of the budget.
 const UNCLEAR_ZOOM_SHARE: f64 = 0.25;
+/// ... or this share when the goal points into one of its items (names it as code, has a
+/// trace frame in it, quotes its message).
+const POINTED_ZOOM_SHARE: f64 = 0.5;
 /// The best file zoomed first leaves room for the next candidates (up to [`MAX_FULL`]) that
 /// are cheap whole — each at most this share of the budget (a cheap file also shares the
 /// first file's share, like the second of a [`PAIR`]) ...
@@ -454,7 +457,17 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
                 promised.push(j);
                 c
             });
-        let cap = if clear { 1.0 } else { UNCLEAR_ZOOM_SHARE };
+        // An unclear first file the goal points into (names one of its items as code, has a
+        // frame of its trace in it, quotes a message it raises) may take more: the item it
+        // names, too big for the unclear share, lost its place to weaker items of the file.
+        let pointed = !clear && ItemQuery::new(&plan.goal).points_into(&map.files()[i]);
+        let cap = if clear {
+            1.0
+        } else if pointed {
+            POINTED_ZOOM_SHARE
+        } else {
+            UNCLEAR_ZOOM_SHARE
+        };
         let allowed = remaining
             .saturating_sub(reserve + cheap + runner_up)
             .min(share_of(0))
@@ -1960,6 +1973,69 @@ mod tests {
             fitted.rendered.tokens
         );
         (rule("big.rs"), rule("small.rs"), [whole_small, budget])
+    }
+
+    #[test]
+    fn an_unclear_first_file_shows_the_long_item_the_goal_names_as_code() {
+        // `helpers.py`: forty short functions and a long `url_for`, which the goal names;
+        // `app.py` scores 0.9 of it. `url_for` takes a third of the budget: over the quarter
+        // an unclear first file may take, within the half it may when the goal points into it.
+        let short: String = (0..40)
+            .map(|k| {
+                let body: String = (0..8).map(|i| format!("    value = value * {i} + {k}\n")).collect();
+                format!("def helper_{k}(value):\n    \"\"\"Part {k} of a URL.\"\"\"\n{body}    return value\n\n\n")
+            })
+            .collect();
+        let long: String = (0..60)
+            .map(|i| format!("    part_{i} = values.get(\"p{i}\", endpoint)\n"))
+            .collect();
+        let helpers =
+            format!("{short}def url_for(endpoint, **values):\n    \"\"\"Build a URL.\"\"\"\n{long}    return endpoint\n");
+        let app: String = (0..300)
+            .map(|k| format!("def view_{k}(request):\n    return request.url + \"{k}\"\n\n\n"))
+            .collect();
+        let mut files = vec![
+            ("helpers.py".to_string(), helpers),
+            ("app.py".to_string(), app),
+        ];
+        files.extend((0..10).map(|k| (format!("c{k:02}.rs"), long_fns(k, 5))));
+        let (_d, map) = crate::scan::temp_map(&files);
+        let mut ranking = descending(&["helpers.py", "app.py"]);
+        ranking.extend(candidates(10));
+        let goal = "url_for ignores SERVER_NAME outside a request";
+        let probe = FlightPlan::new(goal, 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let h = costs.index("helpers.py").unwrap();
+        let a = costs.index("app.py").unwrap();
+        let zoomed = file_block(
+            &map.files()[h],
+            Level::TopLevel,
+            &["url_for".into()],
+            probe.tokenizer,
+        )
+        .1;
+        let budget = zoomed * 3;
+        assert!(costs.cost(h, Level::Full).0 > budget * 85 / 100);
+        assert!(costs.cost(a, Level::Full).0 > budget);
+        let packed = pack(&map, &ranking, &FlightPlan::new(goal, budget));
+        let rule = packed
+            .rules
+            .iter()
+            .find(|r| r.path == "helpers.py")
+            .unwrap();
+        assert!(rule.focus.iter().any(|f| f == "url_for"), "{rule:?}");
+        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
+        assert!(fitted.rendered.tokens <= budget);
+        assert!(fitted.rendered.text.contains("part_59 = values"));
+        // A goal that only shares words with the file keeps the quarter: no long item.
+        let words = "build the parts of a URL for an endpoint";
+        let packed = pack(&map, &ranking, &FlightPlan::new(words, budget));
+        let rule = packed
+            .rules
+            .iter()
+            .find(|r| r.path == "helpers.py")
+            .unwrap();
+        assert!(!rule.focus.iter().any(|f| f == "url_for"), "{rule:?}");
     }
 
     #[test]
