@@ -34,8 +34,9 @@ pub struct Args {
     /// Only items updated on or after this date (2024-03-01, RFC 3339, ...).
     #[arg(long, value_parser = parse_date)]
     pub since: Option<chrono::DateTime<chrono::Utc>>,
-    /// Only items updated on or before this date.
-    #[arg(long, value_parser = parse_date)]
+    /// Only items updated on or before this date (a date without a time: to the end of that
+    /// day).
+    #[arg(long, value_parser = parse_until)]
     pub until: Option<chrono::DateTime<chrono::Utc>>,
     /// Only items with this tag (case-insensitive, `#` optional); repeatable: every one.
     #[arg(long = "tag")]
@@ -90,6 +91,18 @@ fn parse_offset(s: &str) -> Result<u32, String> {
 fn parse_date(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
     navigator_search::ingest::front_matter::parse_date_str(s)
         .ok_or_else(|| format!("`{s}` is not a date (2024-03-01, 2024-03-01T10:00:00Z, ...)"))
+}
+
+/// `--until`: a date without a time of day (`2024-03-31`) is its last instant, so the bound
+/// keeps what changed during that day.
+fn parse_until(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    let at = parse_date(s)?;
+    let day_only = !s.contains(':') && at.time() == chrono::NaiveTime::MIN;
+    Ok(if day_only {
+        at + chrono::Duration::days(1) - chrono::Duration::nanoseconds(1)
+    } else {
+        at
+    })
 }
 
 /// Runs the command.
@@ -188,4 +201,25 @@ pub fn run(args: Args) -> Outcome {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn until_a_date_keeps_the_whole_day() {
+        let at = |s: &str| parse_date(s).unwrap();
+        let end = parse_until("2024-03-31").unwrap();
+        assert!(end > at("2024-03-31T23:59:59Z") && end < at("2024-04-01T00:00:00Z"));
+        assert_eq!(
+            parse_until("2024-03-31T10:00:00Z").unwrap(),
+            at("2024-03-31T10:00:00Z")
+        );
+        assert_eq!(
+            parse_date("2024-03-31").unwrap(),
+            at("2024-03-31T00:00:00Z")
+        );
+        assert!(parse_until("soon").is_err());
+    }
 }

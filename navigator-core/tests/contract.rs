@@ -222,6 +222,35 @@ fn malformed_timestamp_is_rejected() {
 }
 
 #[test]
+fn a_date_range_takes_plain_dates_as_whole_days() {
+    let r: SearchRequest = from_value(json!({"query": "x", "filters": {"dateRange":
+        {"start": "2026-01-01", "end": "2026-01-31"}}}))
+    .unwrap();
+    let range = r.filters.unwrap().date_range.unwrap();
+    let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+    assert_eq!(range.start, Some(at("2026-01-01T00:00:00Z")));
+    // The end date is inclusive: what changed during the 31st is inside.
+    assert!(range.contains(at("2026-01-31T22:15:00Z")));
+    assert!(!range.contains(at("2026-02-01T00:00:00Z")));
+    // A single day as both ends is that day.
+    let r: SearchRequest = from_value(json!({"query": "x", "filters": {"dateRange":
+        {"start": "2026-01-31", "end": "2026-01-31"}}}))
+    .unwrap();
+    assert!(r
+        .filters
+        .unwrap()
+        .date_range
+        .unwrap()
+        .contains(at("2026-01-31T12:00:00Z")));
+    let err = from_value::<SearchRequest>(
+        json!({"query": "x", "filters": {"dateRange": {"end": "31/01/2026"}}}),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("nor a date (2025-01-31)"), "{err}");
+    assert_names_field(err, "filters.dateRange.end");
+}
+
+#[test]
 fn request_defaults_and_rules() {
     let r: SearchRequest = from_json(r#"{"query":"quarterly report"}"#).unwrap();
     assert_eq!(r.search_mode, SearchMode::Hybrid);

@@ -45,8 +45,9 @@ pub(crate) struct RecentArgs {
     /// Only these categories (all when absent).
     #[serde(default)]
     pub categories: Option<Vec<Category>>,
-    /// Only items updated at or after this instant (RFC 3339).
-    #[serde(default)]
+    /// Only items updated at or after this instant (RFC 3339, or a date `2025-01-31`: from
+    /// the start of that day, UTC).
+    #[serde(default, deserialize_with = "since_instant")]
     pub since: Option<DateTime<Utc>>,
     /// How many items, 1..=200 (default 10).
     #[serde(default)]
@@ -55,6 +56,22 @@ pub(crate) struct RecentArgs {
     /// Include folders (items whose id ends in `/`), not only notes.
     #[serde(default)]
     pub include_folders: bool,
+}
+
+/// `recent`'s `since`: an RFC 3339 instant or a date (its first instant).
+fn since_instant<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<DateTime<Utc>>, D::Error> {
+    let Some(s) = Option::<String>::deserialize(d)? else {
+        return Ok(None);
+    };
+    navigator_core::parse_instant(&s, false)
+        .map(Some)
+        .ok_or_else(|| {
+            serde::de::Error::custom(format!(
+            "`{s}` is neither an RFC 3339 instant (2025-01-31T09:30:00Z) nor a date (2025-01-31)"
+        ))
+        })
 }
 
 /// `get_item`'s answer.
@@ -280,5 +297,31 @@ fn recent_item(item: Item) -> RecentItem {
         updated_at: item.updated_at,
         tags: item.tags,
         parent_id: item.parent_id,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_takes_a_date_or_an_instant_since() {
+        let since = |v: serde_json::Value| {
+            serde_json::from_value::<RecentArgs>(serde_json::json!({ "since": v }))
+                .map(|a| a.since.map(|t| t.to_rfc3339()))
+        };
+        assert_eq!(
+            since("2025-01-01".into()).unwrap().as_deref(),
+            Some("2025-01-01T00:00:00+00:00")
+        );
+        assert_eq!(
+            since("2025-01-01T08:00:00+02:00".into())
+                .unwrap()
+                .as_deref(),
+            Some("2025-01-01T06:00:00+00:00")
+        );
+        assert_eq!(since(serde_json::Value::Null).unwrap(), None);
+        let err = since("last week".into()).unwrap_err().to_string();
+        assert!(err.contains("nor a date (2025-01-31)"), "{err}");
     }
 }

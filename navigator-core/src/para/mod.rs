@@ -11,7 +11,7 @@ mod result;
 pub use category::{Category, ItemType};
 pub use checks::{LIMIT_RANGE, MAX_RESULT_WINDOW, MAX_TERM_BYTES, SUPPORTED_YEARS};
 pub use item::Item;
-pub use request::{DateRange, SearchFilters, SearchMode, SearchRequest, TagFilter};
+pub use request::{parse_instant, DateRange, SearchFilters, SearchMode, SearchRequest, TagFilter};
 pub use response::{
     Action, Clarification, NavigationTarget, NavigatorResponse, NoHits, SearchMetadata,
 };

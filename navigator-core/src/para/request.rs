@@ -35,10 +35,12 @@ impl SearchMode {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DateRange {
-    /// Inclusive lower bound (RFC 3339).
+    /// Inclusive lower bound (RFC 3339; on the wire a date `2025-01-31` is its first instant,
+    /// UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<DateTime<Utc>>,
-    /// Inclusive upper bound (RFC 3339).
+    /// Inclusive upper bound (RFC 3339; on the wire a date `2025-01-31` is its last instant,
+    /// UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<DateTime<Utc>>,
 }
@@ -68,15 +70,55 @@ impl DateRange {
     }
 }
 
+/// An instant as a caller writes one: RFC 3339 (`2025-01-31T09:30:00Z`), or a calendar date
+/// (`2025-01-31`, UTC) standing for its first instant, or with `end_of_day` its last (an
+/// inclusive end bound `2025-01-31` keeps what changed during that day).
+///
+/// ```
+/// use navigator_core::parse_instant;
+/// let start = parse_instant("2025-01-31", false).unwrap();
+/// let end = parse_instant("2025-01-31", true).unwrap();
+/// assert_eq!(start.to_rfc3339(), "2025-01-31T00:00:00+00:00");
+/// assert!(end > parse_instant("2025-01-31T23:59:59Z", false).unwrap());
+/// assert!(parse_instant("next tuesday", false).is_none());
+/// ```
+pub fn parse_instant(s: &str, end_of_day: bool) -> Option<DateTime<Utc>> {
+    let s = s.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    let day = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
+    let first = day.and_hms_opt(0, 0, 0)?.and_utc();
+    if end_of_day {
+        Some(first + chrono::Duration::days(1) - chrono::Duration::nanoseconds(1))
+    } else {
+        Some(first)
+    }
+}
+
+/// [`parse_instant`] of a wire field, or the typed error naming the field.
+fn wire_instant(field: &str, s: Option<String>, end_of_day: bool) -> Result<Option<DateTime<Utc>>> {
+    s.map(|s| {
+        parse_instant(&s, end_of_day).ok_or_else(|| {
+            Error::invalid(
+                field,
+                format!("`{s}` is neither an RFC 3339 instant (2025-01-31T09:30:00Z) nor a date (2025-01-31)"),
+            )
+        })
+    })
+    .transpose()
+}
+
 /// The unchecked wire form of [`DateRange`]: parsing goes through it so an inverted window
-/// is rejected while parsing.
+/// is rejected while parsing, and a plain date is read as its day's first (start) or last
+/// (end) instant.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct DateRangeWire {
     #[serde(default)]
-    start: Option<DateTime<Utc>>,
+    start: Option<String>,
     #[serde(default)]
-    end: Option<DateTime<Utc>>,
+    end: Option<String>,
 }
 
 impl TryFrom<DateRangeWire> for DateRange {
@@ -84,8 +126,8 @@ impl TryFrom<DateRangeWire> for DateRange {
 
     fn try_from(w: DateRangeWire) -> Result<Self> {
         let r = DateRange {
-            start: w.start,
-            end: w.end,
+            start: wire_instant("filters.dateRange.start", w.start, false)?,
+            end: wire_instant("filters.dateRange.end", w.end, true)?,
         };
         r.validate()?;
         Ok(r)
