@@ -276,6 +276,69 @@ fn notes_are_written_inside_the_vault_and_found() {
     assert_eq!(found["results"][0]["itemId"], created["id"], "{found}");
 }
 
+#[test]
+fn a_plain_text_note_is_written_without_front_matter_and_a_folder_is_no_note_path() {
+    let fixture = Fixture::indexed();
+    let mut server = fixture.serve();
+    let rel = "3 Resources/Reading list.txt";
+    let abs = fixture.vault().join(rel);
+    // A plain-text note has no front matter to put a title or tags in.
+    for extra in [json!({ "title": "Books" }), json!({ "tags": ["books"] })] {
+        let mut arguments = json!({ "path": rel, "content": "Dune" });
+        arguments
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        assert_eq!(server.error_code("write_note", arguments), "bad_request");
+    }
+    assert!(!abs.exists());
+    let created = write(
+        &mut server,
+        json!({ "path": rel, "content": "Dune\nNeuromancer" }),
+    );
+    assert_eq!(created["id"], rel);
+    assert_eq!(
+        std::fs::read_to_string(&abs).unwrap(),
+        "Dune\nNeuromancer\n"
+    );
+    let updated = call_until_free(
+        &mut server,
+        "update_note",
+        json!({ "path": rel, "append": "Foundation" }),
+    );
+    assert_eq!(updated["id"], rel, "{updated}");
+    assert_eq!(
+        std::fs::read_to_string(&abs).unwrap(),
+        "Dune\nNeuromancer\n\nFoundation\n"
+    );
+    let item = server.ok("get_item", json!({ "id": rel }));
+    assert!(
+        !item["item"]["body"].as_str().unwrap().contains("---"),
+        "{item}"
+    );
+    // A path ending in `/` names a folder: refused, not written as `Health.md`.
+    assert_eq!(
+        server.error_code(
+            "write_note",
+            json!({ "path": "2 Areas/Health/", "content": "x" })
+        ),
+        "bad_request"
+    );
+    assert!(!fixture.vault().join("2 Areas/Health.md").exists());
+}
+
+/// Calls `tool` until the start-up index run has let go of the index (`busy` meanwhile).
+fn call_until_free(server: &mut Server, tool: &str, arguments: Value) -> Value {
+    loop {
+        let (is_error, content) = server.call(tool, arguments.clone());
+        if !is_error {
+            return content;
+        }
+        assert_eq!(content["error"]["code"], "busy", "{content}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Writes until the start-up index run has let go of the index (`busy` meanwhile).
 fn write(server: &mut Server, arguments: Value) -> Value {
     loop {

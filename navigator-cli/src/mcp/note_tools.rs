@@ -122,7 +122,7 @@ pub(crate) struct WriteOutput {
 #[tool_router(router = note_tools, vis = "pub(crate)")]
 impl McpServer {
     #[tool(
-        description = "Create a markdown note in the vault (front matter from content, title, tags and frontMatter; created/updated dates set) and index it. The path is relative to the vault; its top-level folder gives the PARA category. Refuses existing notes, absolute paths, `..` and symlinks.",
+        description = "Create a markdown note in the vault (front matter from content, title, tags and frontMatter; created/updated dates set) and index it; a `.txt` path is a plain-text note, written as given, with no front matter. The path is relative to the vault and ends in the note's file name; its top-level folder gives the PARA category. Refuses existing notes, folder paths (ending in `/`), absolute paths, `..` and symlinks.",
         input_schema = input_schema::<WriteNoteArgs>(),
         output_schema = output_schema::<WriteOutput>(),
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
@@ -206,6 +206,40 @@ fn apply_fields(
     Ok(())
 }
 
+/// A plain-text note (`.txt`) has no front matter: title, tags and keys for one are refused
+/// rather than written into its text.
+fn no_front_matter(
+    rel: &str,
+    title: Option<String>,
+    tags: Option<Vec<String>>,
+    front_matter: Option<Map<String, Value>>,
+) -> ToolResult<()> {
+    let given: Vec<&str> = [
+        ("title", title.is_some()),
+        ("tags", tags.is_some()),
+        ("frontMatter", front_matter.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, set)| set.then_some(name))
+    .collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    Err(ToolError::bad_request(format!(
+        "{}: `{rel}` is a plain-text note, which has no front matter (use a .md path for one)",
+        given.join(", ")
+    )))
+}
+
+/// A plain-text note's file content: its text, ending in a newline.
+fn plain_text(text: &str) -> String {
+    if text.ends_with('\n') {
+        text.to_string()
+    } else {
+        format!("{text}\n")
+    }
+}
+
 fn today() -> String {
     Utc::now().date_naive().to_string()
 }
@@ -233,13 +267,18 @@ impl McpServer {
     ) -> ToolResult<WriteOutput> {
         let args: WriteNoteArgs = parse(arguments)?;
         let place = vault::resolve(self.vault()?, &args.path, true)?;
-        let mut note = NoteText::parse(&place.rel, &args.content)?;
-        apply_fields(&mut note, args.title, args.tags, args.front_matter.as_ref())?;
-        if !note.has("created") {
-            note.set("created", today());
-        }
-        note.set("updated", today());
-        let text = note.render()?;
+        let text = if vault::is_plain_text(&place.rel) {
+            no_front_matter(&place.rel, args.title, args.tags, args.front_matter)?;
+            plain_text(&args.content)
+        } else {
+            let mut note = NoteText::parse(&place.rel, &args.content)?;
+            apply_fields(&mut note, args.title, args.tags, args.front_matter.as_ref())?;
+            if !note.has("created") {
+                note.set("created", today());
+            }
+            note.set("updated", today());
+            note.render()?
+        };
         let _guard = self.try_write()?;
         vault::write_atomic(&place, &text, true)?;
         self.indexed("created", place, None, progress).await
@@ -263,6 +302,22 @@ impl McpServer {
             ));
         }
         let place = vault::resolve(self.vault()?, &given, false)?;
+        if vault::is_plain_text(&place.rel) {
+            no_front_matter(&place.rel, args.title, args.tags, args.front_matter)?;
+            let _guard = self.try_write()?;
+            let old = read_existing(&place)?;
+            let body = match (&args.content, &args.append) {
+                (Some(content), _) => content.clone(),
+                (None, _) => old,
+            };
+            let body = match &args.append {
+                Some(more) if !body.trim().is_empty() => format!("{}\n\n{more}", body.trim_end()),
+                Some(more) => more.clone(),
+                None => body,
+            };
+            vault::write_atomic(&place, &plain_text(&body), false)?;
+            return self.indexed("updated", place, None, progress).await;
+        }
         let _guard = self.try_write()?;
         let old = read_existing(&place)?;
         let mut note = NoteText::parse(&place.rel, &old)?;

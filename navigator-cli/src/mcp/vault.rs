@@ -37,6 +37,13 @@ pub(crate) fn resolve(vault: &Path, given: &str, add_extension: bool) -> ToolRes
     if trimmed.is_empty() {
         return Err(ToolError::bad_request("path: must not be empty"));
     }
+    if trimmed.ends_with(['/', '\\']) {
+        return Err(ToolError::bad_request(format!(
+            "path `{trimmed}`: names a folder (it ends in `/`); a note's path ends in its file \
+             name (`{}Plan.md`)",
+            trimmed
+        )));
+    }
     let path = Path::new(trimmed);
     let mut parts: Vec<String> = Vec::new();
     for component in path.components() {
@@ -149,6 +156,12 @@ pub(crate) fn write_atomic(path: &NotePath, text: &str, create_new: bool) -> Too
         let _ = std::fs::remove_file(&tmp);
         ToolError::io("writing", &path.abs, e)
     })
+}
+
+/// Whether the note at vault-relative `rel` is plain text (`.txt`): the index reads no front
+/// matter from it, so none is written to it.
+pub(crate) fn is_plain_text(rel: &str) -> bool {
+    rel.to_ascii_lowercase().ends_with(".txt")
 }
 
 /// A note's front matter as an ordered YAML mapping, and its body.
