@@ -112,6 +112,13 @@ fn the_endpoint_answers_initialize_and_refuses_other_paths_and_hosts() {
         assert_eq!(reply["error"]["code"], code, "{text}: {reply}");
         assert_eq!(reply["id"], serde_json::Value::Null, "{reply}");
     }
+    // A tool call whose arguments are no object: invalid params, with the request's id.
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":"kitchen"}}"#;
+    let (status, body) = server.exchange("POST", "/mcp", &host, call);
+    assert_eq!(status, 400, "{body}");
+    let reply: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert_eq!(reply["id"], 7, "{reply}");
     // The session still answers afterwards.
     let (status, body) = server.exchange("POST", "/mcp", &host, INITIALIZE);
     assert_eq!(status, 200, "{body}");

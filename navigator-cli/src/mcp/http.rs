@@ -131,6 +131,15 @@ async fn route(
             )
         }
     };
+    if let Some(reply) = navigator_workflow::mcp::invalid_message_reply(&value) {
+        let mut response = Response::new(Full::new(Bytes::from(reply)).boxed());
+        *response.status_mut() = StatusCode::BAD_REQUEST;
+        response.headers_mut().insert(
+            hyper::header::CONTENT_TYPE,
+            hyper::header::HeaderValue::from_static("application/json"),
+        );
+        return response;
+    }
     if let Err(e) = serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value) {
         return json_rpc_error(
             StatusCode::BAD_REQUEST,

@@ -1,5 +1,7 @@
 //! A JSON-RPC front for the stdio transport: lines that are not JSON get the `-32700 Parse
-//! error` reply JSON-RPC 2.0 requires, instead of the silence rmcp gives them.
+//! error` reply JSON-RPC 2.0 requires, instead of the silence rmcp gives them; JSON that is no
+//! JSON-RPC message gets `-32600 Invalid Request`, and a `tools/call` with malformed params
+//! `-32602 Invalid params`, each with the request's id (`null` when it has none).
 //!
 //! rmcp drops unparsable lines on purpose (a peer that echoes error replies back as more
 //! garbage could loop). A client that sends a broken line, though, waits for an answer that
@@ -45,10 +47,74 @@ pub(crate) fn classify(line: &[u8]) -> Line {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Line::Skip;
     }
-    match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
-        Ok(_) => Line::Forward,
+    match serde_json::from_slice::<Value>(line) {
+        Ok(message) => match invalid_message_reply(&message) {
+            Some(reply) => Line::Reject(reply),
+            None => Line::Forward,
+        },
         Err(e) => Line::Reject(parse_error_reply(&e.to_string())),
     }
+}
+
+/// The JSON-RPC error reply (with the request's id, `null` when it has none) for JSON that
+/// is no JSON-RPC message (`-32600 Invalid Request`: not an object, no `"jsonrpc": "2.0"`,
+/// neither a method nor a result or error), or a `tools/call` whose params are malformed
+/// (`-32602 Invalid params`: rmcp answered those `-32601 Method not found`). `None` for what
+/// the server should see; an answer (a result or an error) is never answered.
+pub fn invalid_message_reply(message: &Value) -> Option<String> {
+    let reply = |id: &Value, code: i64, message: String| {
+        json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+            .to_string()
+    };
+    let Some(object) = message.as_object() else {
+        let what = if message.is_array() {
+            "a batch (an array), which this server does not take"
+        } else {
+            "not an object"
+        };
+        return Some(reply(
+            &Value::Null,
+            -32600,
+            format!("Invalid Request: {what}"),
+        ));
+    };
+    let id = match object.get("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        _ => Value::Null,
+    };
+    let method = object.get("method");
+    if method.is_none() && (object.contains_key("result") || object.contains_key("error")) {
+        return None;
+    }
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Some(reply(
+            &id,
+            -32600,
+            "Invalid Request: `jsonrpc` must be \"2.0\"".into(),
+        ));
+    }
+    let Some(method) = method.and_then(Value::as_str) else {
+        return Some(reply(
+            &id,
+            -32600,
+            "Invalid Request: no `method` (a string), and not a result or an error".into(),
+        ));
+    };
+    if method == "tools/call" {
+        let params = object.get("params");
+        let problem = match params {
+            Some(Value::Object(p)) => match (p.get("name"), p.get("arguments")) {
+                (Some(Value::String(_)), None | Some(Value::Object(_) | Value::Null)) => None,
+                (Some(Value::String(_)), Some(_)) => Some("`params.arguments` must be an object"),
+                _ => Some("`params.name` must be the tool's name, a string"),
+            },
+            _ => Some("`params` must be an object with the tool's `name` and its `arguments`"),
+        };
+        if let Some(problem) = problem {
+            return Some(reply(&id, -32602, format!("Invalid params: {problem}")));
+        }
+    }
+    None
 }
 
 /// Reads `input` line by line: JSON lines go to `to_server`, parse errors to `replies`.
@@ -198,8 +264,52 @@ mod tests {
     use super::*;
 
     #[test]
+    fn json_that_is_no_json_rpc_message_gets_an_invalid_request_with_its_id() {
+        let code = |line: &str| match classify(line.as_bytes()) {
+            Line::Reject(reply) => {
+                let v: Value = serde_json::from_str(&reply).unwrap();
+                assert!(v.as_object().unwrap().contains_key("id"), "{reply}");
+                (v["error"]["code"].as_i64(), v["id"].clone())
+            }
+            Line::Forward => (None, Value::Null),
+            Line::Skip => panic!("{line} skipped"),
+        };
+        assert_eq!(code("[]"), (Some(-32600), Value::Null));
+        assert_eq!(code(r#"{"foo":1}"#), (Some(-32600), Value::Null));
+        assert_eq!(code(r#"{"jsonrpc":"2.0"}"#), (Some(-32600), Value::Null));
+        assert_eq!(
+            code(r#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#),
+            (Some(-32600), json!(4))
+        );
+        assert_eq!(
+            code(
+                r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"search","arguments":"q"}}"#
+            ),
+            (Some(-32602), json!("a"))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"arguments":{}}}"#),
+            (Some(-32602), json!(5))
+        );
+        // Requests, notifications and answers pass.
+        for ok in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"no/such/method"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#,
+        ] {
+            assert_eq!(code(ok), (None, Value::Null), "{ok}");
+        }
+    }
+
+    #[test]
     fn broken_lines_get_a_parse_error_and_json_passes() {
-        assert!(matches!(classify(b"{\"jsonrpc\":\"2.0\"}"), Line::Forward));
+        assert!(matches!(
+            classify(b"{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}"),
+            Line::Forward
+        ));
         assert!(matches!(classify(b"  \r"), Line::Skip));
         let Line::Reject(reply) = classify(b"{not json") else {
             panic!("a broken line must be rejected");
@@ -215,7 +325,8 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
 
         /// Fuzzing as a property: any line is either passed on (it is JSON), skipped (blank)
-        /// or answered with exactly one JSON-RPC parse error, never a panic.
+        /// or answered with exactly one JSON-RPC error (a parse error when it is not JSON),
+        /// never a panic.
         #[test]
         fn any_line_is_forwarded_skipped_or_answered_with_a_parse_error(
             line in proptest::collection::vec(proptest::num::u8::ANY, 0..200),
@@ -228,9 +339,9 @@ mod tests {
                 Line::Forward => proptest::prop_assert!(json_ok),
                 Line::Skip => proptest::prop_assert!(line.iter().all(u8::is_ascii_whitespace)),
                 Line::Reject(reply) => {
-                    proptest::prop_assert!(!json_ok);
                     let v: Value = serde_json::from_str(&reply).unwrap();
-                    proptest::prop_assert_eq!(&v["error"]["code"], &json!(-32700));
+                    let expected = if json_ok { -32600 } else { -32700 };
+                    proptest::prop_assert_eq!(&v["error"]["code"], &json!(expected));
                 }
             }
         }

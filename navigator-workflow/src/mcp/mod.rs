@@ -25,6 +25,7 @@
 
 mod args;
 mod jsonrpc;
+pub use jsonrpc::invalid_message_reply;
 mod state;
 mod tools;
 
