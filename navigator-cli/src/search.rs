@@ -105,6 +105,34 @@ fn parse_until(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
     })
 }
 
+/// What to try when `request` found nothing: the archive it left out, if that holds
+/// matches, and the query respelled after the titles' words.
+async fn no_results_hints(
+    engine: &navigator_search::SearchEngine,
+    request: &SearchRequest,
+) -> Result<Vec<String>, Failure> {
+    let mut hints = Vec::new();
+    if !request.include_archived {
+        let archived = engine
+            .search(&request.clone().include_archived(true).limit(1).offset(0))
+            .await
+            .map_err(Failure::from)?;
+        if archived.total_results > 0 {
+            hints.push(format!(
+                "{} archived item(s) match: add --archived to search the archive too",
+                archived.total_results
+            ));
+        }
+    }
+    let words = engine.title_words().await.map_err(Failure::from)?;
+    if let Some(fixed) =
+        navigator_search::did_you_mean(&request.query, words.iter().map(String::as_str))
+    {
+        hints.push(format!("did you mean \"{fixed}\"?"));
+    }
+    Ok(hints)
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> Outcome {
     let tags = (!args.tags.is_empty() || !args.any_tags.is_empty()).then(|| TagFilter {
@@ -153,10 +181,17 @@ pub fn run(args: Args) -> Outcome {
     request.validate().map_err(|e| Failure::new(USAGE, e))?;
     let home = Home::resolve()?;
     home.require_index()?;
-    let page = runtime()?.block_on(async {
+    let (page, hints) = runtime()?.block_on(async {
         let engine = home.engine().await?;
-        engine.search(&request).await.map_err(Failure::from)
+        let page = engine.search(&request).await.map_err(Failure::from)?;
+        let hints = if page.results.is_empty() && !request.is_listing() {
+            no_results_hints(&engine, &request).await?
+        } else {
+            Vec::new()
+        };
+        Ok::<_, Failure>((page, hints))
     })?;
+
     if args.json {
         println!(
             "{}",
@@ -186,6 +221,11 @@ pub fn run(args: Args) -> Outcome {
         } else {
             eprintln!("{} of {} results", page.results.len(), page.total_results);
         }
+    }
+    // On stderr, after "no results": a `--json` reader gets them too without them touching
+    // stdout.
+    for hint in &hints {
+        eprintln!("note: {hint}");
     }
     // Folder ids end with `/`: `--parent "1 Projects/Kitchen"` names no folder (on stderr, so
     // a `--json` reader gets it too without it touching stdout).

@@ -181,6 +181,29 @@ fn index_search_toc_status_on_the_sample_vault() {
             "{args:?}: {hits:?}"
         );
     }
+    // Found only in the archive, which an unscoped search leaves out: nothing, and a note
+    // saying how many archived items match; a misspelt title word gets its spelling.
+    let out = navigator(
+        home.path(),
+        &["search", "deposit", "--mode", "keyword", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1 archived item(s) match: add --archived"),
+        "{stderr}"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+    let out = navigator(
+        home.path(),
+        &["search", "renovaton quotez", "--mode", "keyword"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("did you mean \"renovation quotes\"?"),
+        "{}",
+        text(&out)
+    );
     let out = navigator(home.path(), &["search", "moving checklist", "--json"]);
     let hits: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert!(

@@ -114,7 +114,9 @@ mod vector;
 mod warm;
 
 #[cfg(feature = "engine")]
-pub use agent::{NavigatorAgent, QueryUnderstanding, UnderstoodQuery, NAVIGATOR_TEMPLATE};
+pub use agent::{
+    did_you_mean, NavigatorAgent, QueryUnderstanding, UnderstoodQuery, NAVIGATOR_TEMPLATE,
+};
 #[cfg(feature = "engine")]
 pub use chunk::{text_hash, ChunkVector, ItemVectors};
 pub use clock::{Clock, FixedClock, SystemClock};

@@ -9,6 +9,7 @@ mod llm;
 mod suggest;
 mod understand;
 
+pub use suggest::did_you_mean;
 pub use understand::{QueryUnderstanding, UnderstoodQuery};
 
 use crate::{Clock, Result};

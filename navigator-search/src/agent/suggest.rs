@@ -71,6 +71,31 @@ pub(crate) fn no_results_suggestions<'v>(
     out
 }
 
+/// `query` respelled after the knowledge base's `vocabulary` (the words of its titles): each
+/// word of four letters or more that is not in it replaced by the closest one that is (edit
+/// similarity at least 0.8); `None` when nothing changes. What the Navigator's "Did you mean"
+/// suggestion offers.
+///
+/// ```
+/// use navigator_search::did_you_mean;
+/// assert_eq!(did_you_mean("kitchn budget", ["Kitchen", "budget"]).as_deref(), Some("kitchen budget"));
+/// assert_eq!(did_you_mean("budget", ["Kitchen", "budget"]), None);
+/// ```
+pub fn did_you_mean<'v>(
+    query: &str,
+    vocabulary: impl IntoIterator<Item = &'v str>,
+) -> Option<String> {
+    let words: Vec<String> = query
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    respell(&words, vocabulary)
+}
+
 /// The query with each word that is not in the vocabulary replaced by the closest word that
 /// is (edit similarity ≥ 0.8); `None` when nothing changes.
 fn respell<'v>(words: &[String], vocabulary: impl IntoIterator<Item = &'v str>) -> Option<String> {
