@@ -355,7 +355,7 @@ fn write_plan(args: &Args, plan: &FlightPlan, comments: &[String]) -> anyhow::Re
 /// Runs `navigator context`.
 pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if args.refit && args.replay.is_none() {
-        bail!("--refit applies to --replay PLAN only");
+        return Err(Usage("--refit applies to --replay PLAN only".into()).into());
     }
     check_llm_flags(&args)?;
     if let Some(path) = args.goal_file.clone() {
@@ -378,12 +378,15 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         match args.goal.take() {
             Some(repo) if args.repo.is_none() => args.repo = Some(PathBuf::from(repo)),
             Some(goal) => {
-                bail!("--replay regenerates a plan's context and takes no goal (got `{goal}`)")
+                return Err(Usage(format!(
+                    "--replay regenerates a plan's context and takes no goal (got `{goal}`)"
+                ))
+                .into())
             }
             None => {}
         }
         if args.tokens.is_some() && !args.refit {
-            bail!("--tokens with --replay needs --refit: a replay keeps the plan's own budget, and --refit fits the plan to the one given");
+            return Err(Usage("--tokens with --replay needs --refit: a replay keeps the plan's own budget, and --refit fits the plan to the one given".into()).into());
         }
     } else if args.repo.is_none() && args.goal_file.is_none() {
         // `navigator context DIR`: a single argument naming a directory is the repository

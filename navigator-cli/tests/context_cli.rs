@@ -189,7 +189,8 @@ fn bad_flags_are_refused_with_the_flag_named() {
         (vec!["context", "g", ".", "--usd=-1"], "--usd"),
     ] {
         let out = navigator(&args, cache.path());
-        assert!(!out.status.success(), "{args:?}");
+        // A command line that cannot work is a usage error, whoever notices it.
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(
             text(&out.stderr).contains(needle),
             "{args:?}: {}",
@@ -321,7 +322,7 @@ fn replay_takes_a_new_budget_only_with_refit() {
         &["context", "--replay", plan, root, "--tokens", "800"],
         cache.path(),
     );
-    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(refused.status.code(), Some(2), "a usage error");
     stderr_says(&refused, "--refit");
     let refit = navigator(
         &[
