@@ -189,7 +189,8 @@ impl NoteText {
                 }
                 Err(e) => {
                     return Err(ToolError::bad_request(format!(
-                        "note `{rel}`: its front matter is not valid YAML ({e}); fix it by hand"
+                        "note `{rel}`: its front matter is not valid YAML ({}); fix it by hand",
+                        navigator_search::ingest::front_matter::yaml_error(&e)
                     )))
                 }
             },

@@ -58,13 +58,14 @@ pub fn split(text: &str) -> (Option<&str>, &str) {
     (None, text)
 }
 
-/// Parses a front matter block. Invalid YAML, or YAML that is not a mapping, is an error
-/// message (with the line the YAML parser stopped at).
+/// Parses a front matter block (as [`split`] gives it). Invalid YAML, or YAML that is not a
+/// mapping, is an error message, with the line the YAML parser stopped at counted in the
+/// note's file ([`yaml_error`]).
 pub fn parse(block: &str) -> Result<FrontMatter, String> {
     if block.trim().is_empty() {
         return Ok(FrontMatter::default());
     }
-    let yaml: serde_yaml::Value = serde_yaml::from_str(block).map_err(|e| e.to_string())?;
+    let yaml: serde_yaml::Value = serde_yaml::from_str(block).map_err(|e| yaml_error(&e))?;
     let map = match yaml {
         serde_yaml::Value::Mapping(m) => m,
         serde_yaml::Value::Null => return Ok(FrontMatter::default()),
@@ -84,6 +85,27 @@ pub fn parse(block: &str) -> Result<FrontMatter, String> {
         fm.take(key, value);
     }
     Ok(fm)
+}
+
+/// The YAML parser's error for a front matter block, its line numbers counted in the note's
+/// file (the block starts on the file's second line, after the opening `---`): the parser
+/// counts from the block's first line.
+pub fn yaml_error(e: &serde_yaml::Error) -> String {
+    let message = e.to_string();
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message.as_str();
+    while let Some(at) = rest.find("line ") {
+        out.push_str(&rest[..at + 5]);
+        rest = &rest[at + 5..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        match rest[..digits].parse::<u64>() {
+            Ok(n) => out.push_str(&(n + 1).to_string()),
+            Err(_) => out.push_str(&rest[..digits]),
+        }
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 impl FrontMatter {
@@ -267,6 +289,16 @@ pub fn parse_date_str(s: &str) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_yaml_error_names_the_line_of_the_note_s_file() {
+        // Line 3 of the file is the block's second line: where the flow sequence opens.
+        let note = "---\ntitle: ok\ntags: [a, b\n---\nbody";
+        let (block, _) = split(note);
+        let err = parse(block.unwrap()).unwrap_err();
+        assert!(err.contains("line 3 column 7"), "{err}");
+        assert!(!err.contains("line 2 column 7"), "{err}");
+    }
 
     #[test]
     fn split_finds_the_block_and_leaves_a_body_without_one_alone() {
