@@ -73,10 +73,16 @@ pub fn run(args: Args) -> Outcome {
     };
     let tree: Vec<(String, Vec<Node>)> = match &args.under {
         Some(id) => {
-            let item = items
-                .iter()
-                .find(|i| &i.id == id)
-                .ok_or_else(|| Failure::new(INPUT, anyhow!("no item `{id}` in the index")))?;
+            let item = items.iter().find(|i| &i.id == id).ok_or_else(|| {
+                // Folder ids end with `/`: `--under "1 Projects/Kitchen"` names no item.
+                let folder = format!("{id}/");
+                let hint = if !id.ends_with('/') && items.iter().any(|i| i.id == folder) {
+                    format!("; folder ids end with `/`: --under '{folder}'")
+                } else {
+                    String::new()
+                };
+                Failure::new(INPUT, anyhow!("no item `{id}` in the index{hint}"))
+            })?;
             vec![(
                 item.title.clone(),
                 build(

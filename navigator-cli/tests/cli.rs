@@ -158,6 +158,23 @@ fn index_search_toc_status_on_the_sample_vault() {
     let out = navigator(home.path(), &["toc", "--category", "project"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("Kitchen Renovation"), "{}", text(&out));
+    // A folder named without its trailing `/`: the error says how to name it.
+    let out = navigator(
+        home.path(),
+        &["toc", "--under", "1 Projects/Kitchen Renovation"],
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    assert!(
+        text(&out).contains("--under '1 Projects/Kitchen Renovation/'"),
+        "{}",
+        text(&out)
+    );
+    let out = navigator(
+        home.path(),
+        &["toc", "--under", "1 Projects/Kitchen Renovation/"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("Contractor quotes"), "{}", text(&out));
 
     // Naming the archive as the category is enough to search it; unscoped, it stays out.
     for args in [
