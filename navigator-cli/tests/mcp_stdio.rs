@@ -180,6 +180,17 @@ fn search_reads_and_errors_on_the_sample_vault() {
         server.error_code("toc_children", json!({ "parentId": "toc:year:1990" })),
         "not_found"
     );
+    // No session log loaded: an empty answer says so, whatever the question.
+    let found = server.ok(
+        "toc_search",
+        json!({ "query": "what did we decide about JWT" }),
+    );
+    assert!(
+        found["emptyReason"]
+            .as_str()
+            .is_some_and(|r| r.contains("--memory")),
+        "{found}"
+    );
     let (is_error, content) = server.call("search", json!({ "query": "x", "limit": 0 }));
     assert!(is_error);
     assert!(

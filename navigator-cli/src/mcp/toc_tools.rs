@@ -155,6 +155,10 @@ pub(crate) struct TocChildrenOutput {
     pub empty_reason: Option<String>,
 }
 
+/// Why a table-of-contents answer is empty when no session log was loaded.
+const NO_TOC: &str =
+    "the table of contents has no year nodes: it is built from a session log (start the server with --memory)";
+
 fn width(name: &str, value: Option<u32>, default: u32) -> ToolResult<usize> {
     let v = value.unwrap_or(default);
     if !(1..=MAX_WIDTH).contains(&v) {
@@ -206,7 +210,12 @@ impl McpServer {
         } else {
             Vec::new()
         };
-        Ok(toc_output(nav, evidence))
+        let mut out = toc_output(nav, evidence);
+        // Nothing to search at all is said as such, not as words no field contains.
+        if out.findings.is_empty() && store.toc_children("").await?.is_empty() {
+            out.empty_reason = Some(NO_TOC.into());
+        }
+        Ok(out)
     }
 
     async fn do_toc_children(&self, arguments: JsonObject) -> ToolResult<TocChildrenOutput> {
@@ -235,7 +244,7 @@ impl McpServer {
         let examined = children.len();
         let empty_reason = children.is_empty().then(|| {
             if parent.is_empty() {
-                "the table of contents has no year nodes (start the server with --memory)".into()
+                NO_TOC.into()
             } else {
                 format!("node `{parent}` has no children")
             }
