@@ -179,7 +179,20 @@ impl Home {
     /// Opens (or creates) the engine in the data directory.
     pub async fn engine(&self) -> Result<SearchEngine, Failure> {
         let embedder = self.embedder()?;
-        Ok(SearchEngine::open(self.index_dir(), embedder).await?)
+        match SearchEngine::open(self.index_dir(), embedder).await {
+            Ok(engine) => Ok(engine),
+            // The index is one process's: a server on this directory holds it for its life.
+            Err(e) => match crate::mcp::server_holding(&self.dir) {
+                Some(pid) => Err(Failure::new(
+                    crate::exit::INDEX,
+                    anyhow!(
+                        "the index in {} is held by a running `navigator mcp` (process {pid}),                          which keeps it open while it serves: ask it through its tools                          (search, recent, toc_children, ...), stop it first, or use another                          --home / NAVIGATOR_HOME ({e})",
+                        self.dir.display()
+                    ),
+                )),
+                None => Err(e.into()),
+            },
+        }
     }
 
     /// The index re-embedded with the configured model from the text it stores.

@@ -222,6 +222,17 @@ fn search_reads_and_errors_on_the_sample_vault() {
 fn a_second_server_on_the_same_data_directory_stops_with_a_clear_error() {
     let fixture = Fixture::indexed();
     let _first = fixture.serve();
+    // A command that needs the index while the server holds it names the server.
+    let out = navigator(&fixture.home())
+        .args(["search", "budget"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out));
+    assert!(
+        text(&out).contains("held by a running `navigator mcp` (process "),
+        "{}",
+        text(&out)
+    );
     let out = navigator(&fixture.home()).arg("mcp").output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let message = text(&out);

@@ -52,6 +52,25 @@ pub(crate) fn acquire(home: &Path) -> anyhow::Result<DirLock> {
     Ok(DirLock { _file: file })
 }
 
+/// The process id of the `navigator mcp` server holding `home`, if one does (`"unknown"`
+/// when it wrote none): what a command that cannot open the index while it runs names.
+pub(crate) fn server_holding(home: &Path) -> Option<String> {
+    let mut file = std::fs::File::open(home.join("mcp.lock")).ok()?;
+    match file.try_lock_shared() {
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            Some(if holder.is_empty() {
+                "unknown".into()
+            } else {
+                holder.into()
+            })
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,7 +82,12 @@ mod tests {
         let e = acquire(dir.path()).unwrap_err().to_string();
         assert!(e.contains("in use"), "{e}");
         assert!(e.contains(&std::process::id().to_string()), "{e}");
+        assert_eq!(
+            server_holding(dir.path()),
+            Some(std::process::id().to_string())
+        );
         drop(first);
+        assert_eq!(server_holding(dir.path()), None);
         acquire(dir.path()).expect("released when dropped");
     }
 }

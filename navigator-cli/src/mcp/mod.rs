@@ -24,6 +24,7 @@ mod errors;
 #[cfg(feature = "http")]
 mod http;
 mod lock;
+pub(crate) use lock::server_holding;
 mod note_tools;
 mod resources;
 mod search_tools;
