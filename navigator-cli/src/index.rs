@@ -54,6 +54,16 @@ pub fn run(args: Args) -> Outcome {
             anyhow!("{}: no such file or folder", args.path.display()),
         ));
     }
+    if !args.path.is_dir() && !is_jsonl(&args.path) {
+        return Err(Failure::new(
+            INPUT,
+            anyhow!(
+                "{}: neither a folder of notes nor a JSON-lines export (.jsonl): index the \
+                 folder that holds it",
+                args.path.display()
+            ),
+        ));
+    }
     let options = ingest_options(&args.folders, Some(args.max_file_mib));
     // Item ids are paths inside the source: two vaults in one data directory share them.
     let source = args.path.canonicalize().unwrap_or(args.path.clone());

@@ -53,6 +53,17 @@ fn usage_errors_and_help() {
     }
     let out = navigator(dir.path(), &["index", "/definitely/not/here"]);
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    // A single note is no source: refused before any warning about the data directory.
+    let note = dir.path().join("Inbox.md");
+    std::fs::write(&note, "# Inbox\n").unwrap();
+    let out = navigator(dir.path(), &["index", note.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    assert!(
+        text(&out).contains("neither a folder of notes nor a JSON-lines export"),
+        "{}",
+        text(&out)
+    );
+    assert!(!text(&out).contains("warning"), "{}", text(&out));
     let out = navigator(dir.path(), &["search", "anything"]);
     assert_eq!(out.status.code(), Some(4), "no index yet: {}", text(&out));
     // A request the command line spelled wrong is a usage error (2), whoever catches it.
