@@ -534,7 +534,7 @@ fn summary(
         if level >= Level::TopLevel {
             any = true;
             let why = if sc.reasons.is_empty() {
-                "body mentions the goal's terms".to_string()
+                "weak signals only (common words, the directory the goal names, the reference graph)".to_string()
             } else {
                 sc.reasons.join("; ")
             };

@@ -306,6 +306,8 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
             }
         }
     }
+    // The body's words are a reason only for a file with no other (they are in most files).
+    let mut body_hits: Vec<Vec<String>> = vec![Vec::new(); files.len()];
     for (field, w, name) in fields {
         let scored = field.scores(&query);
         let mut s: Vec<f64> = scored.iter().map(|(s, _)| *s).collect();
@@ -313,7 +315,9 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
         for (i, (x, (_, hit))) in s.iter().zip(scored).enumerate() {
             text[i] += w * x;
             let hit: Vec<String> = hit.into_iter().filter(|t| !field.common(t)).collect();
-            if !hit.is_empty() && name != "body" {
+            if name == "body" {
+                body_hits[i] = hit;
+            } else if !hit.is_empty() {
                 let hit: Vec<String> = hit
                     .into_iter()
                     .map(|t| match read_for.get(&t) {
@@ -452,6 +456,9 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
             let mut why = std::mem::take(&mut reasons[i]);
             if let Some(from) = &graph.via[i] {
                 why.push(format!("referenced by {from}"));
+            }
+            if why.is_empty() && !body_hits[i].is_empty() {
+                why.push(format!("body match: {}", body_hits[i].join(", ")));
             }
             (score > 0.0).then(|| Scored {
                 path: f.path.clone(),
@@ -1515,6 +1522,22 @@ mod tests {
                 .any(|r| r.starts_with("past commits match: ")
                     && r.contains("idl")
                     && r.contains("connect")),
+            "{ranked:?}"
+        );
+    }
+
+    #[test]
+    fn a_file_found_by_its_body_alone_says_so() {
+        let (_d, map) = map_of(&[
+            ("src/a.rs", "pub fn run() {\n    let zebra_count = 1;\n}\n"),
+            ("src/b.rs", "pub fn other() {}\n"),
+        ]);
+        let ranked = rank(&map, "zebra count");
+        let a = ranked.iter().find(|s| s.path == "src/a.rs").unwrap();
+        assert!(
+            a.reasons
+                .iter()
+                .any(|r| r.starts_with("body match: ") && r.contains("zebra")),
             "{ranked:?}"
         );
     }
