@@ -219,7 +219,17 @@ pub fn run(args: Args) -> Outcome {
         if page.results.is_empty() {
             eprintln!("no results");
         } else {
-            eprintln!("{} of {} results", page.results.len(), page.total_results);
+            let n = page.results.len();
+            if args.offset == 0 {
+                eprintln!("{n} of {} results", page.total_results);
+            } else {
+                let first = args.offset as usize + 1;
+                eprintln!(
+                    "results {first}-{} of {}",
+                    first + n - 1,
+                    page.total_results
+                );
+            }
         }
     }
     // On stderr, after "no results": a `--json` reader gets them too without them touching

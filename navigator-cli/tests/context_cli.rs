@@ -203,6 +203,7 @@ fn bad_flags_are_refused_with_the_flag_named() {
             "--llm none",
         ),
         (vec!["context", "g", ".", "--model", "local"], "--llm none"),
+        (vec!["context", "g", ".", "--usd", "0.5"], "--llm none"),
         (
             vec![
                 "context",
@@ -217,7 +218,7 @@ fn bad_flags_are_refused_with_the_flag_named() {
         ),
     ] {
         let out = navigator(&args, cache.path());
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(
             text(&out.stderr).contains(needle),
             "{args:?}: {}",
@@ -637,7 +638,7 @@ fn an_llm_server_that_never_answers_fails_at_the_llm_timeout_and_says_so() {
         );
     }
     let unused = navigator(&["context", "g", root, "--llm-timeout", "5"], cache.path());
-    assert_eq!(unused.status.code(), Some(1));
+    assert_eq!(unused.status.code(), Some(2), "a usage error");
     stderr_says(&unused, "--llm none");
 }
 

@@ -35,14 +35,17 @@ fn http_options(args: &Args) -> HttpOptions {
 /// that are not http(s).
 pub(super) fn check_llm_flags(args: &Args) -> anyhow::Result<()> {
     if args.llm == LlmKind::None && (args.base_url.is_some() || args.model.is_some()) {
-        bail!("--base-url and --model choose the LLM of --llm openai or --llm anthropic; with --llm none (the default) nothing would use them");
+        return Err(super::Usage("--base-url and --model choose the LLM of --llm openai or --llm anthropic; with --llm none (the default) nothing would use them".into()).into());
+    }
+    if args.llm == LlmKind::None && args.usd.is_some_and(|usd| usd > 0.0) {
+        return Err(super::Usage("--usd caps what --llm openai or --llm anthropic spends; with --llm none (the default) nothing is spent, so it would cap nothing".into()).into());
     }
     if args.llm == LlmKind::None && args.llm_timeout.is_some() {
-        bail!("--llm-timeout limits the requests of --llm openai or --llm anthropic; with --llm none (the default) nothing would use it");
+        return Err(super::Usage("--llm-timeout limits the requests of --llm openai or --llm anthropic; with --llm none (the default) nothing would use it".into()).into());
     }
     if let Some(url) = &args.base_url {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
-            bail!("--base-url {url}: not an http:// or https:// URL (a local server: http://127.0.0.1:8765/v1)");
+            return Err(super::Usage(format!("--base-url {url}: not an http:// or https:// URL (a local server: http://127.0.0.1:8765/v1)")).into());
         }
     }
     Ok(())
