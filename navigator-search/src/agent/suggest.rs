@@ -15,14 +15,7 @@ pub(crate) fn no_results_suggestions<'v>(
     vocabulary: impl IntoIterator<Item = &'v str>,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let words: Vec<String> = searched_query
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = query_words(searched_query);
     if let Some(fixed) = respell(&words, vocabulary) {
         out.push(format!("Did you mean \"{fixed}\"?"));
     }
@@ -85,15 +78,19 @@ pub fn did_you_mean<'v>(
     query: &str,
     vocabulary: impl IntoIterator<Item = &'v str>,
 ) -> Option<String> {
-    let words: Vec<String> = query
+    respell(&query_words(query), vocabulary)
+}
+
+/// The query's words, lower case, without the punctuation around them.
+fn query_words(query: &str) -> Vec<String> {
+    query
         .split_whitespace()
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
         })
         .filter(|w| !w.is_empty())
-        .collect();
-    respell(&words, vocabulary)
+        .collect()
 }
 
 /// The query with each word that is not in the vocabulary replaced by the closest word that
