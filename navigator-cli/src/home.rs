@@ -182,11 +182,14 @@ impl Home {
         match SearchEngine::open(self.index_dir(), embedder).await {
             Ok(engine) => Ok(engine),
             // The index is one process's: a server on this directory holds it for its life.
-            Err(e) => match crate::mcp::server_holding(&self.dir) {
+            Err(e) => match crate::dir_lock::server_holding(&self.dir) {
                 Some(pid) => Err(Failure::new(
                     crate::exit::INDEX,
                     anyhow!(
-                        "the index in {} is held by a running `navigator mcp` (process {pid}),                          which keeps it open while it serves: ask it through its tools                          (search, recent, toc_children, ...), stop it first, or use another                          --home / NAVIGATOR_HOME ({e})",
+                        "the index in {} is held by a running `navigator mcp` (process {pid}), \
+                         which keeps it open while it serves: ask it through its tools \
+                         (search, recent, toc_children, ...), stop it first, or use another \
+                         --home / NAVIGATOR_HOME ({e})",
                         self.dir.display()
                     ),
                 )),

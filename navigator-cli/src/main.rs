@@ -5,6 +5,7 @@
 //! data directory, the engine and the exit codes are shared (`home`, `exit`).
 
 mod context;
+mod dir_lock;
 mod exit;
 mod home;
 mod index;

@@ -17,14 +17,12 @@
 //! Concurrency: reads go straight to the engine and never take the write lock; writes (the
 //! note tools, and the index run at start when `--vault` is given) take it without waiting,
 //! so a write that finds another in progress fails at once with `busy` instead of queueing
-//! behind it. One server per data directory (`lock.rs`).
+//! behind it. One server per data directory (`crate::dir_lock`).
 
 mod context_tools;
 mod errors;
 #[cfg(feature = "http")]
 mod http;
-mod lock;
-pub(crate) use lock::server_holding;
 mod note_tools;
 mod resources;
 mod search_tools;
@@ -368,7 +366,7 @@ impl ServerHandler for McpServer {
 /// Runs the server until the client closes stdin.
 pub fn run(args: Args) -> Outcome {
     let home = Home::resolve_with(args.home.clone())?;
-    let _lock = lock::acquire(home.dir()).map_err(|e| Failure::new(CONFIG, e))?;
+    let _lock = crate::dir_lock::acquire(home.dir()).map_err(|e| Failure::new(CONFIG, e))?;
     let canonical = |what: &str, p: &Path| -> Result<PathBuf, Failure> {
         let c = p
             .canonicalize()

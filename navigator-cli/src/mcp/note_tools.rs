@@ -231,6 +231,16 @@ fn no_front_matter(
     )))
 }
 
+/// `body` with `more` appended as a paragraph of its own.
+fn appended(body: &str, more: &str) -> String {
+    let body = body.trim_end();
+    if body.is_empty() {
+        more.to_string()
+    } else {
+        format!("{body}\n\n{more}")
+    }
+}
+
 /// A plain-text note's file content: its text, ending in a newline.
 fn plain_text(text: &str) -> String {
     if text.ends_with('\n') {
@@ -306,15 +316,10 @@ impl McpServer {
             no_front_matter(&place.rel, args.title, args.tags, args.front_matter)?;
             let _guard = self.try_write()?;
             let old = read_existing(&place)?;
-            let body = match (&args.content, &args.append) {
-                (Some(content), _) => content.clone(),
-                (None, _) => old,
-            };
-            let body = match &args.append {
-                Some(more) if !body.trim().is_empty() => format!("{}\n\n{more}", body.trim_end()),
-                Some(more) => more.clone(),
-                None => body,
-            };
+            let mut body = args.content.clone().unwrap_or(old);
+            if let Some(more) = &args.append {
+                body = appended(&body, more);
+            }
             vault::write_atomic(&place, &plain_text(&body), false)?;
             return self.indexed("updated", place, None, progress).await;
         }
@@ -329,12 +334,7 @@ impl McpServer {
             note.body = new.body;
         }
         if let Some(more) = &args.append {
-            let body = note.body.trim_end();
-            note.body = if body.is_empty() {
-                more.clone()
-            } else {
-                format!("{body}\n\n{more}")
-            };
+            note.body = appended(&note.body, more);
         }
         apply_fields(&mut note, args.title, args.tags, args.front_matter.as_ref())?;
         note.set("updated", today());

@@ -3,7 +3,9 @@
 //!
 //! The index underneath is one writer's: a second server on the same directory would fail
 //! deep inside the store, or two would race their re-indexes. The lock makes the second one
-//! stop at start with a message naming the directory and the process that holds it.
+//! stop at start with a message naming the directory and the process that holds it; a command
+//! that cannot open the index while a server holds it names that server
+//! ([`server_holding`]).
 
 use anyhow::anyhow;
 use std::fs::File;
