@@ -24,8 +24,8 @@ pub struct Args {
     /// Map one more top-level folder to a category (`Inbox=resource`); repeatable.
     #[arg(long = "folder", value_name = "NAME=CATEGORY", value_parser = parse_mapping)]
     pub folders: Vec<(String, Category)>,
-    /// Skip files larger than this many MiB (at least 1).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Skip files larger than this many MiB (1 to 1024).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub max_file_mib: u64,
     /// Print the report as JSON on stdout.
     #[arg(long)]
