@@ -460,7 +460,8 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         // An unclear first file the goal points into (names one of its items as code, has a
         // frame of its trace in it, quotes a message it raises) may take more: the item it
         // names, too big for the unclear share, lost its place to weaker items of the file.
-        let pointed = !clear && ItemQuery::new(&plan.goal).points_into(&map.files()[i]);
+        let query = ItemQuery::new(&plan.goal);
+        let pointed = !clear && query.points_into(&map.files()[i]);
         let cap = if clear {
             1.0
         } else if pointed {
@@ -475,7 +476,7 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
         // A zoom that needs a rescue (see [`zoom`]) is not worth it when the second file
         // would be whole in its place, unless a frame of the goal's trace is in one of the
         // file's functions: the code that failed is worth more than a weaker file whole.
-        let failed_here = ItemQuery::new(&plan.goal).frame_into(&map.files()[i]);
+        let failed_here = query.frame_into(&map.files()[i]);
         let rescue = failed_here
             || ranked.get(1).is_none_or(|&(j, s)| {
                 let (c, level) = costs.cost(j, Level::Full);
