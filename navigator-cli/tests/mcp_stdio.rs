@@ -349,6 +349,38 @@ fn a_plain_text_note_is_written_without_front_matter_and_a_folder_is_no_note_pat
     assert!(!fixture.vault().join("2 Areas/Health.md").exists());
 }
 
+#[test]
+fn an_update_keeps_the_text_of_the_front_matter_keys_it_does_not_change() {
+    let fixture = Fixture::indexed();
+    let rel = "1 Projects/Kitchen/Plan.md";
+    let abs = fixture.vault().join(rel);
+    std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
+    std::fs::write(
+        &abs,
+        "---\n# planning, not yet booked\ntitle: 'Kitchen plan'\ntags: [home, renovation]\nowner: me\n---\nMeasure the walls.\n",
+    )
+    .unwrap();
+    let mut server = fixture.serve();
+    call_until_free(
+        &mut server,
+        "update_note",
+        json!({ "path": rel, "frontMatter": { "owner": "Dana" }, "append": "Order tiles." }),
+    );
+    let text = std::fs::read_to_string(&abs).unwrap();
+    let (front, body) = text
+        .strip_prefix("---\n")
+        .and_then(|t| t.split_once("---\n"))
+        .unwrap();
+    // Comments, the flow list and the quoting stay; the changed key and the date are new.
+    assert!(
+        front.starts_with("# planning, not yet booked\ntitle: 'Kitchen plan'\ntags: [home, renovation]\nowner: Dana\nupdated: "),
+        "{text}"
+    );
+    assert_eq!(body, "Measure the walls.\n\nOrder tiles.\n");
+    let item = server.ok("get_item", json!({ "id": rel }));
+    assert_eq!(item["item"]["title"], "Kitchen plan", "{item}");
+}
+
 /// Calls `tool` until the start-up index run has let go of the index (`busy` meanwhile).
 fn call_until_free(server: &mut Server, tool: &str, arguments: Value) -> Value {
     loop {

@@ -21,6 +21,7 @@
 
 mod context_tools;
 mod errors;
+mod front_edit;
 #[cfg(feature = "http")]
 mod http;
 mod note_tools;

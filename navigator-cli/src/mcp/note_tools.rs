@@ -139,7 +139,7 @@ impl McpServer {
     }
 
     #[tool(
-        description = "Change a note in the vault: replace or append to its body, set or remove front matter keys (the others are kept), then re-index it.",
+        description = "Change a note in the vault: replace or append to its body, set or remove front matter keys (the others are kept as written, comments and list style included), then re-index it.",
         input_schema = input_schema::<UpdateNoteArgs>(),
         output_schema = output_schema::<WriteOutput>(),
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)

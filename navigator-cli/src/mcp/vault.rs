@@ -169,6 +169,9 @@ pub(crate) fn is_plain_text(rel: &str) -> bool {
 pub(crate) struct NoteText {
     pub front: serde_yaml::Mapping,
     pub body: String,
+    /// The front matter block as read and the mapping it held: [`NoteText::render`] keeps
+    /// the text of the keys left as they were.
+    read: Option<(String, serde_yaml::Mapping)>,
 }
 
 impl NoteText {
@@ -196,6 +199,7 @@ impl NoteText {
             },
         };
         Ok(Self {
+            read: block.map(|b| (b.to_string(), front.clone())),
             front,
             body: body.to_string(),
         })
@@ -229,13 +233,21 @@ impl NoteText {
             .contains_key(serde_yaml::Value::String(key.into()))
     }
 
-    /// The note as text: `---` block (when there are keys), then the body.
+    /// The note as text: `---` block (when there are keys), then the body. The keys of a
+    /// read block that kept their values keep their text (comments, flow lists, quoting).
     pub(crate) fn render(&self) -> ToolResult<String> {
         let mut out = String::new();
         if !self.front.is_empty() {
-            let yaml = serde_yaml::to_string(&self.front).map_err(|e| {
-                ToolError::new("internal", format!("writing the front matter: {e}"))
-            })?;
+            let kept = self
+                .read
+                .as_ref()
+                .and_then(|(block, was)| super::front_edit::edited(block, was, &self.front));
+            let yaml = match kept {
+                Some(yaml) => yaml,
+                None => serde_yaml::to_string(&self.front).map_err(|e| {
+                    ToolError::new("internal", format!("writing the front matter: {e}"))
+                })?,
+            };
             out.push_str("---\n");
             out.push_str(&yaml);
             out.push_str("---\n");
