@@ -148,6 +148,11 @@ fn file_body(file: &FileEntry, level: Level) -> String {
         }
         Level::Full => {
             let text = file.text().unwrap_or_default();
+            // An empty `__init__.py` says so in a line instead of an empty code block.
+            if crate::zoom::without_bom(text).trim().is_empty() {
+                out.push_str("(empty file)\n");
+                return out;
+            }
             let mut fence = "```".to_string();
             while text.contains(fence.as_str()) {
                 fence.push('`');
@@ -670,6 +675,29 @@ mod tests {
         plan.rules = vec![Rule::new("__init__.py", Level::Full)];
         let out = render(&map, &plan).unwrap();
         assert_eq!(out.level_of("__init__.py"), Level::Full);
+    }
+
+    #[test]
+    fn an_empty_file_in_full_says_so_instead_of_an_empty_block() {
+        let (_d, map) = crate::scan::temp_map(&[
+            ("pkg/__init__.py".to_string(), String::new()),
+            ("pkg/blank.py".to_string(), "\u{feff}\n  \n".to_string()),
+            (
+                "pkg/m.py".to_string(),
+                "def alpha():\n    pass\n".to_string(),
+            ),
+        ]);
+        let mut plan = FlightPlan::new("alpha", 1000);
+        plan.rules = vec![Rule::new("**", Level::Full)];
+        let out = render(&map, &plan).unwrap();
+        for path in ["pkg/__init__.py", "pkg/blank.py"] {
+            assert_eq!(out.level_of(path), Level::Full);
+            let at = out.text.find(&format!("## {path} ")).unwrap();
+            let block = &out.text[at..];
+            let body = block.split_once('\n').unwrap().1;
+            assert!(body.starts_with("(empty file)\n"), "{}", out.text);
+        }
+        assert_eq!(out.text.matches("```python").count(), 1, "{}", out.text);
     }
 
     #[test]
