@@ -1,5 +1,6 @@
 //! `navigator`: the command line over the navigator crates — index a folder of PARA notes (or
-//! a JSON-lines export) and search it; build LLM context from a repository.
+//! a JSON-lines export) and search it; build LLM context from a repository; serve all that,
+//! and the workflow GPS, to agents over MCP.
 //!
 //! Every subcommand lives in its own module with an `Args` struct and a `run` function; the
 //! data directory, the engine and the exit codes are shared (`home`, `exit`).
@@ -14,6 +15,7 @@ mod search;
 mod signal;
 mod status;
 mod toc;
+mod workflow;
 
 use clap::{Parser, Subcommand};
 
@@ -47,6 +49,9 @@ enum Command {
     /// Serve search, notes, the table of contents and code context to AI agents over the
     /// Model Context Protocol (stdio).
     Mcp(mcp::Args),
+    /// Serve the workflow GPS to an orchestrator over the Model Context Protocol (stdio):
+    /// DAG workflows, the priority task tree, where each task goes next, pending syncs.
+    Workflow(workflow::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -94,7 +99,7 @@ fn main() -> std::process::ExitCode {
         Command::Toc(a) => a.json,
         Command::Status(a) => a.json,
         Command::Context(a) => a.json,
-        Command::Reindex(_) | Command::Mcp(_) => false,
+        Command::Reindex(_) | Command::Mcp(_) | Command::Workflow(_) => false,
     };
     let result = match cli.command {
         Command::Index(args) => index::run(args),
@@ -103,6 +108,7 @@ fn main() -> std::process::ExitCode {
         Command::Status(args) => status::run(args),
         Command::Reindex(args) => status::reindex(args),
         Command::Mcp(args) => mcp::run(args),
+        Command::Workflow(args) => workflow::run(args),
         Command::Context(args) => home::runtime().and_then(|rt| {
             rt.block_on(context::run(args)).map_err(|e| {
                 let code = if e.is::<context::Usage>() {

@@ -254,6 +254,15 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A workflow definition file (or a directory of them) could not be read, parsed or
+    /// loaded.
+    #[error("{path}: {message}")]
+    DefinitionFile {
+        /// The file or directory.
+        path: String,
+        /// What went wrong, with the parser's or the validator's message.
+        message: String,
+    },
 }
 
 impl Error {
@@ -297,6 +306,7 @@ impl Error {
             #[cfg(feature = "mcp")]
             Error::Transport { .. } => "transport",
             Error::Snapshot { .. } => "snapshot",
+            Error::DefinitionFile { .. } => "definition_file",
         }
     }
 }

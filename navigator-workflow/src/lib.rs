@@ -51,6 +51,7 @@ mod claims;
 mod definition;
 pub mod engine;
 mod error;
+mod files;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod navigator;

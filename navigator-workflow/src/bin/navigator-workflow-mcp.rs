@@ -10,11 +10,11 @@
 //! to stdout and exit 0; a bad command line exits 2.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use navigator_workflow::mcp::NavigatorServer;
-use navigator_workflow::{Navigator, WorkflowDefinition};
+use navigator_workflow::Navigator;
 
 const USAGE: &str = "\
 Usage: navigator-workflow-mcp [--state FILE] [WORKFLOW_FILE_OR_DIR ...]
@@ -77,46 +77,6 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Command, Strin
     Ok(Command::Serve { state, definitions })
 }
 
-fn definition_files(arg: &Path) -> std::io::Result<Vec<PathBuf>> {
-    if !arg.is_dir() {
-        return Ok(vec![arg.to_path_buf()]);
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(arg)?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("json" | "yaml" | "yml")
-            )
-        })
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
-fn preload(navigator: &mut Navigator, arg: &Path) -> Result<(), String> {
-    for file in definition_files(arg).map_err(|e| format!("{}: {e}", arg.display()))? {
-        let text =
-            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        let parsed = if file.extension().is_some_and(|e| e == "json") {
-            WorkflowDefinition::from_json(&text)
-        } else {
-            WorkflowDefinition::from_yaml(&text)
-        };
-        let definition = parsed.map_err(|e| format!("{}: {e}", file.display()))?;
-        let stem = file
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_string();
-        let id = definition.id.clone().unwrap_or(stem);
-        navigator
-            .load_workflow(&id, definition)
-            .map_err(|e| format!("{}: {e}", file.display()))?;
-    }
-    Ok(())
-}
-
 fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("navigator-workflow-mcp: {message}");
     ExitCode::FAILURE
@@ -151,8 +111,8 @@ async fn main() -> ExitCode {
         let shared = server.navigator();
         let mut navigator = shared.lock().unwrap_or_else(|p| p.into_inner());
         for arg in &definitions {
-            if let Err(message) = preload(&mut navigator, arg) {
-                return fail(message);
+            if let Err(e) = navigator.load_workflow_files(arg) {
+                return fail(e);
             }
         }
         if let Err(e) = server.save(&navigator) {

@@ -1,0 +1,50 @@
+//! `navigator workflow`: the workflow GPS of navigator-workflow served over MCP on stdio (the
+//! server `navigator-workflow-mcp` runs), with workflow definitions loaded before it serves.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::anyhow;
+use navigator_workflow::mcp::NavigatorServer;
+use navigator_workflow::Navigator;
+
+use crate::exit::{Failure, Outcome, CONFIG, INPUT};
+
+/// The command line of `navigator workflow`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Workflow definitions (.json, .yaml, .yml), or directories of them, loaded before
+    /// serving; a workflow's id is its `id` field, else the file stem
+    #[arg(value_name = "WORKFLOW_FILE_OR_DIR")]
+    definitions: Vec<PathBuf>,
+    /// Keep the whole state (workflows, tasks, pending syncs, claims) in FILE: loaded when it
+    /// exists, written atomically and fsynced after every change before it is acknowledged;
+    /// the workflows named here are loaded over it
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
+}
+
+/// Loads the definitions, then serves until the client closes stdin.
+pub fn run(args: Args) -> Outcome {
+    let server = match &args.state {
+        Some(file) => NavigatorServer::with_state(file, Navigator::new())
+            .map_err(|e| Failure::new(CONFIG, e))?,
+        None => NavigatorServer::new(Navigator::new()),
+    };
+    {
+        let shared = server.navigator();
+        let mut navigator = shared.lock().unwrap_or_else(|p| p.into_inner());
+        for path in &args.definitions {
+            navigator
+                .load_workflow_files(path)
+                .map_err(|e| Failure::new(INPUT, e))?;
+        }
+        server
+            .save(&navigator)
+            .map_err(|e| Failure::new(CONFIG, e))?;
+    }
+    let rt = crate::home::runtime()?;
+    rt.block_on(server.serve_stdio())
+        .map_err(|e| Failure::new(CONFIG, anyhow!("serving: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}

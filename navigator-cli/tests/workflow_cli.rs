@@ -1,0 +1,119 @@
+//! `navigator workflow`: the workflow GPS served over MCP on stdio by the one command line,
+//! with definitions loaded from files and the state kept in a file.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+const RESEARCH: &str = "../navigator-workflow/tests/data/workflows/research.yaml";
+
+/// Runs `navigator workflow args` and sends `requests` (JSON-RPC messages) one at a time,
+/// each after the reply to the one before (as a client waits for its answer), then closes
+/// stdin; the replies in order, and the output once the server exited.
+fn serve(args: &[&str], requests: &[Value]) -> (Output, Vec<Value>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_navigator"))
+        .arg("workflow")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut replies = Vec::new();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        for r in requests {
+            if writeln!(stdin, "{r}").is_err() {
+                break;
+            }
+            if r.get("id").is_none() {
+                continue;
+            }
+            let mut line = String::new();
+            if stdout.read_line(&mut line).unwrap() == 0 {
+                break;
+            }
+            replies.push(serde_json::from_str(&line).unwrap());
+        }
+    }
+    (child.wait_with_output().unwrap(), replies)
+}
+
+fn session(calls: &[(&str, Value)]) -> Vec<Value> {
+    let mut requests = vec![
+        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "test", "version": "1" } } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    ];
+    for (k, (name, arguments)) in calls.iter().enumerate() {
+        requests.push(
+            json!({ "jsonrpc": "2.0", "id": k + 1, "method": "tools/call",
+            "params": { "name": name, "arguments": arguments } }),
+        );
+    }
+    requests
+}
+
+/// The `structuredContent` of the reply to request `id`.
+fn result(replies: &[Value], id: u64) -> &Value {
+    let reply = replies.iter().find(|r| r["id"] == id).expect("a reply");
+    &reply["result"]["structuredContent"]
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn the_workflow_gps_is_served_with_its_definitions_and_keeps_its_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let state = state.to_str().unwrap();
+    let task = json!({ "tasks": [{ "id": "t1", "issueId": "I-1", "workflowType": "research",
+        "priority": 10 }] });
+    let (out, replies) = serve(
+        &["--state", state, RESEARCH],
+        &session(&[
+            ("list_workflows", json!({})),
+            ("load_task_tree", task),
+            (
+                "advance_task",
+                json!({ "taskId": "t1", "result": "passed" }),
+            ),
+        ]),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = result(&replies, 1).to_string();
+    assert!(listed.contains("\"research\""), "{listed}");
+    let advanced = result(&replies, 3);
+    assert!(advanced.to_string().contains("gather"), "{advanced}");
+    // Served again on the state file alone: the task is where the first session left it.
+    let (out, replies) = serve(
+        &["--state", state],
+        &session(&[("get_task", json!({ "taskId": "t1" }))]),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let task = result(&replies, 1).to_string();
+    assert!(task.contains("gather"), "{task}");
+}
+
+#[test]
+fn a_definition_that_cannot_load_is_an_input_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.yaml");
+    std::fs::write(&bad, "nodes: [not, a, map]\n").unwrap();
+    for path in [bad.as_path(), Path::new("/definitely/not/here.yaml")] {
+        let (out, replies) = serve(&[path.to_str().unwrap()], &session(&[]));
+        assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(path.to_str().unwrap()),
+            "{}",
+            stderr(&out)
+        );
+        assert!(replies.is_empty(), "nothing is served: {replies:?}");
+    }
+}
