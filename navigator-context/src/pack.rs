@@ -549,18 +549,27 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     // the items the goal is about, inside its outline, with what the whole files left of its
     // share, keeping room for the outlines of the next candidates (a file shown only by its
     // path is not found).
+    // The best file's own zoom, when it was passed over for a second file whole, comes first
+    // here, with what that file left: shown by a capped outline alone, the file the goal is
+    // most about told less than any candidate outlined after it.
     let reserve = reserve_for(&mut costs, &ranked, &chosen, budget);
-    let zoomed_before = usize::from(first_zoomed.is_some());
+    let mut zoomed_before = usize::from(first_zoomed.is_some());
     for &(k, i) in too_big
         .iter()
-        .filter(|&&(k, _)| k > 0)
-        .take(MAX_ZOOMED.saturating_sub(zoomed_before))
+        .filter(|&&(k, _)| k > 0 || first_zoomed.is_none())
     {
+        if zoomed_before >= MAX_ZOOMED {
+            break;
+        }
         let allowed = allowance(remaining, reserve, share_of(k), full_used, budget);
         if let Some(c) = zoom(&mut costs, map, plan, i, (allowed, true)) {
             full_used += c;
             remaining -= c.min(remaining);
             chosen.push((i, Level::TopLevel));
+            zoomed_before += 1;
+        } else if k > 0 {
+            // As before: the one weaker file tried is the zoom's turn, zoomed or not.
+            zoomed_before += 1;
         }
     }
     // A large budget shows more files whole, after the zoom (whose items are worth more):
@@ -2037,6 +2046,70 @@ mod tests {
             .find(|r| r.path == "helpers.py")
             .unwrap();
         assert!(!rule.focus.iter().any(|f| f == "url_for"), "{rule:?}");
+    }
+
+    #[test]
+    fn an_unclear_first_file_passed_over_for_a_second_whole_still_shows_its_items() {
+        // `conn.rs`: a struct whose docs match the goal best and its one `impl` of 120
+        // methods, over the budget, one of them about closing the connection. `dispatch.rs`,
+        // a close second, is whole in half the budget. The struct comes with its `impl`, so
+        // the plain choice of items (which counted it alone) was left with none; then the
+        // first file showed a capped outline alone. The second stays whole; the first shows
+        // the method beside it.
+        let head: String = (0..30)
+            .map(|k| format!("use crate::module_{k}::{{Thing{k}, Other{k}}};\n"))
+            .collect();
+        let methods: String = (0..120)
+            .map(|m| {
+                let body: String = (0..10)
+                    .map(|i| format!("        let v{i} = self.state.value({i}, {m});\n"))
+                    .collect();
+                format!("    fn step_{m}(&mut self) {{\n{body}    }}\n\n")
+            })
+            .collect();
+        let close: String = (0..12)
+            .map(|i| format!("        self.io.flush_pending({i});\n"))
+            .collect();
+        let conn = format!(
+            "{head}\n/// The connection: sends `connection: close` when the connection is ending.\npub struct Conn {{\n    state: State,\n}}\n\nimpl Conn {{\n{methods}    \
+             /// Flushes what is pending.\n    \
+             fn close_when_ending(&mut self) {{\n{close}    }}\n}}\n"
+        );
+        let dispatch: String = (0..200)
+            .map(|k| {
+                format!("pub fn poll_{k}(d: &mut Dispatcher) -> bool {{\n    d.poll({k})\n}}\n")
+            })
+            .collect();
+        let mut files = vec![
+            ("conn.rs".to_string(), conn),
+            ("dispatch.rs".to_string(), dispatch),
+        ];
+        files.extend((0..10).map(|k| (format!("c{k:02}.rs"), long_fns(k, 5))));
+        let (_d, map) = crate::scan::temp_map(&files);
+        let mut ranking = descending(&["conn.rs", "dispatch.rs"]);
+        ranking.extend(candidates(10));
+        let goal = "send connection close when the connection is ending";
+        let probe = FlightPlan::new(goal, 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        let conn = costs.cost(costs.index("conn.rs").unwrap(), Level::Full).0;
+        let dispatch = costs
+            .cost(costs.index("dispatch.rs").unwrap(), Level::Full)
+            .0;
+        let budget = dispatch * 2;
+        assert!(
+            conn > budget,
+            "the fixture needs a first file over the budget"
+        );
+        let packed = pack(&map, &ranking, &FlightPlan::new(goal, budget));
+        assert_eq!(level_in(&packed, "dispatch.rs"), Some(Level::Full));
+        let rule = packed.rules.iter().find(|r| r.path == "conn.rs").unwrap();
+        assert!(
+            rule.focus.iter().any(|f| f.ends_with("close_when_ending")),
+            "{rule:?}"
+        );
+        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
+        assert!(fitted.rendered.tokens <= budget);
+        assert!(fitted.rendered.text.contains("self.io.flush_pending(11);"));
     }
 
     #[test]
