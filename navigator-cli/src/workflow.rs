@@ -26,22 +26,40 @@ pub struct Args {
 
 /// Loads the definitions, then serves until the client closes stdin.
 pub fn run(args: Args) -> Outcome {
+    // A state file that cannot be read or written is input the command was given, as the
+    // definitions are.
     let server = match &args.state {
         Some(file) => NavigatorServer::with_state(file, Navigator::new())
-            .map_err(|e| Failure::new(CONFIG, e))?,
+            .map_err(|e| Failure::new(INPUT, e))?,
         None => NavigatorServer::new(Navigator::new()),
     };
     {
         let shared = server.navigator();
         let mut navigator = shared.lock().unwrap_or_else(|p| p.into_inner());
         for path in &args.definitions {
-            navigator
+            let ids = navigator
                 .load_workflow_files(path)
                 .map_err(|e| Failure::new(INPUT, e))?;
+            if ids.is_empty() {
+                eprintln!(
+                    "warning: {}: no workflow definitions (.json, .yaml, .yml)",
+                    path.display()
+                );
+            }
         }
         server
             .save(&navigator)
-            .map_err(|e| Failure::new(CONFIG, e))?;
+            .map_err(|e| Failure::new(INPUT, e))?;
+        let ids: Vec<&str> = navigator.workflows().map(|w| w.id()).collect();
+        eprintln!(
+            "navigator workflow: serving {} workflow(s){}{} on stdio",
+            ids.len(),
+            if ids.is_empty() { "" } else { ": " },
+            ids.join(", ")
+        );
+        for warning in navigator.load_warnings() {
+            eprintln!("warning: {warning}");
+        }
     }
     let rt = crate::home::runtime()?;
     rt.block_on(server.serve_stdio())

@@ -116,4 +116,64 @@ fn a_definition_that_cannot_load_is_an_input_error_naming_the_file() {
         );
         assert!(replies.is_empty(), "nothing is served: {replies:?}");
     }
+    // A state file that is no state: input too, named.
+    let state = dir.path().join("state.json");
+    std::fs::write(&state, "{").unwrap();
+    let (out, _) = serve(&["--state", state.to_str().unwrap()], &session(&[]));
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).contains("state.json"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_task_a_changed_definition_strands_and_an_empty_folder_are_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let state = state.to_str().unwrap();
+    let task = json!({ "tasks": [{ "id": "t1", "issueId": "I-1", "workflowType": "research",
+        "priority": 10 }] });
+    let (out, _) = serve(
+        &["--state", state, RESEARCH],
+        &session(&[
+            ("load_task_tree", task),
+            (
+                "advance_task",
+                json!({ "taskId": "t1", "result": "passed" }),
+            ),
+        ]),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("serving 1 workflow(s): research"),
+        "{}",
+        stderr(&out)
+    );
+    // The same workflow without its `gather` step, and a folder with no definitions.
+    let changed = std::fs::read_to_string(RESEARCH)
+        .unwrap()
+        .replace("gather", "collect");
+    let defs = dir.path().join("defs");
+    std::fs::create_dir(&defs).unwrap();
+    std::fs::write(defs.join("research.yaml"), changed).unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let (out, replies) = serve(
+        &[
+            "--state",
+            state,
+            defs.to_str().unwrap(),
+            empty.to_str().unwrap(),
+        ],
+        &session(&[(
+            "advance_task",
+            json!({ "taskId": "t1", "result": "passed" }),
+        )]),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("task `t1` is at step `gather`, which workflow `research` no longer has"),
+        "{said}"
+    );
+    assert!(said.contains("empty: no workflow definitions"), "{said}");
+    assert_eq!(replies[1]["result"]["isError"], true, "{replies:?}");
 }

@@ -70,7 +70,7 @@ pub use definition::{
 };
 pub use engine::{Action, AdvanceOutcome};
 pub use error::{Error, Result};
-pub use navigator::{LoadReport, Navigator, TaskProgress};
+pub use navigator::{LoadReport, Navigator, StrandedTask, TaskProgress};
 pub use plan::ExecutionPlan;
 pub use snapshot::{Snapshot, StoredWorkflow, SNAPSHOT_VERSION};
 pub use sync::{

@@ -89,6 +89,21 @@ pub struct TaskProgress {
     pub subflow_stack: Vec<crate::task::SubflowFrame>,
 }
 
+/// A task that cannot move: its workflow (the one of its current step) is not loaded, or no
+/// longer has its current step (a definition loaded again without it). `advance` refuses it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StrandedTask {
+    /// Task id.
+    pub task_id: String,
+    /// The workflow of its current step.
+    pub workflow: String,
+    /// Its current step.
+    pub step: String,
+    /// Whether that workflow is loaded at all (else only the step is missing).
+    pub workflow_loaded: bool,
+}
+
 impl Navigator {
     /// An empty navigator.
     pub fn new() -> Self {
@@ -96,7 +111,8 @@ impl Navigator {
     }
 
     /// Validates and stores a workflow, replacing one with the same id. Tasks already on the
-    /// old definition keep their step; if the step no longer exists `advance` says so.
+    /// old definition keep their step; if the step no longer exists `advance` says so, and
+    /// [`Navigator::stranded_tasks`] lists them.
     ///
     /// A workflow that would enter itself through subflows, directly or through workflows
     /// already loaded, is an [`Error::SubflowCycle`].
@@ -453,6 +469,42 @@ impl Navigator {
     /// Every claim still held.
     pub fn claims(&self) -> impl Iterator<Item = &Claim> {
         self.claims.all_live(now_millis())
+    }
+
+    /// The tasks not yet ended (neither completed nor failed) that cannot move: see
+    /// [`StrandedTask`]. Worth checking after loading workflows over a saved state, or loading
+    /// a changed definition of a workflow with tasks on it.
+    pub fn stranded_tasks(&self) -> Vec<StrandedTask> {
+        self.tree
+            .iter()
+            .filter(|t| !matches!(t.status, TaskStatus::Completed | TaskStatus::Failed))
+            .filter_map(|t| {
+                let workflow = self.workflows.get(t.current_workflow());
+                if workflow.is_some_and(|w| w.node(&t.current_step).is_some()) {
+                    return None;
+                }
+                Some(StrandedTask {
+                    task_id: t.id.clone(),
+                    workflow: t.current_workflow().to_string(),
+                    step: t.current_step.clone(),
+                    workflow_loaded: workflow.is_some(),
+                })
+            })
+            .collect()
+    }
+
+    /// The subflows the loaded workflows enter that are not loaded, as (workflow, missing
+    /// subflow) pairs: a task reaching one fails to advance until it is loaded.
+    pub fn missing_subflows(&self) -> Vec<(String, String)> {
+        self.workflows
+            .values()
+            .flat_map(|w| {
+                w.subflows()
+                    .into_iter()
+                    .filter(|s| !self.workflows.contains_key(s))
+                    .map(|s| (w.id().to_string(), s))
+            })
+            .collect()
     }
 
     /// How far the task is through the workflow of its current step.

@@ -218,6 +218,33 @@ fn every_tool_over_stdio_through_the_seed_scenario() {
 }
 
 #[test]
+fn replacing_a_workflow_lists_the_tasks_its_new_definition_strands() {
+    let mut server = initialized();
+    let yaml = include_str!("data/workflows/research.yaml");
+    let loaded = server.ok(
+        "load_workflow",
+        json!({ "id": "research", "definition": yaml }),
+    );
+    assert!(loaded["data"].get("strandedTasks").is_none(), "{loaded}");
+    let task = json!([{ "id": "t1", "issueId": "I-1", "workflowType": "research", "priority": 1 }]);
+    server.ok("load_task_tree", json!({ "tasks": task }));
+    server.ok(
+        "advance_task",
+        json!({ "taskId": "t1", "result": "passed" }),
+    );
+    let changed = yaml.replace("gather", "collect");
+    let loaded = server.ok(
+        "load_workflow",
+        json!({ "id": "research", "definition": changed }),
+    );
+    assert_eq!(
+        loaded["data"]["strandedTasks"],
+        json!([{ "taskId": "t1", "workflow": "research", "step": "gather", "workflowLoaded": true }]),
+        "{loaded}"
+    );
+}
+
+#[test]
 fn bad_arguments_get_clear_errors_and_the_server_keeps_serving() {
     let mut server = initialized();
     let cyclic = json!({

@@ -111,12 +111,20 @@ async fn main() -> ExitCode {
         let shared = server.navigator();
         let mut navigator = shared.lock().unwrap_or_else(|p| p.into_inner());
         for arg in &definitions {
-            if let Err(e) = navigator.load_workflow_files(arg) {
-                return fail(e);
+            match navigator.load_workflow_files(arg) {
+                Ok(ids) if ids.is_empty() => eprintln!(
+                    "navigator-workflow-mcp: warning: {}: no workflow definitions (.json, .yaml, .yml)",
+                    arg.display()
+                ),
+                Ok(_) => {}
+                Err(e) => return fail(e),
             }
         }
         if let Err(e) = server.save(&navigator) {
             return fail(e);
+        }
+        for warning in navigator.load_warnings() {
+            eprintln!("navigator-workflow-mcp: warning: {warning}");
         }
     }
     match server.serve_stdio().await {

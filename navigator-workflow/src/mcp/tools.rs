@@ -42,7 +42,7 @@ impl NavigatorServer {
     }
 
     #[tool(
-        description = "Load (or replace) a workflow definition: a DAG of start/task/gate/subflow/end nodes and edges {from, to, on?, label?}. The definition is validated and precise errors are returned.",
+        description = "Load (or replace) a workflow definition: a DAG of start/task/gate/subflow/end nodes and edges {from, to, on?, label?}. The definition is validated and precise errors are returned. Replacing one lists as `strandedTasks` the unfinished tasks whose current step the new definition lacks (advance_task refuses them until a definition with that step is loaded again).",
         output_schema = envelope_schema(),
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
@@ -59,7 +59,16 @@ impl NavigatorServer {
             let mut nav = self.lock();
             let summary = nav.load_workflow(&args.id, definition)?;
             self.persist(&nav)?;
-            Ok(respond(summary, Some(&nav)))
+            let stranded: Vec<_> = nav
+                .stranded_tasks()
+                .into_iter()
+                .filter(|t| t.workflow == args.id)
+                .collect();
+            let mut data = serde_json::to_value(summary).unwrap_or_default();
+            if let (false, Some(map)) = (stranded.is_empty(), data.as_object_mut()) {
+                map.insert("strandedTasks".into(), json!(stranded));
+            }
+            Ok(respond(data, Some(&nav)))
         })
     }
 
