@@ -379,6 +379,22 @@ fn an_update_keeps_the_text_of_the_front_matter_keys_it_does_not_change() {
     assert_eq!(body, "Measure the walls.\n\nOrder tiles.\n");
     let item = server.ok("get_item", json!({ "id": rel }));
     assert_eq!(item["item"]["title"], "Kitchen plan", "{item}");
+    // A key given both as an argument and in frontMatter is refused, not one silently won.
+    assert_eq!(
+        server.error_code(
+            "update_note",
+            json!({ "path": rel, "tags": ["a"], "frontMatter": { "tags": ["b"] } })
+        ),
+        "bad_request"
+    );
+    // A backslash is no folder separator: refused rather than written as one odd file name.
+    assert_eq!(
+        server.error_code(
+            "write_note",
+            json!({ "path": "2 Areas\\win.md", "content": "x" })
+        ),
+        "bad_request"
+    );
 }
 
 /// Calls `tool` until the start-up index run has let go of the index (`busy` meanwhile).

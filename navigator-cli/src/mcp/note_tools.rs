@@ -139,7 +139,7 @@ impl McpServer {
     }
 
     #[tool(
-        description = "Change a note in the vault: replace or append to its body, set or remove front matter keys (the others are kept as written, comments and list style included), then re-index it.",
+        description = "Change a note in the vault: replace or append to its body, set or remove front matter keys (the others are kept as written, comments and list style included; `updated` is set to today), then re-index it. The note keeps its line ends (CRLF or LF).",
         input_schema = input_schema::<UpdateNoteArgs>(),
         output_schema = output_schema::<WriteOutput>(),
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
@@ -191,6 +191,13 @@ fn apply_fields(
     fields: Option<&Map<String, Value>>,
 ) -> ToolResult<()> {
     if let Some(fields) = fields {
+        for (key, given) in [("title", title.is_some()), ("tags", tags.is_some())] {
+            if given && fields.contains_key(key) {
+                return Err(ToolError::bad_request(format!(
+                    "`{key}` is given twice, as an argument and in frontMatter: give it once"
+                )));
+            }
+        }
         note.merge(fields)?;
     }
     if let Some(title) = title {

@@ -57,6 +57,12 @@ pub(crate) fn resolve(vault: &Path, given: &str, add_extension: bool) -> ToolRes
                         "path `{trimmed}`: `{name}` is hidden, and hidden files are never indexed"
                     )));
                 }
+                // On Unix `\` is part of a name: `2 Areas\x.md` would be one file at the root.
+                if name.contains('\\') {
+                    return Err(ToolError::bad_request(format!(
+                        "path `{trimmed}`: folders are separated by `/`, not `\\`"
+                    )));
+                }
                 parts.push(name.to_string());
             }
             Component::CurDir => {}
@@ -106,7 +112,16 @@ pub(crate) fn resolve(vault: &Path, given: &str, add_extension: bool) -> ToolRes
                 )))
             }
             Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => on_disk = false,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                on_disk = false;
+                if let Some(existing) = differs_in_case(&abs, part) {
+                    return Err(ToolError::bad_request(format!(
+                        "path `{trimmed}`: `{part}` differs only in case from the existing \
+                         `{existing}`, which would become a second folder or note beside it; \
+                         write `{existing}`"
+                    )));
+                }
+            }
             Err(e) => return Err(ToolError::io("reading", &abs, e)),
         }
     }
@@ -114,6 +129,15 @@ pub(crate) fn resolve(vault: &Path, given: &str, add_extension: bool) -> ToolRes
         rel: parts.join("/"),
         abs,
     })
+}
+
+/// The name of an entry beside `abs` (which does not exist) that equals `name` but for case.
+fn differs_in_case(abs: &Path, name: &str) -> Option<String> {
+    let lower = name.to_lowercase();
+    std::fs::read_dir(abs.parent()?)
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .find(|other| other.to_lowercase() == lower)
 }
 
 /// Writes `text` to `path` atomically (hidden temporary file, fsync, rename, fsync of the
@@ -169,9 +193,13 @@ pub(crate) fn is_plain_text(rel: &str) -> bool {
 pub(crate) struct NoteText {
     pub front: serde_yaml::Mapping,
     pub body: String,
-    /// The front matter block as read and the mapping it held: [`NoteText::render`] keeps
-    /// the text of the keys left as they were.
+    /// The front matter block as read (line ends as `\n`) and the mapping it held:
+    /// [`NoteText::render`] keeps the text of the keys left as they were.
     read: Option<(String, serde_yaml::Mapping)>,
+    /// The note's line ends were `\r\n`: it is written back with them, throughout.
+    crlf: bool,
+    /// It started with a byte-order mark, which it keeps.
+    bom: bool,
 }
 
 impl NoteText {
@@ -199,9 +227,11 @@ impl NoteText {
             },
         };
         Ok(Self {
-            read: block.map(|b| (b.to_string(), front.clone())),
+            read: block.map(|b| (b.replace("\r\n", "\n"), front.clone())),
             front,
             body: body.to_string(),
+            crlf: text.contains("\r\n"),
+            bom: text.starts_with('\u{feff}'),
         })
     }
 
@@ -256,6 +286,12 @@ impl NoteText {
         if !out.ends_with('\n') {
             out.push('\n');
         }
+        if self.crlf {
+            out = out.replace("\r\n", "\n").replace('\n', "\r\n");
+        }
+        if self.bom {
+            out.insert(0, '\u{feff}');
+        }
         Ok(out)
     }
 }
@@ -302,6 +338,40 @@ mod tests {
             resolve(&root, ".obsidian/x.md", true).unwrap_err().code,
             "bad_request"
         );
+    }
+
+    #[test]
+    fn a_note_keeps_its_line_ends_and_byte_order_mark() {
+        let text = "\u{feff}---\r\ntags: [a, b]  # mine\r\ntitle: Plan\r\n---\r\nLine one.\r\nLine two.\r\n";
+        let mut note = NoteText::parse("x.md", text).unwrap();
+        note.set("title", "New plan");
+        note.body = format!("{}\nAdded.\n", note.body.trim_end());
+        assert_eq!(
+            note.render().unwrap(),
+            "\u{feff}---\r\ntags: [a, b]  # mine\r\ntitle: New plan\r\n---\r\nLine one.\r\nLine two.\r\nAdded.\r\n"
+        );
+        // Plain line ends stay plain.
+        let mut note = NoteText::parse("x.md", "---\na: 1\n---\nbody\n").unwrap();
+        note.set("b", 2);
+        assert_eq!(note.render().unwrap(), "---\na: 1\nb: 2\n---\nbody\n");
+    }
+
+    #[test]
+    fn a_backslash_or_a_folder_spelt_in_another_case_is_refused_with_the_right_spelling() {
+        let (_d, root) = vault();
+        let e = resolve(&root, "2 Areas\\win.md", true).unwrap_err();
+        assert_eq!(e.code, "bad_request");
+        assert!(e.message.contains("separated by `/`"), "{e:?}");
+        std::fs::create_dir_all(root.join("1 Projects").join("Kitchen")).unwrap();
+        std::fs::write(root.join("1 Projects/Kitchen/Plan.md"), "x").unwrap();
+        let e = resolve(&root, "1 projects/kitchen/plan.md", true).unwrap_err();
+        assert_eq!(e.code, "bad_request");
+        assert!(e.message.contains("`1 Projects`"), "{e:?}");
+        let e = resolve(&root, "1 Projects/Kitchen/plan.md", true).unwrap_err();
+        assert!(e.message.contains("`Plan.md`"), "{e:?}");
+        // The right spelling, and a new name beside it, are fine.
+        assert!(resolve(&root, "1 Projects/Kitchen/Plan.md", false).is_ok());
+        assert!(resolve(&root, "1 Projects/Kitchen/Budget.md", true).is_ok());
     }
 
     #[cfg(unix)]
