@@ -5,7 +5,7 @@
 //! # async fn demo(engine: &navigator_search::SearchEngine) -> navigator_search::Result<()> {
 //! use navigator_search::ingest::{index_folder, IngestOptions};
 //! let report = index_folder(engine, "/home/ana/vault".as_ref(), &IngestOptions::default(), |_| {}).await?;
-//! println!("{report}"); // 31 seen: 31 added, ... ; skipped 1 too_large
+//! println!("{report}"); // 31 items (notes and their folders) seen: 31 added, ... ; skipped 1 too_large
 //! // Again: nothing changed, nothing is embedded.
 //! let again = index_folder(engine, "/home/ana/vault".as_ref(), &IngestOptions::default(), |_| {}).await?;
 //! assert_eq!(again.embedded, 0);

@@ -61,7 +61,7 @@ pub struct Skipped {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IngestReport {
-    /// Files (or rows) looked at.
+    /// Items looked at: notes (files, or rows) and the folder items of their folders.
     pub seen: usize,
     /// New items, embedded.
     pub added: usize,
@@ -112,7 +112,7 @@ impl fmt::Display for IngestReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} seen: {} added, {} updated ({} without re-embedding), {} renamed, {} unchanged, {} deleted, {} embedded",
+            "{} items (notes and their folders) seen: {} added, {} updated ({} without re-embedding), {} renamed, {} unchanged, {} deleted, {} embedded",
             self.seen,
             self.added,
             self.updated + self.updated_without_embedding,
