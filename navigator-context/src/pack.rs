@@ -1146,6 +1146,32 @@ fn restore(
             let zoomed =
                 |r: &Rule| r.path == path && (!r.focus.is_empty() || r.max_items.is_some());
             let mut plain = false;
+            // Before that: fewer of its items, the one least relevant to the goal left out
+            // first (a refit from 4,000 to 2,000 tokens left `helpers.py` a plain outline
+            // where two of its five items fit, the two the goal names).
+            let mut fewer = false;
+            if got.is_none() && up > Level::Path {
+                let focus = trial
+                    .rules
+                    .iter()
+                    .find(|r| r.path == path)
+                    .map(|r| r.focus.clone())
+                    .unwrap_or_default();
+                if let (true, Some(i)) = (focus.len() > 1, i) {
+                    let ranked = ItemQuery::new(&trial.goal).by_relevance(&map.files()[i], &focus);
+                    for keep in (1..ranked.len()).rev() {
+                        let mut fewer_items = trial.clone();
+                        for r in fewer_items.rules.iter_mut().filter(|r| r.path == path) {
+                            r.focus.retain(|f| ranked[..keep].contains(f));
+                        }
+                        got = give_room(map, fewer_items, &path, budget, &value)?;
+                        if got.is_some() {
+                            fewer = true;
+                            break;
+                        }
+                    }
+                }
+            }
             if got.is_none() && up > Level::Path && trial.rules.iter().any(zoomed) {
                 for r in trial.rules.iter_mut().filter(|r| r.path == path) {
                     r.focus.clear();
@@ -1163,8 +1189,9 @@ fn restore(
             fitted.plan = trial;
             fitted.rendered = rendered;
             fitted.degraded.retain(|(p, _)| *p != path);
-            // A file that lost its zoom stays listed as lowered, and is raised no further.
-            if up < target || plain {
+            // A file that lost its zoom, or some of its items, stays listed as lowered, and is
+            // raised no further.
+            if up < target || plain || fewer {
                 fitted.degraded.push((path.clone(), up));
             }
             for p in hidden {
@@ -1173,7 +1200,7 @@ fn restore(
                     None => fitted.degraded.push((p, Level::Hidden)),
                 }
             }
-            if plain {
+            if plain || fewer {
                 break;
             }
         }
@@ -2324,6 +2351,50 @@ mod tests {
         assert!(rule.is_some_and(|r| r.focus.is_empty()));
         // Reported as lowered: it lost the item it showed.
         assert!(fitted.degraded.iter().any(|(p, _)| p == "zoomed.rs"));
+    }
+
+    #[test]
+    fn a_zoom_that_no_longer_fits_keeps_the_items_the_goal_is_most_about() {
+        // Three long functions shown at full source; the budget has room for one beside the
+        // outline. The goal names `send_from_directory`: it stays, the other two go.
+        let long = |name: &str| {
+            let body: String = (0..40)
+                .map(|k| format!("    v{k} = path.join({k})\n"))
+                .collect();
+            format!("def {name}(path):\n{body}    return path\n\n\n")
+        };
+        let text = format!(
+            "{}{}{}",
+            long("send_file"),
+            long("send_from_directory"),
+            long("get_root_path")
+        );
+        let (_d, map) = crate::scan::temp_map(&[("helpers.py".to_string(), text)]);
+        let goal = "send_from_directory raises 500 instead of 404";
+        let mut plan = FlightPlan::new(goal, 100_000);
+        let focus: Vec<String> = ["send_file", "send_from_directory", "get_root_path"]
+            .map(String::from)
+            .into();
+        plan.rules = vec![Rule {
+            focus: focus.clone(),
+            ..Rule::new("helpers.py", Level::TopLevel)
+        }];
+        let mut one = plan.clone();
+        one.rules[0].focus = vec!["send_from_directory".into()];
+        let room = render(&map, &one).unwrap().tokens;
+        assert!(render(&map, &plan).unwrap().tokens > room + 300);
+        plan.token_budget = room + 5;
+        let values: HashMap<String, f64> = [("helpers.py".to_string(), 1.0)].into();
+        let fitted = fit(&map, plan.clone(), &values).unwrap();
+        assert!(fitted.fits && fitted.rendered.tokens <= plan.token_budget);
+        let rule = fitted.plan.rules.iter().find(|r| r.path == "helpers.py");
+        assert_eq!(
+            rule.map(|r| r.focus.clone()),
+            Some(vec!["send_from_directory".to_string()]),
+            "{}",
+            fitted.rendered.text
+        );
+        assert!(fitted.degraded.iter().any(|(p, _)| p == "helpers.py"));
     }
 
     #[test]

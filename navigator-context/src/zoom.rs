@@ -695,6 +695,26 @@ impl ItemQuery {
             .collect()
     }
 
+    /// `names` (a focus of `file`) most relevant to the goal first: by the best score of the
+    /// items of each name, ties in the order given.
+    pub(crate) fn by_relevance(&mut self, file: &FileEntry, names: &[String]) -> Vec<String> {
+        let items = items(file);
+        let scores = self.scores(file, &items);
+        let best = |name: &String| {
+            (0..items.len())
+                .filter(|&k| items[k].name == *name)
+                .map(|k| scores[k])
+                .fold(0.0, f64::max)
+        };
+        let mut ranked: Vec<(usize, f64)> = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| (k, best(n)))
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.into_iter().map(|(k, _)| names[k].clone()).collect()
+    }
+
     /// The item of `file` the goal's words are clearly about: its name, when it scores at
     /// least [`CLEAR_ITEM`] times any other item (namesakes aside).
     pub(crate) fn clear_best(&mut self, file: &FileEntry) -> Option<String> {
