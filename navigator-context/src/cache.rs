@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 /// Bumped when the outline format, the extraction rules or the file's layout change.
-const FORMAT_VERSION: u32 = 8;
+const FORMAT_VERSION: u32 = 9;
 
 /// Writes after which an entry no run used is dropped.
 const KEEP_RUNS: u64 = 8;

@@ -40,7 +40,7 @@ pub(crate) fn role(src: &str, node: Node) -> Option<NodeRole> {
             let expr = node.named_child(0)?;
             match expr.kind() {
                 "assignment_expression" => {
-                    let right = expr.child_by_field_name("right")?;
+                    let right = assigned_value(expr)?;
                     if is_function(right.kind()) {
                         item(false)
                     } else if right.kind() == "object" && holds_functions(right) {
@@ -71,8 +71,24 @@ pub(crate) fn assigned_object(node: Node) -> Option<Node> {
         return None;
     }
     let expr = node.named_child(0)?;
-    let right = expr.child_by_field_name("right")?;
-    (expr.kind() == "assignment_expression" && right.kind() == "object").then_some(right)
+    if expr.kind() != "assignment_expression" {
+        return None;
+    }
+    let right = assigned_value(expr)?;
+    (right.kind() == "object").then_some(right)
+}
+
+/// The value an assignment gives, through a chain of them (`res.set = res.header = function
+/// header() {...}`: the function, which both names hold).
+fn assigned_value(assignment: Node) -> Option<Node> {
+    let mut value = assignment.child_by_field_name("right")?;
+    for _ in 0..16 {
+        if value.kind() != "assignment_expression" {
+            break;
+        }
+        value = value.child_by_field_name("right")?;
+    }
+    Some(value)
 }
 
 /// The node naming an item of [`role`]: a variable's name, the property assigned to (`cookie`
@@ -89,8 +105,9 @@ pub(crate) fn name_node<'t>(src: &str, node: Node<'t>) -> Option<Node<'t>> {
             let expr = node.named_child(0)?;
             match expr.kind() {
                 "assignment_expression" => {
+                    // The first name of a chain (`set` of `res.set = res.header = ...`).
                     let left = expr.child_by_field_name("left")?;
-                    let right = expr.child_by_field_name("right")?;
+                    let right = assigned_value(expr)?;
                     let own = right.child_by_field_name("name");
                     match left.kind() {
                         "member_expression" => {

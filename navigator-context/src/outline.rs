@@ -274,8 +274,18 @@ fn leading_comment(lang: Lang, src: &str, node: Node) -> Option<String> {
         let parent = node.parent().filter(|p| p.kind() == "body_statement")?;
         parent.prev_sibling()
     });
+    // JavaScript's JSDoc is often set off by a blank line (`/** ... */`, blank, `app.init =
+    // function init() {...}`, as Express writes it): one blank line is allowed after it.
+    let js = matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx);
     while let Some(p) = prev {
-        if p.end_position().row + 1 < expected_row {
+        let gap = expected_row.saturating_sub(p.end_position().row + 1);
+        let jsdoc = js
+            && lines.is_empty()
+            && gap == 1
+            && lang.is_comment(p.kind())
+            && src[p.byte_range()].starts_with("/**")
+            && blank_between(src, p.end_byte(), node.start_byte());
+        if gap > 0 && !jsdoc {
             break;
         }
         if lang.is_comment(p.kind()) {
@@ -296,10 +306,17 @@ fn leading_comment(lang: Lang, src: &str, node: Node) -> Option<String> {
         .map(strip_comment_marker)
         // Nor a line of a lone XML tag (C#'s `<summary>`, `</summary>`).
         .filter(|l| !l.is_empty() && !lone_tag(l))
+        // A block tag (`@param`, `@return`) ends the summary.
+        .take_while(|l| !l.starts_with('@'))
         .take(2)
         .collect::<Vec<_>>()
         .join(" ");
     (!text.is_empty()).then(|| clip(&text))
+}
+
+/// Whether only whitespace lies between two byte offsets of `src`.
+fn blank_between(src: &str, from: usize, to: usize) -> bool {
+    src.get(from..to).is_some_and(|t| t.trim().is_empty())
 }
 
 /// Whether `line` is one XML tag and nothing else (`<summary>`, `</remarks>`).
@@ -503,6 +520,30 @@ mod tests {
                 .collect();
             assert_eq!(names, ["Form", "handleSubmit"], "{lang:?}");
         }
+    }
+
+    #[test]
+    fn a_javascript_chain_of_assignments_is_an_item_named_by_its_first_name() {
+        let js = "/**\n * Set header `field` to `val`.\n *\n * @param {String} field\n * @public\n */\nres.set =\nres.header = function header(field, val) {\n  return this;\n};\nres.contentType =\nres.type = function contentType(type) {};\nmodule.exports = exports = { get ip() { return 1 } };\n";
+        let o = outline(Lang::JavaScript, js).unwrap();
+        let got: Vec<(u8, &str)> = o
+            .symbols
+            .iter()
+            .map(|s| (s.depth, s.name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(0, "set"), (0, "contentType"), (0, "exports"), (1, "ip")]
+        );
+        let set = &o.symbols[0];
+        assert_eq!((set.line, set.end_line), (7, 10));
+        assert_eq!(set.doc.as_deref(), Some("Set header `field` to `val`."));
+        // JSDoc set off by one blank line is still the item's doc; two lines, or code in
+        // between, and it is not.
+        let js = "/**\n * Initialize the server.\n */\n\napp.init = function init() {};\n/** Loose. */\n\n\napp.two = function two() {};\n";
+        let o = outline(Lang::JavaScript, js).unwrap();
+        assert_eq!(o.symbols[0].doc.as_deref(), Some("Initialize the server."));
+        assert_eq!(o.symbols[1].doc, None);
     }
 
     #[test]
