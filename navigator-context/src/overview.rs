@@ -3,9 +3,9 @@
 //! Folders first: every directory starts as one collapsed line with its file count, and
 //! directories are opened shallowest first (their files listed by path, their subdirectories
 //! as collapsed lines) while the budget allows; a wide directory (a hundred locale folders)
-//! after the narrower ones. Then the files listed get their top-level outlines, code before
-//! documents' headings, shallowest first (package roots before the modules under them), until
-//! the budget is spent. When not every path fits, paths take at most 60% of the budget and the
+//! after the narrower ones. Then the code files listed get their top-level outlines,
+//! shallowest first (package roots before the modules under them), then every signature,
+//! and only then do tests and documents get theirs, until the budget is spent. When not every path fits, paths take at most 60% of the budget and the
 //! rest outlines the code listed. A directory too large to open stays a counted line, so the
 //! overview of a 20,000-file repository still fits a small budget and shows some of its code.
 
@@ -41,8 +41,8 @@ const WIDE_DIR: usize = 32;
 /// outlines the files listed.
 const PATHS_SHARE: f64 = 0.6;
 
-/// A plan showing `map` breadth first within `tokens`: folders, then files, then top-level
-/// symbols, then the code's signatures.
+/// A plan showing `map` breadth first within `tokens`: folders, then files, then the code's
+/// top-level symbols and signatures, then the outlines of tests and documents.
 pub(crate) fn overview(
     map: &RepoMap,
     goal: &str,
@@ -198,29 +198,37 @@ pub(crate) fn overview(
                 path.clone(),
             )
         });
+        // The code's files first (their top-level outlines, then every signature, in the same
+        // order, while it lasts), then the outlines of tests, benches, examples and documents:
+        // the names of a package's methods say more of it than the names of its tests (flask
+        // at 4,000 tokens showed `class Flask(Scaffold)` alone beside 481 tokens of test names).
+        let is_code = |i: usize| files[i].lang.is_some() && !is_auxiliary(&files[i].path);
         let mut outlined = 0;
-        let mut top: Vec<(usize, usize)> = Vec::new();
-        for &i in &by_depth {
-            let (now, _) = costs.cost(i, Level::Path);
-            let (next, got) = costs.cost(i, Level::TopLevel);
-            if got == Level::TopLevel && next.saturating_sub(now) <= remaining {
-                remaining -= next.saturating_sub(now);
-                top.push((i, rules.len()));
-                rules.push(Rule::new(files[i].path.clone(), Level::TopLevel));
-                outlined += 1;
+        let mut code: Vec<(usize, usize)> = Vec::new();
+        let (first, rest): (Vec<usize>, Vec<usize>) = by_depth.iter().partition(|&&i| is_code(i));
+        for (pass, list) in [first, rest].into_iter().enumerate() {
+            for i in list {
+                let (now, _) = costs.cost(i, Level::Path);
+                let (next, got) = costs.cost(i, Level::TopLevel);
+                if got == Level::TopLevel && next.saturating_sub(now) <= remaining {
+                    remaining -= next.saturating_sub(now);
+                    if pass == 0 {
+                        code.push((i, rules.len()));
+                    }
+                    rules.push(Rule::new(files[i].path.clone(), Level::TopLevel));
+                    outlined += 1;
+                }
             }
-        }
-        // Room left once every listed file is outlined: the code's files (not tests' or
-        // documents') show every signature, in the same order, while it lasts.
-        for (i, r) in top {
-            if files[i].lang.is_none() || is_auxiliary(&files[i].path) {
-                continue;
+            if pass > 0 {
+                break;
             }
-            let (now, _) = costs.cost(i, Level::TopLevel);
-            let (next, got) = costs.cost(i, Level::Signatures);
-            if got == Level::Signatures && next > now && next - now <= remaining {
-                remaining -= next.saturating_sub(now);
-                rules[r].level = Level::Signatures;
+            for &(i, r) in &code {
+                let (now, _) = costs.cost(i, Level::TopLevel);
+                let (next, got) = costs.cost(i, Level::Signatures);
+                if got == Level::Signatures && next > now && next - now <= remaining {
+                    remaining -= next.saturating_sub(now);
+                    rules[r].level = Level::Signatures;
+                }
             }
         }
         (rules, outlined)
@@ -425,13 +433,21 @@ mod tests {
             out.text
         );
         assert_eq!(out.level_of("README.md"), Level::TopLevel, "{}", out.text);
-        // A budget that only outlines leaves the signatures out.
+        // A tighter budget keeps the code's signatures before the tests' and documents'
+        // outlines: they are its last additions, the first to go.
         let tight = out.tokens - 8;
         let plan = overview(&map, "", tight, FlightPlan::new("", tight)).unwrap();
         let out = render(&map, &plan).unwrap();
+        assert!(out.tokens <= tight);
         assert_eq!(
             out.level_of("src/app/session.py"),
-            Level::TopLevel,
+            Level::Signatures,
+            "{}",
+            out.text
+        );
+        assert!(
+            out.level_of("tests/test_session.py") < Level::TopLevel
+                || out.level_of("README.md") < Level::TopLevel,
             "{}",
             out.text
         );
