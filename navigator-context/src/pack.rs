@@ -70,6 +70,14 @@ const RUNNER_UP_SCORE: f64 = 0.6;
 /// as an outline.
 const RUNNER_UP_SHARE: f64 = 0.35;
 
+/// The files a frame of the goal's trace lies in, other than those whole or zoomed into, get
+/// the functions of their frames when ranked among the first this many ...
+const FRAME_RANKS: usize = 10;
+/// ... at most this many of them ...
+const MAX_FRAME_FILES: usize = 2;
+/// ... each within this share of the budget.
+const FRAME_ZOOM_SHARE: f64 = 0.15;
+
 /// Zooming keeps room for the top-level outlines of this many next candidates ...
 const RESERVE_FILES: usize = 10;
 /// ... taking at most this share of the budget.
@@ -164,6 +172,12 @@ impl<'a> Costs<'a> {
     fn set_focus(&mut self, i: usize, focus: Vec<String>) {
         self.memo.retain(|(j, _, _), _| *j != i);
         self.focus.insert(i, focus);
+    }
+
+    /// Takes back file `i`'s zoom.
+    fn clear_focus(&mut self, i: usize) {
+        self.memo.retain(|(j, _, _), _| *j != i);
+        self.focus.remove(&i);
     }
 
     /// Caps (`Some`) or uncaps file `i`'s outline.
@@ -572,6 +586,9 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
             zoomed_before += 1;
         }
     }
+    // The other files a frame of the goal's trace lies in (the outer frames: the caller that
+    // passed the bad value, the route that registered it): the functions of their frames.
+    zoom_frames(&mut costs, map, plan, &ranked, &mut chosen, &mut remaining);
     // A large budget shows more files whole, after the zoom (whose items are worth more):
     // those that were too big for [`FULL_SHARE`], then the next ones.
     let share = full_share(budget);
@@ -760,6 +777,46 @@ pub(crate) fn pack(map: &RepoMap, ranking: &[Scored], plan: &FlightPlan) -> Flig
     FlightPlan {
         rules,
         ..plan.clone()
+    }
+}
+
+/// Zooms the files among the first [`FRAME_RANKS`] ranked that a frame of the goal's trace
+/// lies in, and that are neither whole nor zoomed into yet, into the functions of their frames
+/// inside a capped outline: at most [`MAX_FRAME_FILES`], each within [`FRAME_ZOOM_SHARE`] of
+/// the budget, while the reserve for the next candidates' outlines holds.
+fn zoom_frames(
+    costs: &mut Costs,
+    map: &RepoMap,
+    plan: &FlightPlan,
+    ranked: &[(usize, f64)],
+    chosen: &mut Vec<(usize, Level)>,
+    remaining: &mut usize,
+) {
+    let budget = plan.token_budget;
+    let query = ItemQuery::new(&plan.goal);
+    let reserve = reserve_for(costs, ranked, chosen, budget);
+    let mut zoomed_files = 0;
+    for &(i, _) in ranked.iter().take(FRAME_RANKS) {
+        if zoomed_files >= MAX_FRAME_FILES || chosen.iter().any(|&(j, _)| j == i) {
+            continue;
+        }
+        let names = query.frame_items(&map.files()[i]);
+        if names.is_empty() {
+            continue;
+        }
+        let allowed = remaining
+            .saturating_sub(reserve)
+            .min((budget as f64 * FRAME_ZOOM_SHARE) as usize);
+        let cap = costs.cap_for(i, OUTLINE_CAP.min(allowed / 4));
+        let c = zoomed(costs, (i, Level::TopLevel), names, cap);
+        if c <= allowed {
+            *remaining -= c;
+            chosen.push((i, Level::TopLevel));
+            zoomed_files += 1;
+        } else {
+            costs.clear_focus(i);
+            costs.set_limit(i, None);
+        }
     }
 }
 
@@ -2137,6 +2194,67 @@ mod tests {
         let fitted = fit(&map, packed, &HashMap::new()).unwrap();
         assert!(fitted.rendered.tokens <= budget);
         assert!(fitted.rendered.text.contains("self.io.flush_pending(11);"));
+    }
+
+    #[test]
+    fn an_outer_frame_s_file_shows_the_function_of_its_frame() {
+        // The trace fails in `parser.py` (small, first, whole) called from `register` in
+        // `routes.py`, far over the budget. `routes.py` shows `register`, not only an outline.
+        let routes: String = (0..100)
+            .map(|k| {
+                let body: String = (0..6)
+                    .map(|i| format!("    table.add({k}, {i})\n"))
+                    .collect();
+                format!("def route_{k}(table):\n{body}    return table\n\n\n")
+            })
+            .collect();
+        let register = "def register(app, rule):\n    spec = parse(rule)\n    app.rules.append(spec)\n    return spec\n";
+        let routes = format!("{routes}{register}");
+        let line = routes
+            .lines()
+            .position(|l| l.contains("spec = parse(rule)"))
+            .unwrap()
+            + 1;
+        let goal = format!(
+            "Registering a route with a trailing colon crashes\n\nTraceback (most recent call last):\n  File \"app/routes.py\", line {line}, in register\n    spec = parse(rule)\n  File \"app/parser.py\", line 2, in parse\n    raise ValueError(\"bad rule\")\nValueError: bad rule\n"
+        );
+        let mut files = vec![
+            (
+                "app/parser.py".to_string(),
+                "def parse(rule):\n    raise ValueError(\"bad rule\")\n".to_string(),
+            ),
+            ("app/routes.py".to_string(), routes),
+        ];
+        // `c00.rs`, ranked second, is too big to be whole: the one zoom into a weaker file is
+        // its turn.
+        files.extend((0..10).map(|k| {
+            (
+                format!("c{k:02}.rs"),
+                long_fns(k, if k == 0 { 200 } else { 5 }),
+            )
+        }));
+        let (_d, map) = crate::scan::temp_map(&files);
+        let mut ranking = descending(&["app/parser.py", "c00.rs", "c01.rs", "app/routes.py"]);
+        ranking.extend(candidates(10).filter(|c| c.path != "c00.rs" && c.path != "c01.rs"));
+        let budget = 4_000;
+        let probe = FlightPlan::new(&goal, 100_000);
+        let mut costs = Costs::new(&map, &probe);
+        assert!(
+            costs
+                .cost(costs.index("app/routes.py").unwrap(), Level::Full)
+                .0
+                > budget
+        );
+        let packed = pack(&map, &ranking, &FlightPlan::new(&goal, budget));
+        let rule = packed
+            .rules
+            .iter()
+            .find(|r| r.path == "app/routes.py")
+            .unwrap();
+        assert_eq!(rule.focus, ["register"], "{rule:?}");
+        let fitted = fit(&map, packed, &HashMap::new()).unwrap();
+        assert!(fitted.rendered.tokens <= budget);
+        assert!(fitted.rendered.text.contains("app.rules.append(spec)"));
     }
 
     #[test]

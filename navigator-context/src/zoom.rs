@@ -580,6 +580,20 @@ impl ItemQuery {
 
     /// Whether one of `file`'s functions (not just a class around them) is where the goal's
     /// failure happened: a frame of its trace lies in it, or it spells the error message.
+    /// The names of the items of `file` (not containers) a frame of the goal's trace lies in,
+    /// in source order.
+    pub(crate) fn frame_items(&self, file: &FileEntry) -> Vec<String> {
+        let items = items(file);
+        let frame_lines = self.frame_lines(file, &items);
+        let mut names: Vec<String> = Vec::new();
+        for it in items.iter().filter(|it| it.failed_in(&frame_lines)) {
+            if !names.contains(&it.name) {
+                names.push(it.name.clone());
+            }
+        }
+        names
+    }
+
     pub(crate) fn frame_into(&self, file: &FileEntry) -> bool {
         let items = items(file);
         let frame_lines = self.frame_lines(file, &items);
