@@ -389,6 +389,14 @@ mod tests {
             .collect()
     }
 
+    /// (depth, name) of each item.
+    fn names(o: &Outline) -> Vec<(u8, &str)> {
+        o.symbols
+            .iter()
+            .map(|s| (s.depth, s.name.as_str()))
+            .collect()
+    }
+
     /// (depth, signature, name) of each item.
     fn named(o: &Outline) -> Vec<(u8, &str, &str)> {
         o.symbols
@@ -480,11 +488,7 @@ mod tests {
     fn javascript_items_defined_by_assignment_are_named() {
         let js = "var fs = require('fs')\nconst debug = require('debug')('app')\nvar res = Object.create(http.ServerResponse.prototype)\n/** Sets a cookie. */\nres.cookie = function (name, value, options) {\n  return this;\n};\nexports.parse = function parse(str) {}\nconst useFetch = (url) => {\n  return url\n}\nApp.prototype.listen = function listen() {}\ndefineGetter(req, 'host', function host() {})\ndescribe('x', function () {})\nmodule.exports = {\n  get header() { return 1 },\n  set: function (field, val) {},\n  name: 'x',\n};\n";
         let o = outline(Lang::JavaScript, js).unwrap();
-        let got: Vec<(u8, &str)> = o
-            .symbols
-            .iter()
-            .map(|s| (s.depth, s.name.as_str()))
-            .collect();
+        let got = names(&o);
         assert_eq!(
             got,
             vec![
@@ -526,11 +530,7 @@ mod tests {
     fn a_javascript_chain_of_assignments_is_an_item_named_by_its_first_name() {
         let js = "/**\n * Set header `field` to `val`.\n *\n * @param {String} field\n * @public\n */\nres.set =\nres.header = function header(field, val) {\n  return this;\n};\nres.contentType =\nres.type = function contentType(type) {};\nmodule.exports = exports = { get ip() { return 1 } };\n";
         let o = outline(Lang::JavaScript, js).unwrap();
-        let got: Vec<(u8, &str)> = o
-            .symbols
-            .iter()
-            .map(|s| (s.depth, s.name.as_str()))
-            .collect();
+        let got = names(&o);
         assert_eq!(
             got,
             vec![(0, "set"), (0, "contentType"), (0, "exports"), (1, "ip")]
