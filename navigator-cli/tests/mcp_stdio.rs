@@ -397,6 +397,18 @@ fn an_update_keeps_the_text_of_the_front_matter_keys_it_does_not_change() {
     );
 }
 
+#[test]
+fn input_that_ends_before_initialize_is_a_clean_end() {
+    let fixture = Fixture::indexed();
+    let out = navigator(&fixture.home())
+        .arg("mcp")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(out.stdout.is_empty(), "{}", text(&out));
+}
+
 /// Calls `tool` until the start-up index run has let go of the index (`busy` meanwhile).
 fn call_until_free(server: &mut Server, tool: &str, arguments: Value) -> Value {
     loop {

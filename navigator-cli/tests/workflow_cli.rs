@@ -102,6 +102,14 @@ fn the_workflow_gps_is_served_with_its_definitions_and_keeps_its_state() {
 }
 
 #[test]
+fn input_that_ends_before_initialize_is_a_clean_end() {
+    let (out, replies) = serve(&[RESEARCH], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(replies.is_empty());
+    assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+}
+
+#[test]
 fn a_definition_that_cannot_load_is_an_input_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("broken.yaml");

@@ -445,6 +445,9 @@ pub fn run(args: Args) -> Outcome {
                 quit.map(drop)
                     .map_err(|e| Failure::new(INDEX, anyhow!("MCP session: {e}")))
             }
+            // The input ended before any `initialize` (a client that connected and left):
+            // nothing was asked, so nothing failed.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
             Err(e) => Err(Failure::new(
                 INDEX,
                 anyhow!("starting the MCP session: {e}"),

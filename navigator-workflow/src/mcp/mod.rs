@@ -159,6 +159,9 @@ impl NavigatorServer {
         let (server_in, server_out, drain) = jsonrpc::front(input, output);
         let served = match self.serve((server_in, server_out)).await {
             Ok(service) => service.waiting().await.map(drop).map_err(|e| transport(&e)),
+            // The input ended before any `initialize` (`</dev/null`, a client that connected
+            // and left): nothing was asked, so nothing failed.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
             Err(e) => Err(transport(&e)),
         };
         // At the end of the input rmcp answers the requests still in flight and then drops
