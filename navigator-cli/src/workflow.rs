@@ -33,33 +33,23 @@ pub fn run(args: Args) -> Outcome {
             .map_err(|e| Failure::new(INPUT, e))?,
         None => NavigatorServer::new(Navigator::new()),
     };
-    {
+    // A definition or a state file that cannot be read, parsed or written is input too.
+    let warnings = server
+        .preload(&args.definitions)
+        .map_err(|e| Failure::new(INPUT, e))?;
+    let ids: Vec<String> = {
         let shared = server.navigator();
-        let mut navigator = shared.lock().unwrap_or_else(|p| p.into_inner());
-        for path in &args.definitions {
-            let ids = navigator
-                .load_workflow_files(path)
-                .map_err(|e| Failure::new(INPUT, e))?;
-            if ids.is_empty() {
-                eprintln!(
-                    "warning: {}: no workflow definitions (.json, .yaml, .yml)",
-                    path.display()
-                );
-            }
-        }
-        server
-            .save(&navigator)
-            .map_err(|e| Failure::new(INPUT, e))?;
-        let ids: Vec<&str> = navigator.workflows().map(|w| w.id()).collect();
-        eprintln!(
-            "navigator workflow: serving {} workflow(s){}{} on stdio",
-            ids.len(),
-            if ids.is_empty() { "" } else { ": " },
-            ids.join(", ")
-        );
-        for warning in navigator.load_warnings() {
-            eprintln!("warning: {warning}");
-        }
+        let navigator = shared.lock().unwrap_or_else(|p| p.into_inner());
+        navigator.workflows().map(|w| w.id().to_string()).collect()
+    };
+    eprintln!(
+        "navigator workflow: serving {} workflow(s){}{} on stdio",
+        ids.len(),
+        if ids.is_empty() { "" } else { ": " },
+        ids.join(", ")
+    );
+    for warning in warnings {
+        eprintln!("warning: {warning}");
     }
     let rt = crate::home::runtime()?;
     rt.block_on(server.serve_stdio())

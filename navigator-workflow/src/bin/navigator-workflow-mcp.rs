@@ -107,25 +107,13 @@ async fn main() -> ExitCode {
         },
         None => NavigatorServer::new(Navigator::new()),
     };
-    {
-        let shared = server.navigator();
-        let mut navigator = shared.lock().unwrap_or_else(|p| p.into_inner());
-        for arg in &definitions {
-            match navigator.load_workflow_files(arg) {
-                Ok(ids) if ids.is_empty() => eprintln!(
-                    "navigator-workflow-mcp: warning: {}: no workflow definitions (.json, .yaml, .yml)",
-                    arg.display()
-                ),
-                Ok(_) => {}
-                Err(e) => return fail(e),
+    match server.preload(&definitions) {
+        Ok(warnings) => {
+            for warning in warnings {
+                eprintln!("navigator-workflow-mcp: warning: {warning}");
             }
         }
-        if let Err(e) = server.save(&navigator) {
-            return fail(e);
-        }
-        for warning in navigator.load_warnings() {
-            eprintln!("navigator-workflow-mcp: warning: {warning}");
-        }
+        Err(e) => return fail(e),
     }
     match server.serve_stdio().await {
         Ok(()) => ExitCode::SUCCESS,

@@ -171,6 +171,26 @@ impl NavigatorServer {
         served
     }
 
+    /// What both command lines do before serving: loads the workflow definitions at `paths`
+    /// ([`Navigator::load_workflow_files`], each path all or nothing) and writes the state
+    /// file. Returns what is worth a line on stderr: the paths holding no definitions, then
+    /// [`Navigator::load_warnings`].
+    pub fn preload(&self, paths: &[std::path::PathBuf]) -> Result<Vec<String>, Error> {
+        let mut navigator = self.lock();
+        let mut warnings = Vec::new();
+        for path in paths {
+            if navigator.load_workflow_files(path)?.is_empty() {
+                warnings.push(format!(
+                    "{}: no workflow definitions (.json, .yaml, .yml)",
+                    path.display()
+                ));
+            }
+        }
+        self.persist(&navigator)?;
+        warnings.extend(navigator.load_warnings());
+        Ok(warnings)
+    }
+
     /// Writes `navigator` to the state file, if the server has one (after changing the
     /// navigator from outside the tools, e.g. preloading workflows).
     pub fn save(&self, navigator: &Navigator) -> Result<(), Error> {
