@@ -102,6 +102,23 @@ fn the_workflow_gps_is_served_with_its_definitions_and_keeps_its_state() {
 }
 
 #[test]
+fn a_state_file_kept_in_the_definitions_folder_is_no_definition() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(RESEARCH, dir.path().join("research.yaml")).unwrap();
+    let state = dir.path().join("state.json");
+    let args = [
+        "--state",
+        state.to_str().unwrap(),
+        dir.path().to_str().unwrap(),
+    ];
+    for _ in 0..2 {
+        let (out, replies) = serve(&args, &session(&[("list_workflows", json!({}))]));
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(result(&replies, 1)["data"]["count"], 1, "{replies:?}");
+    }
+}
+
+#[test]
 fn input_that_ends_before_initialize_is_a_clean_end() {
     let (out, replies) = serve(&[RESEARCH], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

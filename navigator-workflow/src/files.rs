@@ -71,7 +71,24 @@ impl Navigator {
     /// assert_eq!(nav.load_workflow_files(dir.path()).unwrap(), ["review"]);
     /// ```
     pub fn load_workflow_files(&mut self, path: &Path) -> Result<Vec<String>> {
-        let files = definition_files(path)?;
+        self.load_workflow_files_but(path, None)
+    }
+
+    /// [`Navigator::load_workflow_files`] leaving out the file `skip` (a server's state file
+    /// kept in its definitions' folder is no definition).
+    pub(crate) fn load_workflow_files_but(
+        &mut self,
+        path: &Path,
+        skip: Option<&Path>,
+    ) -> Result<Vec<String>> {
+        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
+        };
+        let mut files = definition_files(path)?;
+        if let Some(skip) = skip {
+            files.retain(|f| !same(f, skip));
+        }
         let mut next = self.clone();
         let mut ids: Vec<String> = Vec::with_capacity(files.len());
         for file in &files {

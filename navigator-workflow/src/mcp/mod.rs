@@ -179,7 +179,8 @@ impl NavigatorServer {
         let mut navigator = self.lock();
         let mut warnings = Vec::new();
         for path in paths {
-            if navigator.load_workflow_files(path)?.is_empty() {
+            let state = self.file.as_deref().map(|f| f.as_path());
+            if navigator.load_workflow_files_but(path, state)?.is_empty() {
                 warnings.push(format!(
                     "{}: no workflow definitions (.json, .yaml, .yml)",
                     path.display()
