@@ -208,7 +208,12 @@ fn search_reads_and_errors_on_the_sample_vault() {
         "tools/call",
         json!({ "name": "no_such_tool", "arguments": {} }),
     );
-    assert!(unknown["error"].is_object(), "{unknown}");
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    let message = unknown["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("`no_such_tool`") && message.contains("read_note"),
+        "the error names the tool asked for and the tools there are: {unknown}"
+    );
     assert_eq!(
         server.ok("recent", json!({}))["items"]
             .as_array()

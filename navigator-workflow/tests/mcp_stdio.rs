@@ -328,6 +328,11 @@ fn bad_arguments_get_clear_errors_and_the_server_keeps_serving() {
         "tools/call",
         json!({ "name": "no_such_tool", "arguments": {} }),
     );
-    assert!(reply["error"].is_object(), "{reply}");
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("`no_such_tool`") && message.contains("advance_task"),
+        "the error names the tool asked for and the tools there are: {reply}"
+    );
     assert_eq!(server.request("ping", json!({}))["result"], json!({}));
 }
