@@ -178,32 +178,95 @@ impl Home {
 
     /// Opens (or creates) the engine in the data directory.
     pub async fn engine(&self) -> Result<SearchEngine, Failure> {
-        let embedder = self.embedder()?;
-        match SearchEngine::open(self.index_dir(), embedder).await {
-            Ok(engine) => Ok(engine),
-            // The index is one process's: a server on this directory holds it for its life.
-            Err(e) => match crate::dir_lock::server_holding(&self.dir) {
-                Some(pid) => Err(Failure::new(
-                    crate::exit::INDEX,
-                    anyhow!(
-                        "the index in {} is held by a running `navigator mcp` (process {pid}), \
-                         which keeps it open while it serves: ask it through its tools \
-                         (search, recent, toc_children, ...), stop it first, or use another \
-                         --home / NAVIGATOR_HOME ({e})",
-                        self.dir.display()
-                    ),
-                )),
-                None => Err(e.into()),
-            },
-        }
+        self.engine_with(self.embedder()?).await
+    }
+
+    /// The search engine over this directory's index with an embedder already loaded (a
+    /// watcher opens the index once per run, the model once).
+    pub async fn engine_with(&self, embedder: Arc<dyn Embedder>) -> Result<SearchEngine, Failure> {
+        let dir = self.index_dir();
+        self.open_waiting(
+            || SearchEngine::open(dir.clone(), Arc::clone(&embedder)),
+            WAIT_FOR_INDEX,
+        )
+        .await
     }
 
     /// The index re-embedded with the configured model from the text it stores.
     pub async fn reindexed_engine(&self) -> Result<SearchEngine, Failure> {
         let embedder = self.embedder()?;
-        Ok(SearchEngine::reindex(self.index_dir(), embedder, Default::default()).await?)
+        let dir = self.index_dir();
+        self.open_waiting(
+            || SearchEngine::reindex(dir.clone(), Arc::clone(&embedder), Default::default()),
+            WAIT_FOR_INDEX,
+        )
+        .await
+    }
+
+    /// Opens the index with `open`, waiting while another process has it open for a while
+    /// (an index run, a watcher re-indexing: up to `wait`, saying so once on stderr). A
+    /// `navigator mcp` server keeps it open for its life: that is said at once.
+    async fn open_waiting<T, F, Fut>(
+        &self,
+        open: F,
+        wait: std::time::Duration,
+    ) -> Result<T, Failure>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = navigator_search::Result<T>>,
+    {
+        let started = std::time::Instant::now();
+        let mut said = false;
+        loop {
+            let e = match open().await {
+                Ok(engine) => return Ok(engine),
+                Err(e @ navigator_search::Error::InUse { .. }) => e,
+                Err(e) => return Err(e.into()),
+            };
+            // The index is one process's: a server on this directory holds it for its life.
+            if let Some(pid) = crate::dir_lock::server_holding(&self.dir) {
+                return Err(Failure::new(
+                    crate::exit::INDEX,
+                    anyhow!(
+                        "the index in {} is held by a running `navigator mcp` (process {pid}), \
+                         which keeps it open while it serves and re-indexes its vault when \
+                         notes change: ask it through its tools (search, recent, \
+                         toc_children, ...), stop it first, or use another --home / \
+                         NAVIGATOR_HOME ({e})",
+                        self.dir.display()
+                    ),
+                ));
+            }
+            if started.elapsed() >= wait {
+                return Err(Failure::new(
+                    crate::exit::BUSY,
+                    anyhow!(
+                        "the index in {} stayed open in another navigator process for {} s \
+                         (an index run, or a watcher re-indexing): try again when it is done \
+                         ({e})",
+                        self.dir.display(),
+                        wait.as_secs()
+                    ),
+                ));
+            }
+            if !said {
+                eprintln!(
+                    "the index in {} is open in another navigator process (an index run, or a \
+                     watcher re-indexing): waiting for it to finish (up to {} s)...",
+                    self.dir.display(),
+                    wait.as_secs()
+                );
+                said = true;
+            }
+            tokio::time::sleep(POLL_INDEX).await;
+        }
     }
 }
+
+/// How long a command waits for another process to close the index.
+const WAIT_FOR_INDEX: std::time::Duration = std::time::Duration::from_secs(120);
+/// How often it tries again meanwhile.
+const POLL_INDEX: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// A category as typed on the command line (`project`, `Projects`, `AREA`).
 pub fn parse_category(s: &str) -> Result<navigator_core::Category, String> {
@@ -223,4 +286,57 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
                 anyhow!("starting the async runtime: {e}"),
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use navigator_search::RedbStore;
+    use std::time::Duration;
+
+    fn home() -> (tempfile::TempDir, Home, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::resolve_with(Some(dir.path().to_path_buf())).unwrap();
+        std::fs::create_dir_all(home.index_dir()).unwrap();
+        let store = home.index_dir().join("store.redb");
+        (dir, home, store)
+    }
+
+    #[test]
+    fn an_index_held_by_another_opener_is_waited_for_then_opened() {
+        let (_dir, home, path) = home();
+        let held = RedbStore::open(&path).unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            drop(held);
+        });
+        let rt = runtime().unwrap();
+        // The wait is a hang guard: the holder lets go long before it.
+        let opened = rt.block_on(
+            home.open_waiting(|| async { RedbStore::open(&path) }, Duration::from_secs(60)),
+        );
+        assert!(opened.is_ok(), "{:?}", opened.err().map(|f| f.error));
+        release.join().unwrap();
+    }
+
+    #[test]
+    fn an_index_held_past_the_wait_is_a_busy_failure_naming_the_directory() {
+        let (_dir, home, path) = home();
+        let _held = RedbStore::open(&path).unwrap();
+        let rt = runtime().unwrap();
+        let failed = rt
+            .block_on(home.open_waiting(|| async { RedbStore::open(&path) }, Duration::ZERO))
+            .err()
+            .expect("still held");
+        assert_eq!(failed.code, crate::exit::BUSY);
+        let message = format!("{:#}", failed.error);
+        assert!(
+            message.contains("stayed open in another navigator process"),
+            "{message}"
+        );
+        assert!(
+            message.contains(&home.dir().display().to_string()),
+            "{message}"
+        );
+    }
 }

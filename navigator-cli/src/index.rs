@@ -4,11 +4,12 @@ use crate::exit::{Failure, Outcome, INPUT};
 use crate::home::{ingest_options, runtime, Home, LastIndex};
 use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressStyle};
-use navigator_core::Category;
+use navigator_core::{Category, Embedder};
 use navigator_search::ingest::{self, IngestOptions, IngestProgress, IngestReport};
 use navigator_search::SearchEngine;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Index a folder of markdown and text notes (PARA folders, YAML front matter, wiki links)
@@ -78,10 +79,14 @@ pub fn run(args: Args) -> Outcome {
     }
     let rt = runtime()?;
     rt.block_on(async {
-        let engine = home.engine().await?;
+        let embedder = home.embedder()?;
+        let engine = home.engine_with(Arc::clone(&embedder)).await?;
         once(&home, &engine, &args, &options).await?;
         if args.watch {
-            watch(&home, &engine, &args, &options).await?;
+            // Between runs the index is left to other commands (`search` while watching):
+            // the last handle dropped saves and closes it.
+            drop(engine);
+            watch(&home, &embedder, &args, &options).await?;
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -150,10 +155,11 @@ fn print_report(report: &IngestReport, took: Duration) {
 }
 
 /// Re-indexes after changes settle: events are collected until none arrived for half a
-/// second (an editor's save is several events), then one incremental run.
+/// second (an editor's save is several events), then one incremental run, with the index
+/// opened for the run and closed after it.
 async fn watch(
     home: &Home,
-    engine: &SearchEngine,
+    embedder: &Arc<dyn Embedder>,
     args: &Args,
     options: &IngestOptions,
 ) -> Result<(), Failure> {
@@ -191,7 +197,11 @@ async fn watch(
                 },
             }
         }
-        if let Err(f) = once(home, engine, args, options).await {
+        let run = async {
+            let engine = home.engine_with(Arc::clone(embedder)).await?;
+            once(home, &engine, args, options).await
+        };
+        if let Err(f) = run.await {
             eprintln!("error: {:#}", f.error);
         }
     }

@@ -385,6 +385,18 @@ fn index_watch_follows_writes_edits_and_deletes() {
     .unwrap();
     let edited = reports.recv_timeout(wait).expect("a run after the edit");
     assert!(edited.contains("1 updated"), "{edited}");
+    // Between its runs the watcher leaves the index to other commands (it held it for its
+    // life: a search failed, exit 5, for as long as the watch ran).
+    let out = navigator(
+        home.path(),
+        &["search", "quasarite antenna", "--mode", "keyword"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "a search while watching: {}",
+        text(&out)
+    );
 
     std::fs::remove_file(projects.join("Plan.md")).unwrap();
     let deleted = reports.recv_timeout(wait).expect("a run after the delete");

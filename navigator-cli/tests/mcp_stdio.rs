@@ -465,6 +465,63 @@ fn the_vault_is_indexed_in_the_background_at_start_while_reads_are_answered() {
     assert_eq!(created["index"]["added"], 1, "only the new note: {created}");
 }
 
+/// Notes written, edited and deleted outside the server (an editor, a sync) are indexed as
+/// they change: the server held the index for its life and never saw them (a deleted note
+/// stayed a search result, a new one was never found, and `navigator index` was refused).
+#[test]
+fn notes_changed_outside_the_server_are_indexed_as_they_change() {
+    let fixture = Fixture::new();
+    let mut server = fixture.serve();
+    // Once the start-up run is done, a write goes through.
+    write(
+        &mut server,
+        json!({ "path": "Inbox idea.md", "content": "Try a standing desk." }),
+    );
+    let found = |server: &mut Server, query: &str| -> Vec<String> {
+        let answer = server.ok("search", json!({ "query": query, "searchMode": "keyword" }));
+        let hits = match answer["action"].as_str() {
+            Some("navigate") => vec![answer["navigationTarget"].clone()],
+            _ => answer["results"].as_array().cloned().unwrap_or_default(),
+        };
+        hits.iter()
+            .filter_map(|h| h["itemId"].as_str().map(str::to_string))
+            .collect()
+    };
+    // A hang guard, not a timing assertion: a missed change would otherwise loop forever.
+    let until = |server: &mut Server, query: &str, present: bool, path: &str| {
+        for _ in 0..1200 {
+            if found(server, query).iter().any(|p| p == path) == present {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!(
+            "`{path}` never {} for {query:?}",
+            if present { "found" } else { "gone" }
+        );
+    };
+    let outside = fixture.vault().join("3 Resources/Albatross.md");
+    std::fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    std::fs::write(
+        &outside,
+        "# Albatross\n\nThe albatross plays the ukulele.\n",
+    )
+    .unwrap();
+    until(
+        &mut server,
+        "albatross ukulele",
+        true,
+        "3 Resources/Albatross.md",
+    );
+    std::fs::remove_file(&outside).unwrap();
+    until(
+        &mut server,
+        "albatross ukulele",
+        false,
+        "3 Resources/Albatross.md",
+    );
+}
+
 #[test]
 fn the_server_re_indexes_the_vault_with_the_folder_mappings_it_was_indexed_with() {
     let fixture = Fixture::new();

@@ -29,6 +29,18 @@ pub enum Error {
         #[source]
         source: Option<BoxError>,
     },
+    /// The store is open elsewhere: in another process (an index run, a watcher, a server on
+    /// the same data directory) or elsewhere in this one. One opener at a time; the same open
+    /// succeeds once the other has closed it.
+    #[error(
+        "store at {}: it is already open, by another process (an index run, a watcher or a \
+         server on the same data directory) or elsewhere in this one; one opener at a time",
+        path.display()
+    )]
+    InUse {
+        /// The database file.
+        path: std::path::PathBuf,
+    },
     /// A derived index (tantivy keyword index or usearch vector index) failed, with its path.
     #[error("{index} index at {}: {message}", path.display())]
     Index {
@@ -145,6 +157,7 @@ impl Error {
                 }
             }
             Self::Io { .. } => ErrorKind::Io,
+            Self::InUse { .. } => ErrorKind::Unavailable,
             Self::Corrupt { .. } => ErrorKind::CorruptIndex,
             Self::Dimensions { .. } | Self::ModelMismatch { .. } => ErrorKind::ModelMismatch,
             Self::Toc(_) => ErrorKind::BadRequest,

@@ -657,6 +657,49 @@ mod tests {
             .collect()
     }
 
+    /// A word inside a Japanese sentence, and an accented word written decomposed, are found
+    /// by their plain spellings (the index cut at punctuation only, and kept accents).
+    #[test]
+    fn words_inside_cjk_sentences_and_accented_words_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, _) = KeywordIndex::open(&dir.path().join("keyword")).unwrap();
+        let t = chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+            .unwrap()
+            .to_utc();
+        let note = |id: &str, body: &str| {
+            Item::new(id.to_string(), ItemType::Resource, id.to_string(), t)
+                .unwrap()
+                .with_body(body.to_string())
+        };
+        let decomposed: String =
+            unicode_normalization::UnicodeNormalization::nfd("Zoë from Málaga").collect();
+        let items = [
+            note(
+                "tokyo",
+                "浅草寺を訪れて、築地市場で寿司を食べる予定です。新幹線で京都へ行く。",
+            ),
+            note("spain", &decomposed),
+            note("other", "kestrel over the meadow"),
+        ];
+        let changes: Vec<(u64, Option<&Item>)> = items
+            .iter()
+            .enumerate()
+            .map(|(k, it)| (k as u64, Some(it)))
+            .collect();
+        index.apply(&changes, 3).unwrap();
+        let first = |q: &str| {
+            let found = index.search(q, &Filter::everything(), 10).unwrap();
+            found.hits.first().map(|h| h.0)
+        };
+        for q in ["寿司", "新幹線", "京都", "築地市場"] {
+            assert_eq!(first(q), Some(0), "{q}");
+        }
+        for q in ["malaga", "Málaga", "zoe"] {
+            assert_eq!(first(q), Some(1), "{q}");
+        }
+        assert_eq!(first("大阪"), None);
+    }
+
     /// Defect 5 of the reliability audit: a damaged tantivy segment was not noticed on open,
     /// so open failed or every search did. Each live segment file is now verified on open, and
     /// a damaged index is reported and recreated empty (the engine refills it from the store).

@@ -112,6 +112,8 @@ pub mod toc;
 mod vector;
 #[cfg(feature = "engine")]
 mod warm;
+#[cfg(feature = "engine")]
+mod words;
 
 #[cfg(feature = "engine")]
 pub use agent::{

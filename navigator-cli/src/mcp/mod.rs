@@ -448,6 +448,9 @@ pub fn run(args: Args) -> Outcome {
         if args.vault.is_some() {
             start_index(&server);
         }
+        // Notes edited outside the server (an editor, a sync) are indexed as they change;
+        // the watch ends with the session.
+        let _watch = watch_vault(&server, home.dir());
         #[cfg(feature = "http")]
         if let Some(addr) = args.http {
             http::serve(server, addr, &args.allow_hosts).await?;
@@ -524,6 +527,59 @@ fn start_index(server: &McpServer) {
             Err(e) => tracing::error!("indexing the vault: {}: {}", e.code, e.message),
         }
     });
+}
+
+/// Re-indexes the vault whenever something in it changes outside the index's own files (an
+/// editor's save, a sync, a note tool's write): events settle for half a second, then one
+/// incremental run with the write lock held (waiting for a note tool's write to finish).
+/// The watch stops when the returned watcher is dropped or the server is gone; `None` when
+/// there is no vault or it cannot be watched (said in the log: the server serves on).
+fn watch_vault(server: &McpServer, home: &Path) -> Option<notify::RecommendedWatcher> {
+    use notify::{RecursiveMode, Watcher};
+    let vault = server.shared.vault.clone()?;
+    // A data directory kept inside the vault changes with every write of the index.
+    let home = home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if let Ok(e) = event {
+            if !e.kind.is_access() && e.paths.iter().any(|p| !p.starts_with(&home)) {
+                let _ = tx.send(());
+            }
+        }
+    });
+    let mut watcher = match watcher {
+        Ok(w) => w,
+        Err(e) => {
+            tracing::warn!("cannot watch the vault {}: {e}", vault.display());
+            return None;
+        }
+    };
+    if let Err(e) = watcher.watch(&vault, RecursiveMode::Recursive) {
+        tracing::warn!("cannot watch the vault {}: {e}", vault.display());
+        return None;
+    }
+    let shared = Arc::downgrade(&server.shared);
+    let router = Arc::clone(&server.router);
+    tokio::spawn(async move {
+        let quiet = std::time::Duration::from_millis(500);
+        while rx.recv().await.is_some() {
+            while let Ok(Some(())) = tokio::time::timeout(quiet, rx.recv()).await {}
+            let Some(shared) = shared.upgrade() else {
+                return;
+            };
+            let server = McpServer {
+                shared,
+                router: Arc::clone(&router),
+            };
+            let _guard = Arc::clone(&server.shared.writer).lock_owned().await;
+            match server.reindex(None, &Progress::none()).await {
+                Ok(report) if report.changed() => tracing::info!("vault re-indexed: {report}"),
+                Ok(_) => {}
+                Err(e) => tracing::error!("re-indexing the vault: {}: {}", e.code, e.message),
+            }
+        }
+    });
+    Some(watcher)
 }
 
 /// Builds the time table of contents from a session log into the engine's store.

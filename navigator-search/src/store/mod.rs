@@ -119,14 +119,7 @@ impl RedbStore {
         }
         let db = match catch_unwind(AssertUnwindSafe(|| Database::create(&path))) {
             Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => {
-                return Err(Error::Storage {
-                    path,
-                    message: "it is already open, by another process (a server or a \
-                              watcher on the same data directory) or elsewhere in this one; \
-                              one opener at a time"
-                        .into(),
-                    source: None,
-                })
+                return Err(Error::InUse { path });
             }
             Ok(db) => db.map_err(|e| storage(&path, e))?,
             Err(_) => {
@@ -842,6 +835,8 @@ mod tests {
         let first = RedbStore::open(&path).unwrap();
         first.write_items(&[item("a")], None).unwrap();
         let err = RedbStore::open(&path).unwrap_err();
+        assert!(matches!(err, Error::InUse { .. }), "{err:?}");
+        assert_eq!(err.kind(), navigator_core::ErrorKind::Unavailable);
         let chain = format!("{:#}", anyhow::Error::from(err));
         assert!(chain.contains("already open"), "{chain}");
         assert_eq!(

@@ -1,0 +1,289 @@
+//! How the keyword index cuts text into words, before lower-casing and stemming
+//! (`stems.rs`).
+//!
+//! - A word is a run of letters, digits and the combining marks on them: decomposed text
+//!   (`Ma\u{301}laga`, as macOS and many clipboards write it) is one word, not `Ma` + `laga`.
+//! - Chinese, Japanese and Korean write no spaces between words: a run of their characters
+//!   is cut into overlapping pairs (`新幹線で京都` gives `新幹`, `幹線`, `線で`, `で京`, `京都`), the
+//!   usual dictionary-free way (Lucene's CJK bigrams) to find a word inside a sentence; a lone
+//!   character is a word of its own.
+//! - [`FoldAccents`] then folds each word to its unaccented, composed form (`Málaga`,
+//!   decomposed or not, and `malaga` meet; `Straße` and `strasse`, `Tromsø` and `tromso`).
+//!
+//! Offsets stay those of the original text, so snippets highlight what the note says.
+
+use tantivy::tokenizer::{AsciiFoldingFilter, Token, TokenFilter, TokenStream, Tokenizer};
+use unicode_normalization::UnicodeNormalization;
+
+/// Words and CJK character pairs of a text (see the module's documentation).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct WordTokenizer;
+
+impl Tokenizer for WordTokenizer {
+    type TokenStream<'a> = WordStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> WordStream<'a> {
+        WordStream {
+            text,
+            at: 0,
+            pair: None,
+            token: Token::default(),
+            position: None,
+        }
+    }
+}
+
+/// Whether `c` belongs to a word: a letter or digit, or a combining mark on one.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || unicode_normalization::char::is_combining_mark(c)
+}
+
+/// Whether `c` is written without spaces between words: Han ideographs, kana, Hangul.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x11FF      // Hangul Jamo
+        | 0x3040..=0x30FF    // Hiragana, Katakana
+        | 0x3130..=0x318F    // Hangul compatibility Jamo
+        | 0x31F0..=0x31FF    // Katakana phonetic extensions
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0xF900..=0xFAFF    // CJK compatibility ideographs
+        | 0xFF66..=0xFF9F    // half-width Katakana
+        | 0x20000..=0x3FFFF) // CJK extensions B and beyond
+}
+
+/// The character at byte `at` of `text` and the byte after it.
+fn char_at(text: &str, at: usize) -> Option<(char, usize)> {
+    text[at..].chars().next().map(|c| (c, at + c.len_utf8()))
+}
+
+pub(crate) struct WordStream<'a> {
+    text: &'a str,
+    /// Where the next word is looked for.
+    at: usize,
+    /// Inside a CJK run: the start of the next pair's first character.
+    pair: Option<usize>,
+    token: Token,
+    position: Option<usize>,
+}
+
+impl WordStream<'_> {
+    fn emit(&mut self, from: usize, to: usize) -> bool {
+        let position = self.position.map_or(0, |p| p + 1);
+        self.position = Some(position);
+        self.token.text.clear();
+        self.token.text.push_str(&self.text[from..to]);
+        self.token.offset_from = from;
+        self.token.offset_to = to;
+        self.token.position = position;
+        self.token.position_length = 1;
+        true
+    }
+
+    /// The next pair of a CJK run starting at `from`, or the lone character there when the
+    /// run is one character long; `None` when `from` holds no CJK character.
+    fn cjk_pair(&mut self, from: usize, run_start: bool) -> Option<bool> {
+        let (c, second) = char_at(self.text, from)?;
+        if !is_cjk(c) {
+            return None;
+        }
+        match char_at(self.text, second).filter(|(d, _)| is_cjk(*d)) {
+            Some((_, end)) => {
+                self.pair = Some(second);
+                self.at = end;
+                Some(self.emit(from, end))
+            }
+            None if run_start => {
+                self.pair = None;
+                self.at = second;
+                Some(self.emit(from, second))
+            }
+            // The run's last character was the second half of the pair before.
+            None => {
+                self.pair = None;
+                None
+            }
+        }
+    }
+}
+
+impl TokenStream for WordStream<'_> {
+    fn advance(&mut self) -> bool {
+        if let Some(next) = self.pair.take() {
+            if let Some(emitted) = self.cjk_pair(next, false) {
+                return emitted;
+            }
+            self.at = self.at.max(next);
+        }
+        // Skip to the next word character.
+        let text = self.text;
+        let Some(start) = text[self.at..]
+            .char_indices()
+            .find(|(_, c)| is_word_char(*c))
+            .map(|(k, _)| self.at + k)
+        else {
+            self.at = text.len();
+            return false;
+        };
+        if let Some(emitted) = self.cjk_pair(start, true) {
+            return emitted;
+        }
+        // A run of word characters up to the end, a non-word character or a CJK one.
+        let end = text[start..]
+            .char_indices()
+            .find(|(_, c)| !is_word_char(*c) || is_cjk(*c))
+            .map_or(text.len(), |(k, _)| start + k);
+        self.at = end;
+        self.emit(start, end)
+    }
+
+    fn token(&self) -> &Token {
+        &self.token
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.token
+    }
+}
+
+/// Folds each token to its unaccented, composed form: the accents of Latin, Greek and
+/// Cyrillic letters (the combining diacritical marks, U+0300–U+036F, of the decomposed form)
+/// are dropped, the rest composed again (kana voicing marks and Hangul stay whole), then
+/// tantivy's [`AsciiFoldingFilter`] folds what has no accent to drop (`ß` → `ss`, `ø` →
+/// `o`, `æ` → `ae`). Plain ASCII passes untouched.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct FoldAccents;
+
+impl TokenFilter for FoldAccents {
+    type Tokenizer<T: Tokenizer> = <AsciiFoldingFilter as TokenFilter>::Tokenizer<Unaccent<T>>;
+
+    fn transform<T: Tokenizer>(self, inner: T) -> Self::Tokenizer<T> {
+        AsciiFoldingFilter.transform(Unaccent { inner })
+    }
+}
+
+#[derive(Clone)]
+pub(crate) struct Unaccent<T> {
+    inner: T,
+}
+
+impl<T: Tokenizer> Tokenizer for Unaccent<T> {
+    type TokenStream<'a> = UnaccentStream<T::TokenStream<'a>>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        UnaccentStream {
+            tail: self.inner.token_stream(text),
+        }
+    }
+}
+
+pub(crate) struct UnaccentStream<T> {
+    tail: T,
+}
+
+impl<T: TokenStream> TokenStream for UnaccentStream<T> {
+    fn advance(&mut self) -> bool {
+        if !self.tail.advance() {
+            return false;
+        }
+        let token = self.tail.token_mut();
+        if !token.text.is_ascii() {
+            token.text = token
+                .text
+                .nfd()
+                .filter(|c| !('\u{300}'..='\u{36F}').contains(c))
+                .nfc()
+                .collect();
+        }
+        true
+    }
+
+    fn token(&self) -> &Token {
+        self.tail.token()
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        self.tail.token_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tantivy::tokenizer::{LowerCaser, TextAnalyzer};
+
+    fn words(text: &str) -> Vec<(String, usize, usize, usize)> {
+        let mut analyzer = TextAnalyzer::builder(WordTokenizer)
+            .filter(LowerCaser)
+            .filter(FoldAccents)
+            .build();
+        let mut stream = analyzer.token_stream(text);
+        let mut out = Vec::new();
+        while let Some(t) = stream.next() {
+            out.push((t.text.clone(), t.offset_from, t.offset_to, t.position));
+        }
+        out
+    }
+
+    fn texts(text: &str) -> Vec<String> {
+        words(text).into_iter().map(|w| w.0).collect()
+    }
+
+    #[test]
+    fn latin_words_split_where_tantivys_simple_tokenizer_splits_them() {
+        assert_eq!(
+            words("Hello, wide_world 42!"),
+            [
+                ("hello".to_string(), 0, 5, 0),
+                ("wide".to_string(), 7, 11, 1),
+                ("world".to_string(), 12, 17, 2),
+                ("42".to_string(), 18, 20, 3),
+            ]
+        );
+        assert!(words("").is_empty());
+        assert!(words(" ,;— ").is_empty());
+    }
+
+    #[test]
+    fn accents_fold_whether_the_text_is_composed_or_not() {
+        let composed = "Résumé from Málaga: Zoë, crème brûlée, Straße, Tromsø";
+        let decomposed: String = composed.nfd().collect();
+        let expected = [
+            "resume", "from", "malaga", "zoe", "creme", "brulee", "strasse", "tromso",
+        ];
+        assert_eq!(texts(composed), expected);
+        assert_eq!(texts(&decomposed), expected);
+        // Offsets are the text's own: the decomposed word is highlighted whole.
+        let malaga = &words(&decomposed)[2];
+        assert_eq!(&decomposed[malaga.1..malaga.2], "Ma\u{301}laga");
+    }
+
+    #[test]
+    fn cjk_runs_become_overlapping_pairs_and_a_lone_character_a_word() {
+        assert_eq!(
+            texts("新幹線で京都へ行く。"),
+            ["新幹", "幹線", "線で", "で京", "京都", "都へ", "へ行", "行く"]
+        );
+        assert_eq!(texts("寿司"), ["寿司"]);
+        assert_eq!(texts("京"), ["京"]);
+        // Between other words, with their offsets and positions.
+        assert_eq!(
+            words("go 東京 now 日"),
+            [
+                ("go".to_string(), 0, 2, 0),
+                ("東京".to_string(), 3, 9, 1),
+                ("now".to_string(), 10, 13, 2),
+                ("日".to_string(), 14, 17, 3),
+            ]
+        );
+        // A Latin word written against a CJK run is a word of its own.
+        assert_eq!(
+            texts("Rust入門ガイド"),
+            ["rust", "入門", "門ガ", "ガイ", "イド"]
+        );
+        // Kana voicing marks and Hangul stay whole.
+        assert_eq!(texts("がっこう"), ["がっ", "っこ", "こう"]);
+        assert_eq!(texts("서울 여행"), ["서울", "여행"]);
+    }
+}
