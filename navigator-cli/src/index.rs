@@ -65,9 +65,31 @@ pub fn run(args: Args) -> Outcome {
             ),
         ));
     }
-    let options = ingest_options(&args.folders, Some(args.max_file_mib));
     // Item ids are paths inside the source: two vaults in one data directory share them.
     let source = args.path.canonicalize().unwrap_or(args.path.clone());
+    let mut args = args;
+    // The same source again without `--folder`: the mappings it was indexed with still
+    // hold (without them its mapped folders' notes silently changed category), as they do
+    // for `navigator mcp`.
+    if let Some(last) = home
+        .last_index()
+        .filter(|l| Path::new(&l.source) == source && args.folders.is_empty())
+        .filter(|l| !l.folders.is_empty())
+    {
+        let named: Vec<String> = last
+            .folders
+            .iter()
+            .map(|(name, c)| format!("{name}={}", c.as_str()))
+            .collect();
+        eprintln!(
+            "note: mapping folders as the last run did ({}); give --folder to change them \
+             (`--folder NAME=resource` sets one back to the default)",
+            named.join(", ")
+        );
+        args.folders = last.folders;
+    }
+    let args = args;
+    let options = ingest_options(&args.folders, Some(args.max_file_mib));
     if let Some(last) = home.last_index().filter(|l| Path::new(&l.source) != source) {
         eprintln!(
             "warning: this data directory holds the index of {}; notes of {} at the same \

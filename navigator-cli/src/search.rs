@@ -105,13 +105,22 @@ fn parse_until(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
     })
 }
 
-/// What to try when `request` found nothing: the archive it left out, if that holds
-/// matches, and the query respelled after the titles' words.
+/// What to try when `request`'s page came back empty: a page past the last result says
+/// so; a search that matched nothing hears of the archive it left out, if that holds
+/// matches, and of the query respelled after the titles' words.
 async fn no_results_hints(
     engine: &navigator_search::SearchEngine,
     request: &SearchRequest,
+    total: u64,
 ) -> Result<Vec<String>, Failure> {
     let mut hints = Vec::new();
+    if total > 0 {
+        hints.push(format!(
+            "the page starts past the last result: {total} match; --offset {} or less shows some",
+            total - 1
+        ));
+        return Ok(hints);
+    }
     if !request.include_archived {
         let archived = engine
             .search(&request.clone().include_archived(true).limit(1).offset(0))
@@ -185,7 +194,7 @@ pub fn run(args: Args) -> Outcome {
         let engine = home.engine().await?;
         let page = engine.search(&request).await.map_err(Failure::from)?;
         let hints = if page.results.is_empty() && !request.is_listing() {
-            no_results_hints(&engine, &request).await?
+            no_results_hints(&engine, &request, page.total_results).await?
         } else {
             Vec::new()
         };

@@ -222,6 +222,15 @@ fn index_search_toc_status_on_the_sample_vault() {
         "{stderr}"
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+    // A page past the last result says so, not that the archive holds what the page lacks.
+    let out = navigator(
+        home.path(),
+        &["search", "kitchen", "--mode", "keyword", "--offset", "500"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("past the last result"), "{stderr}");
+    assert!(!stderr.contains("archived item"), "{stderr}");
     let out = navigator(
         home.path(),
         &["search", "renovaton quotez", "--mode", "keyword"],
@@ -449,6 +458,43 @@ fn index_watch_follows_writes_edits_and_deletes() {
             .all(|h| h["itemId"] != "1 Projects/Orbit/Plan.md"),
         "the deleted note is gone: {gone:?}"
     );
+}
+
+/// A vault indexed with `--folder` mappings is indexed with them again when the next run
+/// gives none (its mapped folder's notes silently changed category, every one reported as
+/// updated); `--folder` given again changes them.
+#[test]
+fn the_next_index_run_keeps_the_folder_mappings_of_the_last() {
+    let home = tempfile::tempdir().unwrap();
+    let vault = tempfile::tempdir().unwrap();
+    let inbox = vault.path().join("Inbox");
+    std::fs::create_dir_all(&inbox).unwrap();
+    std::fs::write(inbox.join("Idea.md"), "# Idea\n\nA standing desk.\n").unwrap();
+    let path = vault.path().to_str().unwrap();
+    let index = |extra: &[&str]| -> Output {
+        let mut args = vec!["index", path, "--quiet", "--json"];
+        args.extend_from_slice(extra);
+        let out = navigator(home.path(), &args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        out
+    };
+    let in_projects = || -> bool {
+        let out = navigator(home.path(), &["toc", "-c", "project", "--json"]);
+        String::from_utf8_lossy(&out.stdout).contains("Idea.md")
+    };
+    index(&["--folder", "Inbox=project"]);
+    assert!(in_projects());
+    let again = index(&[]);
+    assert!(in_projects(), "still a project: {}", text(&again));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("Inbox=project"),
+        "the run says which mappings it kept: {}",
+        text(&again)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(report["report"]["updated"], 0, "{report}");
+    index(&["--folder", "Inbox=resource"]);
+    assert!(!in_projects());
 }
 
 /// `toc`: a note whose front matter moves it to another category is listed under that

@@ -393,13 +393,33 @@ async fn odd_files_are_skipped_by_reason_and_never_crash() {
         let name = std::ffi::OsStr::from_bytes(b"Resources/r\xe9sum\xe9.md");
         std::fs::write(v.join(name), "Curriculum vitae, latin-1 file name.").unwrap();
     }
+    // Links to a note and to a folder are said to be skipped (they were passed over
+    // silently); a link to something that is no note is no note either.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("ok.md", v.join("Resources/link.md")).unwrap();
+        std::os::unix::fs::symlink("../Projects", v.join("Resources/projects-link")).unwrap();
+        std::os::unix::fs::symlink("image.png", v.join("Resources/image-link.png")).unwrap();
+    }
     let engine = engine(data.path()).await;
     let report = index(&engine, v).await;
     let by_reason = report.skipped_by_reason();
     assert_eq!(by_reason.get(&SkipReason::TooLarge), Some(&1), "{report}");
     assert_eq!(by_reason.get(&SkipReason::Binary), Some(&1), "{report}");
     assert_eq!(by_reason.get(&SkipReason::NotUtf8), Some(&1), "{report}");
-    assert_eq!(report.skipped.len(), 3, "{:?}", report.skipped);
+    #[cfg(unix)]
+    {
+        assert_eq!(by_reason.get(&SkipReason::Symlink), Some(&2), "{report}");
+        let link = report
+            .skipped
+            .iter()
+            .find(|s| s.path == "Resources/link.md")
+            .expect("the link to a note");
+        assert!(link.message.contains("`ok.md`"), "{}", link.message);
+        assert!(engine.item("Resources/link.md").unwrap().is_none());
+    }
+    let links = if cfg!(unix) { 2 } else { 0 };
+    assert_eq!(report.skipped.len(), 3 + links, "{:?}", report.skipped);
     assert!(engine.item("Resources/ok.md").unwrap().is_some());
     assert!(
         engine.item("Projects/Empty project/").unwrap().is_some(),
@@ -415,7 +435,7 @@ async fn odd_files_are_skipped_by_reason_and_never_crash() {
     let again = index(&engine, v).await;
     assert_eq!(
         (again.changed(), again.skipped.len()),
-        (false, 3),
+        (false, 3 + links),
         "{again}"
     );
 }
@@ -446,6 +466,8 @@ async fn json_lines_import_reports_bad_rows_by_line_and_syncs() {
     std::fs::write(
         &file,
         concat!(
+            // An editor's byte-order mark before the first row is no part of it.
+            "\u{feff}",
             r#"{"id":"t1","title":"Draft the quarterly report","type":"task","parentId":"p1","tags":["q4"]}"#, "\n",
             r#"{"id":"p1","title":"Quarterly reporting","type":"project","createdAt":"2025-01-01"}"#, "\n",
             "\n",

@@ -123,8 +123,11 @@ impl FrontMatter {
             "category" => match yaml_scalar(&value).and_then(|s| parse_category(&s)) {
                 Some(c) => self.category = Some(c),
                 None => {
-                    self.warnings
-                        .push(format!("category: {value:?} is not a PARA category"));
+                    self.warnings.push(format!(
+                        "category: `{}` is not a PARA category (project, area, resource, \
+                         archive)",
+                        yaml_scalar(&value).unwrap_or_else(|| kind(&value).into())
+                    ));
                     self.keep(key, value)
                 }
             },
@@ -362,6 +365,15 @@ mod tests {
         assert_eq!(fm.properties["created"], "soon");
         assert_eq!(fm.created, None);
         assert_eq!(fm.warnings.len(), 2, "{:?}", fm.warnings);
+        // Said as the note spells it, not as Rust's debug form (`String("nowhere")`).
+        assert!(
+            fm.warnings.contains(
+                &"category: `nowhere` is not a PARA category (project, area, resource, archive)"
+                    .to_string()
+            ),
+            "{:?}",
+            fm.warnings
+        );
     }
 
     #[test]

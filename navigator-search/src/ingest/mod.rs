@@ -365,6 +365,7 @@ pub async fn import_jsonl(
     for (i, text) in std::io::BufReader::new(file).lines().enumerate() {
         let line = i + 1;
         let text = text.map_err(|e| line_err(&path, line, e))?;
+        let text = without_bom(i, &text);
         let Some(id) = valid.get(&line) else {
             continue;
         };
@@ -390,13 +391,23 @@ pub async fn import_jsonl(
     sync.finish().await
 }
 
+/// Line `i` (from 0) without the byte-order mark an editor may have put before the first
+/// (it made the first row invalid JSON).
+fn without_bom(i: usize, line: &str) -> &str {
+    match i {
+        0 => line.strip_prefix('\u{feff}').unwrap_or(line),
+        _ => line,
+    }
+}
+
 /// Calls `f(line_number, text)` for every non-blank line.
 fn for_each_line(path: &Path, mut f: impl FnMut(usize, &str)) -> Result<()> {
     let file = std::fs::File::open(path).map_err(|e| ingest_err(path, e))?;
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line.map_err(|e| line_err(path, i + 1, e))?;
+        let line = without_bom(i, &line);
         if !line.trim().is_empty() {
-            f(i + 1, &line);
+            f(i + 1, line);
         }
     }
     Ok(())

@@ -22,6 +22,9 @@ pub enum SkipReason {
     InvalidRow,
     /// Nothing to index: no title could be derived and the text is empty.
     Empty,
+    /// A symbolic link to a note or a folder: links are not followed (one could lead out of
+    /// the vault, or index a note twice under two paths).
+    Symlink,
 }
 
 impl SkipReason {
@@ -35,6 +38,7 @@ impl SkipReason {
             SkipReason::Unreadable => "unreadable",
             SkipReason::InvalidRow => "invalid_row",
             SkipReason::Empty => "empty",
+            SkipReason::Symlink => "symlink",
         }
     }
 }

@@ -66,6 +66,21 @@ pub(crate) fn walk(root: &Path, report: &mut IngestReport) -> Walked {
             walked.folders.push(rel);
             continue;
         }
+        // Said, not silently passed over: a link to a note or a folder is not followed.
+        if kind.is_symlink() && (is_note(entry.path()) || entry.path().is_dir()) {
+            let target = std::fs::read_link(entry.path())
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            report.skip(
+                &rel,
+                SkipReason::Symlink,
+                format!(
+                    "a symbolic link to `{target}`: links are not followed (index the note or \
+                     folder where it lies, or copy it into the vault)"
+                ),
+            );
+            continue;
+        }
         if !kind.is_file() || !is_note(entry.path()) {
             continue;
         }
