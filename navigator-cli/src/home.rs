@@ -271,6 +271,12 @@ const POLL_INDEX: std::time::Duration = std::time::Duration::from_millis(200);
 /// A category as typed on the command line (`project`, `Projects`, `AREA`).
 pub fn parse_category(s: &str) -> Result<navigator_core::Category, String> {
     let lower = s.trim().to_lowercase();
+    // `archived`, as the items are called, names the archive too.
+    let lower = if lower == "archived" {
+        "archive".to_string()
+    } else {
+        lower
+    };
     navigator_core::Category::parse(lower.trim_end_matches('s'))
         .ok_or_else(|| format!("`{s}` is not a category (project, area, resource, archive)"))
 }
@@ -317,6 +323,24 @@ mod tests {
         );
         assert!(opened.is_ok(), "{:?}", opened.err().map(|f| f.error));
         release.join().unwrap();
+    }
+
+    #[test]
+    fn categories_are_read_as_people_write_them() {
+        use navigator_core::Category;
+        for (typed, category) in [
+            ("project", Category::Project),
+            ("Projects", Category::Project),
+            ("AREA", Category::Area),
+            ("archive", Category::Archive),
+            ("archived", Category::Archive),
+            ("Archives", Category::Archive),
+        ] {
+            assert_eq!(parse_category(typed), Ok(category), "{typed}");
+        }
+        assert!(parse_category("nowhere")
+            .unwrap_err()
+            .contains("not a category"));
     }
 
     #[test]

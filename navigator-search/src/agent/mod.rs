@@ -217,9 +217,11 @@ fn restore_hints(results: &[SearchResult]) -> Vec<String> {
         .take(RESTORE_HINTS_TOP)
         .filter(|r| r.item_type.is_archived())
         .map(|r| {
+            // Named by its id too: two archived notes often share a title.
             format!(
-                "\"{}\" is archived ({}); restore it to make it a live {} again",
+                "\"{}\" ({}) is archived ({}); restore it to make it a live {} again",
                 r.title,
+                r.item_id,
                 r.item_type,
                 r.item_type.unarchived()
             )
@@ -282,6 +284,12 @@ mod tests {
         ]);
         assert_eq!(hints.len(), 1);
         assert!(hints[0].contains("archived_resource") && hints[0].contains("live resource"));
+        // Two archived notes of one title are told apart by their ids.
+        let mut z = hit("z", Category::Archive, 0.45);
+        z.title = hints[0].split('"').nth(1).unwrap().to_string();
+        let hints = restore_hints(&[hit("x", Category::Archive, 0.5), z]);
+        assert_eq!(hints.len(), 2);
+        assert_ne!(hints[0], hints[1], "{hints:?}");
     }
 
     #[test]
