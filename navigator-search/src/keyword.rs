@@ -29,7 +29,7 @@ use navigator_core::{Category, Item, TagFilter};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use tantivy::collector::{Count, TopDocs};
+use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::{
     DateOptions, Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
@@ -51,6 +51,9 @@ const WRITER_MEMORY: usize = 64 * 1024 * 1024;
 #[derive(Debug, Clone, Copy)]
 struct Fields {
     key: Field,
+    /// Which passage of its item a document is (`passages.rs`): 0 for the first, the one
+    /// every item has.
+    passage: Field,
     /// Title ×2, tags ×2 and body: what BM25 ranks on.
     text: Field,
     category: Field,
@@ -73,6 +76,7 @@ fn schema() -> (Schema, Fields) {
     let date = DateOptions::default().set_indexed().set_fast();
     let fields = Fields {
         key: b.add_u64_field("key", NumericOptions::default().set_indexed().set_fast()),
+        passage: b.add_u64_field("passage", NumericOptions::default().set_indexed()),
         text: b.add_text_field("text", text),
         category: b.add_text_field("category", STRING | FAST),
         item_type: b.add_text_field("item_type", STRING | FAST),
@@ -226,13 +230,32 @@ impl KeywordIndex {
 
     /// How many live documents the index holds.
     pub(crate) fn num_docs(&self) -> u64 {
-        self.reader.searcher().num_docs()
+        let first = TermQuery::new(
+            Term::from_field_u64(self.fields.passage, 0),
+            IndexRecordOption::Basic,
+        );
+        // A count cannot fail on an open reader; 0 (a rebuild) is the safe answer if it did.
+        self.reader
+            .searcher()
+            .search(&first, &Count)
+            .map_or(0, |n| n as u64)
     }
 
-    fn document(&self, key: u64, item: &Item) -> TantivyDocument {
+    /// The item's documents: one per passage of its body (`passages.rs`), each with its
+    /// title, tags and filter fields.
+    fn documents(&self, key: u64, item: &Item) -> Vec<TantivyDocument> {
+        crate::passages::passages(&item.body)
+            .into_iter()
+            .enumerate()
+            .map(|(k, passage)| self.document(key, k as u64, item, passage))
+            .collect()
+    }
+
+    fn document(&self, key: u64, passage: u64, item: &Item, body: &str) -> TantivyDocument {
         let f = self.fields;
         let mut doc = TantivyDocument::default();
         doc.add_u64(f.key, key);
+        doc.add_u64(f.passage, passage);
         let tags = item.tags.join(" ");
         for _ in 0..TITLE_REPEAT {
             doc.add_text(f.text, &item.title);
@@ -240,7 +263,7 @@ impl KeywordIndex {
         for _ in 0..TAGS_REPEAT {
             doc.add_text(f.text, &tags);
         }
-        doc.add_text(f.text, &item.body);
+        doc.add_text(f.text, body);
         doc.add_text(f.category, item.category.as_str());
         doc.add_text(f.item_type, item.item_type.as_str());
         if let Some(s) = &item.status {
@@ -283,9 +306,9 @@ impl KeywordIndex {
                 writer.delete_term(Term::from_field_u64(self.fields.key, *key));
             }
             if let Some(item) = item {
-                writer
-                    .add_document(self.document(*key, item))
-                    .map_err(|e| self.err(e))?;
+                for doc in self.documents(*key, item) {
+                    writer.add_document(doc).map_err(|e| self.err(e))?;
+                }
             }
         }
         Ok(())
@@ -522,26 +545,40 @@ impl KeywordIndex {
             clauses.push((Occur::Must, Box::new(text_query)));
             Box::new(BooleanQuery::new(clauses))
         };
-        let (top, total) = searcher
-            .search(&query, &(TopDocs::with_limit(limit.max(1)), Count))
-            .map_err(|e| self.err(e))?;
-        let mut columns = std::collections::HashMap::new();
-        let mut hits = Vec::with_capacity(top.len());
-        for (score, addr) in top {
-            let column = match columns.entry(addr.segment_ord) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => e.insert(
-                    searcher
-                        .segment_reader(addr.segment_ord)
-                        .fast_fields()
-                        .u64("key")
-                        .map_err(|e| self.err(e))?,
-                ),
-            };
-            if let Some(key) = column.first(addr.doc_id) {
-                hits.push((key, score));
+        // An item's passages are documents of their own: the item scores as its best
+        // passage, and counts once. More documents are fetched while too few items came back.
+        let limit = limit.max(1);
+        let mut fetch = limit + limit / 2 + 8;
+        let (hits, total) = loop {
+            let (top, keys) = searcher
+                .search(&query, &(TopDocs::with_limit(fetch), DistinctKeys))
+                .map_err(|e| self.err(e))?;
+            let fetched = top.len();
+            let mut columns = std::collections::HashMap::new();
+            let mut seen = std::collections::HashSet::new();
+            let mut hits = Vec::with_capacity(limit);
+            for (score, addr) in top {
+                let column = match columns.entry(addr.segment_ord) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(e) => e.insert(
+                        searcher
+                            .segment_reader(addr.segment_ord)
+                            .fast_fields()
+                            .u64("key")
+                            .map_err(|e| self.err(e))?,
+                    ),
+                };
+                if let Some(key) = column.first(addr.doc_id) {
+                    if hits.len() < limit && seen.insert(key) {
+                        hits.push((key, score));
+                    }
+                }
             }
-        }
+            if hits.len() >= limit.min(keys) || fetched < fetch {
+                break (hits, keys);
+            }
+            fetch *= 4;
+        };
         Ok(KeywordCandidates {
             hits,
             total,
@@ -586,6 +623,59 @@ impl KeywordSource for KeywordIndex {
         pool: usize,
     ) -> Result<KeywordCandidates> {
         self.search(query, filter, pool)
+    }
+}
+
+/// Counts the distinct items (keys) among the matching documents: an item's passages
+/// match as documents of their own.
+struct DistinctKeys;
+
+impl Collector for DistinctKeys {
+    type Fruit = usize;
+    type Child = SegmentKeys;
+
+    fn for_segment(
+        &self,
+        _segment: tantivy::SegmentOrdinal,
+        reader: &tantivy::SegmentReader,
+    ) -> tantivy::Result<SegmentKeys> {
+        Ok(SegmentKeys {
+            column: reader.fast_fields().u64("key")?,
+            keys: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, segments: Vec<Vec<u64>>) -> tantivy::Result<usize> {
+        let mut keys: Vec<u64> = segments.into_iter().flatten().collect();
+        keys.sort_unstable();
+        keys.dedup();
+        Ok(keys.len())
+    }
+}
+
+struct SegmentKeys {
+    column: tantivy::columnar::Column<u64>,
+    keys: Vec<u64>,
+}
+
+impl SegmentCollector for SegmentKeys {
+    type Fruit = Vec<u64>;
+
+    fn collect(&mut self, doc: tantivy::DocId, _score: tantivy::Score) {
+        if let Some(key) = self.column.first(doc) {
+            // Passages of one item are added one after another: neighbours repeat.
+            if self.keys.last() != Some(&key) {
+                self.keys.push(key);
+            }
+        }
+    }
+
+    fn harvest(self) -> Vec<u64> {
+        self.keys
     }
 }
 

@@ -95,6 +95,8 @@ mod keyword;
 mod merges;
 #[cfg(feature = "engine")]
 mod opened;
+#[cfg(feature = "engine")]
+mod passages;
 #[cfg(feature = "postgres")]
 pub mod pg;
 #[cfg(feature = "engine")]

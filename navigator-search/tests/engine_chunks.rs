@@ -178,6 +178,50 @@ async fn editing_one_section_embeds_only_the_changed_chunks() {
     assert_eq!(page.results[0].item_id, "garden");
 }
 
+/// A phrase only a long note holds, deep inside it: found first, and scored as the passage
+/// that holds it would be on its own. Scored as one 2,700-word document, BM25's length
+/// normalisation left it a weak match (relevance 0.2–0.3) beside short notes.
+#[tokio::test]
+async fn a_phrase_deep_in_a_long_note_is_a_strong_keyword_match() {
+    let (engine, _dir) = engine_with(embedder()).await;
+    let body = format!(
+        "{}\n\nThe secret passphrase for the lighthouse keeper is periwinkle marmalade.\n\n{}",
+        filler("planting", 30),
+        filler("harvest", 30)
+    );
+    let long = Item::new("journal", ItemType::Resource, "Garden journal", now())
+        .unwrap()
+        .with_body(body);
+    engine
+        .upsert(&[
+            long,
+            short_note("jam", "Jam", "Orange marmalade on toast."),
+            short_note(
+                "car",
+                "Car service",
+                "Book the car in for its annual service.",
+            ),
+        ])
+        .await
+        .unwrap();
+    let page = engine
+        .search(
+            &SearchRequest::new("periwinkle marmalade")
+                .unwrap()
+                .mode(SearchMode::Keyword),
+        )
+        .await
+        .unwrap();
+    assert_eq!(page.results[0].item_id, "journal", "{:?}", page.results);
+    assert!(page.results[0].relevance_score >= 0.5, "{:?}", page.results);
+    // One result per note, counted once, though its passages are documents of their own.
+    assert_eq!(page.total_results, 2, "{page:?}");
+    let ids: Vec<&str> = page.results.iter().map(|r| r.item_id.as_str()).collect();
+    assert_eq!(ids, ["journal", "jam"]);
+    let snippet = page.results[0].snippet.clone().unwrap_or_default();
+    assert!(snippet.contains("periwinkle"), "{snippet}");
+}
+
 #[tokio::test]
 async fn chunks_survive_reopening_and_a_renamed_note_keeps_its_vectors() {
     let dir = tempfile::tempdir().unwrap();
