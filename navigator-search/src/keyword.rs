@@ -766,7 +766,7 @@ mod tests {
         let items = [
             note(
                 "tokyo",
-                "浅草寺を訪れて、築地市場で寿司を食べる予定です。新幹線で京都へ行く。",
+                "浅草寺を訪れて、築地市場で寿司を食べる予定です。新幹線で京都へ行く。我的猫很可爱。",
             ),
             note("spain", &decomposed),
             note("other", "kestrel over the meadow"),
@@ -781,7 +781,7 @@ mod tests {
             let found = index.search(q, &Filter::everything(), 10).unwrap();
             found.hits.first().map(|h| h.0)
         };
-        for q in ["寿司", "新幹線", "京都", "築地市場"] {
+        for q in ["寿司", "新幹線", "京都", "築地市場", "猫"] {
             assert_eq!(first(q), Some(0), "{q}");
         }
         for q in ["malaga", "Málaga", "zoe"] {

@@ -4,18 +4,20 @@
 //! - A word is a run of letters, digits and the combining marks on them: decomposed text
 //!   (`Ma\u{301}laga`, as macOS and many clipboards write it) is one word, not `Ma` + `laga`.
 //! - Chinese, Japanese and Korean write no spaces between words: a run of their characters
-//!   is cut into overlapping pairs (`新幹線で京都` gives `新幹`, `幹線`, `線で`, `で京`, `京都`), the
-//!   usual dictionary-free way (Lucene's CJK bigrams) to find a word inside a sentence; a lone
-//!   character is a word of its own.
-//! - [`FoldAccents`] then folds each word to its unaccented, composed form (`Málaga`,
-//!   decomposed or not, and `malaga` meet; `Straße` and `strasse`, `Tromsø` and `tromso`).
+//!   gives each character and each overlapping pair (`京都へ` gives `京`, `京都`, `都`, `都へ`,
+//!   `へ`), the usual dictionary-free way (Lucene's CJK bigrams, with unigrams) to find a word
+//!   inside a sentence, one character long (`猫`) or longer.
+//! - [`FoldAccents`] then folds each word to its unaccented, compatibility-composed form
+//!   (`Málaga`, decomposed or not, and `malaga` meet; `Straße` and `strasse`, `Tromsø` and
+//!   `tromso`, half-width `ｶﾌｪ` and `カフェ`, `ﬁ` and `fi`).
 //!
 //! Offsets stay those of the original text, so snippets highlight what the note says.
 
 use tantivy::tokenizer::{AsciiFoldingFilter, Token, TokenFilter, TokenStream, Tokenizer};
 use unicode_normalization::UnicodeNormalization;
 
-/// Words and CJK character pairs of a text (see the module's documentation).
+/// Words, and CJK characters and character pairs, of a text (see the module's
+/// documentation).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct WordTokenizer;
 
@@ -26,7 +28,7 @@ impl Tokenizer for WordTokenizer {
         WordStream {
             text,
             at: 0,
-            pair: None,
+            pending: std::collections::VecDeque::new(),
             token: Token::default(),
             position: None,
         }
@@ -53,23 +55,18 @@ fn is_cjk(c: char) -> bool {
         | 0x20000..=0x3FFFF) // CJK extensions B and beyond
 }
 
-/// The character at byte `at` of `text` and the byte after it.
-fn char_at(text: &str, at: usize) -> Option<(char, usize)> {
-    text[at..].chars().next().map(|c| (c, at + c.len_utf8()))
-}
-
 pub(crate) struct WordStream<'a> {
     text: &'a str,
     /// Where the next word is looked for.
     at: usize,
-    /// Inside a CJK run: the start of the next pair's first character.
-    pair: Option<usize>,
+    /// The byte ranges still to emit of the CJK run last read.
+    pending: std::collections::VecDeque<(usize, usize)>,
     token: Token,
     position: Option<usize>,
 }
 
 impl WordStream<'_> {
-    fn emit(&mut self, from: usize, to: usize) -> bool {
+    fn emit(&mut self, (from, to): (usize, usize)) -> bool {
         let position = self.position.map_or(0, |p| p + 1);
         self.position = Some(position);
         self.token.text.clear();
@@ -81,53 +78,43 @@ impl WordStream<'_> {
         true
     }
 
-    /// The next pair of a CJK run starting at `from`, or the lone character there when the
-    /// run is one character long; `None` when `from` holds no CJK character.
-    fn cjk_pair(&mut self, from: usize, run_start: bool) -> Option<bool> {
-        let (c, second) = char_at(self.text, from)?;
-        if !is_cjk(c) {
-            return None;
-        }
-        match char_at(self.text, second).filter(|(d, _)| is_cjk(*d)) {
-            Some((_, end)) => {
-                self.pair = Some(second);
-                self.at = end;
-                Some(self.emit(from, end))
-            }
-            None if run_start => {
-                self.pair = None;
-                self.at = second;
-                Some(self.emit(from, second))
-            }
-            // The run's last character was the second half of the pair before.
-            None => {
-                self.pair = None;
-                None
+    /// Queues the CJK run starting at `from`: each character, and after it the pair it
+    /// starts with its neighbour. Returns where the run ends.
+    fn queue_cjk_run(&mut self, from: usize) -> usize {
+        let bounds: Vec<(usize, usize)> = self.text[from..]
+            .char_indices()
+            .take_while(|(_, c)| is_cjk(*c))
+            .map(|(k, c)| (from + k, from + k + c.len_utf8()))
+            .collect();
+        for (k, &(start, end)) in bounds.iter().enumerate() {
+            self.pending.push_back((start, end));
+            if let Some(&(_, next_end)) = bounds.get(k + 1) {
+                self.pending.push_back((start, next_end));
             }
         }
+        bounds.last().map_or(from, |&(_, end)| end)
     }
 }
 
 impl TokenStream for WordStream<'_> {
     fn advance(&mut self) -> bool {
-        if let Some(next) = self.pair.take() {
-            if let Some(emitted) = self.cjk_pair(next, false) {
-                return emitted;
-            }
-            self.at = self.at.max(next);
+        if let Some(next) = self.pending.pop_front() {
+            return self.emit(next);
         }
         // Skip to the next word character.
         let text = self.text;
-        let Some(start) = text[self.at..]
+        let Some((start, first)) = text[self.at..]
             .char_indices()
             .find(|(_, c)| is_word_char(*c))
-            .map(|(k, _)| self.at + k)
+            .map(|(k, c)| (self.at + k, c))
         else {
             self.at = text.len();
             return false;
         };
-        if let Some(emitted) = self.cjk_pair(start, true) {
-            return emitted;
+        if is_cjk(first) {
+            self.at = self.queue_cjk_run(start);
+            let next = self.pending.pop_front().unwrap_or((start, self.at));
+            return self.emit(next);
         }
         // A run of word characters up to the end, a non-word character or a CJK one.
         let end = text[start..]
@@ -135,7 +122,7 @@ impl TokenStream for WordStream<'_> {
             .find(|(_, c)| !is_word_char(*c) || is_cjk(*c))
             .map_or(text.len(), |(k, _)| start + k);
         self.at = end;
-        self.emit(start, end)
+        self.emit((start, end))
     }
 
     fn token(&self) -> &Token {
@@ -147,9 +134,10 @@ impl TokenStream for WordStream<'_> {
     }
 }
 
-/// Folds each token to its unaccented, composed form: the accents of Latin, Greek and
-/// Cyrillic letters (the combining diacritical marks, U+0300–U+036F, of the decomposed form)
-/// are dropped, the rest composed again (kana voicing marks and Hangul stay whole), then
+/// Folds each token to its unaccented, compatibility-composed form (NFKC: half-width kana,
+/// ligatures and full-width letters become their plain forms): the accents of Latin, Greek
+/// and Cyrillic letters (the combining diacritical marks, U+0300–U+036F, of the decomposed
+/// form) are dropped, the rest composed again (kana voicing marks and Hangul stay whole), then
 /// tantivy's [`AsciiFoldingFilter`] folds what has no accent to drop (`ß` → `ss`, `ø` →
 /// `o`, `æ` → `ae`). Plain ASCII passes untouched.
 #[derive(Clone, Copy, Default)]
@@ -191,9 +179,9 @@ impl<T: TokenStream> TokenStream for UnaccentStream<T> {
         if !token.text.is_ascii() {
             token.text = token
                 .text
-                .nfd()
+                .nfkd()
                 .filter(|c| !('\u{300}'..='\u{36F}').contains(c))
-                .nfc()
+                .nfkc()
                 .collect();
         }
         true
@@ -260,30 +248,32 @@ mod tests {
     }
 
     #[test]
-    fn cjk_runs_become_overlapping_pairs_and_a_lone_character_a_word() {
+    fn cjk_runs_give_each_character_and_each_pair() {
         assert_eq!(
-            texts("新幹線で京都へ行く。"),
-            ["新幹", "幹線", "線で", "で京", "京都", "都へ", "へ行", "行く"]
+            texts("新幹線で京都。"),
+            [
+                "新", "新幹", "幹", "幹線", "線", "線で", "で", "で京", "京", "京都", "都"
+            ]
         );
-        assert_eq!(texts("寿司"), ["寿司"]);
-        assert_eq!(texts("京"), ["京"]);
+        assert_eq!(texts("寿司"), ["寿", "寿司", "司"]);
+        assert_eq!(texts("猫"), ["猫"]);
         // Between other words, with their offsets and positions.
         assert_eq!(
             words("go 東京 now 日"),
             [
                 ("go".to_string(), 0, 2, 0),
-                ("東京".to_string(), 3, 9, 1),
-                ("now".to_string(), 10, 13, 2),
-                ("日".to_string(), 14, 17, 3),
+                ("東".to_string(), 3, 6, 1),
+                ("東京".to_string(), 3, 9, 2),
+                ("京".to_string(), 6, 9, 3),
+                ("now".to_string(), 10, 13, 4),
+                ("日".to_string(), 14, 17, 5),
             ]
         );
         // A Latin word written against a CJK run is a word of its own.
-        assert_eq!(
-            texts("Rust入門ガイド"),
-            ["rust", "入門", "門ガ", "ガイ", "イド"]
-        );
-        // Kana voicing marks and Hangul stay whole.
-        assert_eq!(texts("がっこう"), ["がっ", "っこ", "こう"]);
-        assert_eq!(texts("서울 여행"), ["서울", "여행"]);
+        assert_eq!(texts("Rust入門"), ["rust", "入", "入門", "門"]);
+        // Kana voicing marks and Hangul stay whole; half-width kana meet full-width.
+        assert_eq!(texts("がっ"), ["が", "がっ", "っ"]);
+        assert_eq!(texts("서울"), ["서", "서울", "울"]);
+        assert_eq!(texts("ｶﾌｪ"), texts("カフェ"));
     }
 }
