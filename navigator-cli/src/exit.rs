@@ -8,7 +8,7 @@
 //! | 3 | configuration: the data directory, the runtime or the model |
 //! | 4 | the input: a folder or file that cannot be read |
 //! | 5 | the index: store or index failure |
-//! | 6 | the index stayed open in another process (an index run, a watcher) past the wait |
+//! | 6 | the index is open in another process: a `navigator mcp` server, or an index run or watcher past the wait |
 
 use std::process::ExitCode;
 
@@ -36,7 +36,8 @@ pub const CONFIG: u8 = 3;
 pub const INPUT: u8 = 4;
 /// Exit code 5.
 pub const INDEX: u8 = 5;
-/// Exit code 6: another process kept the index open longer than a command waits.
+/// Exit code 6: another process has the index open (a server, or a run longer than a
+/// command waits).
 pub const BUSY: u8 = 6;
 
 impl Failure {

@@ -226,7 +226,7 @@ impl Home {
             // The index is one process's: a server on this directory holds it for its life.
             if let Some(pid) = crate::dir_lock::server_holding(&self.dir) {
                 return Err(Failure::new(
-                    crate::exit::INDEX,
+                    crate::exit::BUSY,
                     anyhow!(
                         "the index in {} is held by a running `navigator mcp` (process {pid}), \
                          which keeps it open while it serves and re-indexes its vault when \

@@ -68,25 +68,28 @@ pub fn run(args: Args) -> Outcome {
     // Item ids are paths inside the source: two vaults in one data directory share them.
     let source = args.path.canonicalize().unwrap_or(args.path.clone());
     let mut args = args;
-    // The same source again without `--folder`: the mappings it was indexed with still
-    // hold (without them its mapped folders' notes silently changed category), as they do
-    // for `navigator mcp`.
+    // The same source again: the mappings it was indexed with still hold (without them its
+    // mapped folders' notes silently changed category), as they do for `navigator mcp`;
+    // `--folder` changes or adds mappings one at a time.
     if let Some(last) = home
         .last_index()
-        .filter(|l| Path::new(&l.source) == source && args.folders.is_empty())
-        .filter(|l| !l.folders.is_empty())
+        .filter(|l| Path::new(&l.source) == source && !l.folders.is_empty())
     {
-        let named: Vec<String> = last
-            .folders
+        let mut folders = last.folders;
+        for (name, category) in std::mem::take(&mut args.folders) {
+            folders.retain(|(n, _)| *n != name);
+            folders.push((name, category));
+        }
+        let named: Vec<String> = folders
             .iter()
             .map(|(name, c)| format!("{name}={}", c.as_str()))
             .collect();
         eprintln!(
-            "note: mapping folders as the last run did ({}); give --folder to change them \
+            "note: mapping folders as the last run did, with this run's --folder on top: {} \
              (`--folder NAME=resource` sets one back to the default)",
             named.join(", ")
         );
-        args.folders = last.folders;
+        args.folders = folders;
     }
     let args = args;
     let options = ingest_options(&args.folders, Some(args.max_file_mib));
@@ -224,6 +227,18 @@ async fn watch(
             once(home, &engine, args, options).await
         };
         if let Err(f) = run.await {
+            // A folder moved or deleted is never seen again: say so and stop, rather than
+            // fail on every event from now on.
+            if !args.path.exists() {
+                return Err(Failure::new(
+                    INPUT,
+                    anyhow!(
+                        "{} is gone (moved or deleted): stopped watching it; run `navigator \
+                         index` on where it is now",
+                        args.path.display()
+                    ),
+                ));
+            }
             eprintln!("error: {:#}", f.error);
         }
     }

@@ -39,7 +39,6 @@ pub fn reindex(_args: ReindexArgs) -> Outcome {
 /// Runs the command.
 pub fn run(args: Args) -> Outcome {
     let home = Home::resolve()?;
-    let last = home.last_index();
     let (model, chunks, counts) = if home.index_dir().exists() {
         runtime()?.block_on(async {
             let engine = home.engine().await?;
@@ -62,6 +61,8 @@ pub fn run(args: Args) -> Outcome {
     } else {
         (None, 0, BTreeMap::new())
     };
+    // Read once the index is open: a run this command waited for has recorded itself.
+    let last = home.last_index();
     let total: u64 = counts.values().sum();
     if args.json {
         let v = serde_json::json!({

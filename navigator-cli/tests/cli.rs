@@ -460,9 +460,55 @@ fn index_watch_follows_writes_edits_and_deletes() {
     );
 }
 
+/// A watched folder moved away stops the watch with an error naming it (the watcher kept
+/// running, failing on every event, and never indexed the folder again).
+#[cfg(unix)]
+#[test]
+fn a_watched_folder_moved_away_stops_the_watch_with_an_error() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let home = tempfile::tempdir().unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let vault = parent.path().join("vault");
+    std::fs::create_dir_all(vault.join("Areas")).unwrap();
+    std::fs::write(vault.join("Areas/a.md"), "# A\n\nSome text.\n").unwrap();
+    let mut child = command(
+        home.path(),
+        &["index", vault.to_str().unwrap(), "--watch", "--quiet"],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // Hang guards, not timing assertions.
+    let wait = std::time::Duration::from_secs(120);
+    loop {
+        let line = lines.recv_timeout(wait).expect("the watcher started");
+        if line.starts_with("watching ") {
+            break;
+        }
+    }
+    std::fs::rename(&vault, parent.path().join("moved")).unwrap();
+    let mut said = String::new();
+    while let Ok(line) = lines.recv_timeout(wait) {
+        said.push_str(&line);
+        said.push('\n');
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(4), "{said}");
+    assert!(said.contains("is gone (moved or deleted)"), "{said}");
+}
+
 /// A vault indexed with `--folder` mappings is indexed with them again when the next run
 /// gives none (its mapped folder's notes silently changed category, every one reported as
-/// updated); `--folder` given again changes them.
+/// updated); `--folder` given again changes or adds one, keeping the others.
 #[test]
 fn the_next_index_run_keeps_the_folder_mappings_of_the_last() {
     let home = tempfile::tempdir().unwrap();
@@ -493,6 +539,20 @@ fn the_next_index_run_keeps_the_folder_mappings_of_the_last() {
     );
     let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(report["report"]["updated"], 0, "{report}");
+    // One mapping changed, the others kept.
+    std::fs::create_dir_all(vault.path().join("Notes")).unwrap();
+    std::fs::write(
+        vault.path().join("Notes/Soil.md"),
+        "# Soil\n\nKeep it healthy.\n",
+    )
+    .unwrap();
+    index(&["--folder", "Notes=project"]);
+    let listed = navigator(home.path(), &["toc", "-c", "project", "--json"]);
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(
+        listed.contains("Idea.md") && listed.contains("Soil.md"),
+        "{listed}"
+    );
     index(&["--folder", "Inbox=resource"]);
     assert!(!in_projects());
 }

@@ -232,7 +232,7 @@ fn a_second_server_on_the_same_data_directory_stops_with_a_clear_error() {
         .args(["search", "budget"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(5), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out));
     assert!(
         text(&out).contains("held by a running `navigator mcp` (process "),
         "{}",

@@ -10,7 +10,7 @@
 //! | `bad_request` | arguments of the wrong shape or out of range (the message names the field) |
 //! | `not_found` | an unknown id, path or TOC node |
 //! | `outside_vault` | a path that is absolute, climbs out with `..` or leaves through a symlink |
-//! | `busy` | another write (or the start-up index run) holds the index; retry |
+//! | `busy` | another write (the start-up index run, or a re-index of notes changed outside the server) holds the index; retry |
 //! | `not_configured` | the server was started without the vault or repository the tool needs |
 //! | `plan_drift` | the repository changed since the Flight Plan was made (`refit: true` re-fits) |
 //! | `budget` | a token or USD budget cannot be met |

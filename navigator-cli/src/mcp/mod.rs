@@ -152,8 +152,10 @@ impl McpServer {
             .map_err(|_| {
                 errors::ToolError::new(
                     "busy",
-                    "the index is being written (another note write, or the index run at \
-                     start); reads work meanwhile, retry the write in a moment",
+                    "the index is being written (another note write, the index run at \
+                     start, or a re-index of notes changed in the vault outside the server, \
+                     which on a large vault can take a while); reads work meanwhile, retry \
+                     the write in a moment",
                 )
             })
     }
