@@ -126,12 +126,16 @@ async fn no_results_hints(
             .search(&request.clone().include_archived(true).limit(1).offset(0))
             .await
             .map_err(Failure::from)?;
-        if archived.total_results > 0 {
+        // Past the archive's own last result, adding it would show nothing either.
+        if archived.total_results > u64::from(request.offset) {
             hints.push(format!(
                 "{} archived item(s) match: add --archived to search the archive too",
                 archived.total_results
             ));
         }
+    }
+    if request.is_listing() {
+        return Ok(hints);
     }
     let words = engine.title_words().await.map_err(Failure::from)?;
     if let Some(fixed) =
@@ -193,7 +197,7 @@ pub fn run(args: Args) -> Outcome {
     let (page, hints) = runtime()?.block_on(async {
         let engine = home.engine().await?;
         let page = engine.search(&request).await.map_err(Failure::from)?;
-        let hints = if page.results.is_empty() && !request.is_listing() {
+        let hints = if page.results.is_empty() {
             no_results_hints(&engine, &request, page.total_results).await?
         } else {
             Vec::new()

@@ -231,6 +231,17 @@ fn index_search_toc_status_on_the_sample_vault() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("past the last result"), "{stderr}");
     assert!(!stderr.contains("archived item"), "{stderr}");
+    // A listing (no query) too: it said only "no results".
+    let out = navigator(
+        home.path(),
+        &["search", "--tag", "kitchen", "--offset", "500"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("past the last result"),
+        "{}",
+        text(&out)
+    );
     let out = navigator(
         home.path(),
         &["search", "renovaton quotez", "--mode", "keyword"],

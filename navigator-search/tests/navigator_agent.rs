@@ -397,6 +397,33 @@ async fn nonsense_gets_no_results_with_suggestions(service: Arc<dyn SearchServic
     );
 }
 
+/// A page past the last result says so and how far the results go (it was told to use
+/// fewer terms, or to drop its filters).
+async fn a_page_past_the_last_result_says_so(service: Arc<dyn SearchService>) {
+    let req = SearchRequest::new("quarterly report").unwrap().offset(500);
+    let r = agent(service).handle(&req).await.unwrap();
+    round_trip(&r);
+    let NavigatorResponse::NoResults {
+        suggestions,
+        search_metadata,
+        ..
+    } = &r
+    else {
+        panic!("expected no_results: {r:?}")
+    };
+    let total = search_metadata.as_ref().unwrap().total_results;
+    assert!(total > 0, "{r:?}");
+    assert!(
+        suggestions[0].contains("past the last result")
+            && suggestions[0].contains(&format!("{total} match")),
+        "{suggestions:?}"
+    );
+    assert!(
+        !suggestions.iter().any(|x| x.contains("fewer or broader")),
+        "{suggestions:?}"
+    );
+}
+
 async fn a_misspelling_gets_a_near_spelling(service: Arc<dyn SearchService>) {
     // Scoped to templates' category with a window where nothing lives: no results, and the
     // suggestions come from the service's title vocabulary.
@@ -556,6 +583,7 @@ on_every_backend!(
     development_goals_scoped_to_areas,
     that_design_doc_from_last_month,
     nonsense_gets_no_results_with_suggestions,
+    a_page_past_the_last_result_says_so,
     a_misspelling_gets_a_near_spelling,
     exact_title_or_id_navigates,
     weak_results_spread_over_categories_ask_which_one,

@@ -137,6 +137,22 @@ impl NavigatorAgent {
         metadata: SearchMetadata,
         scoped: bool,
     ) -> Result<NavigatorResponse> {
+        if page.results.is_empty() && page.total_results > 0 {
+            // The page lies past the last result: that, not the query, is what to change.
+            let total = page.total_results;
+            let suggestions = vec![
+                format!(
+                    "The offset ({}) is past the last result: {total} match; use an offset \
+                     below {total} (offset 0 for the first page)",
+                    searched.offset
+                ),
+                "Narrow the search (a category, a tag, fewer words) to page through fewer \
+                 results"
+                    .to_string(),
+                "Ask again without an offset".to_string(),
+            ];
+            return Ok(NavigatorResponse::no_results(metadata, suggestions));
+        }
         if page.results.is_empty() {
             let vocabulary = self.service.title_words().await?;
             let suggestions = suggest::no_results_suggestions(
