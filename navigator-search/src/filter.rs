@@ -86,3 +86,34 @@ pub(crate) fn checked_query_vector<'a>(
     }
     Ok(Some(v))
 }
+
+/// Whether two ids or paths are one: equal, or equal once composed (a folder named `Café` by
+/// a system that writes it decomposed is the folder a person types).
+pub(crate) fn same_path(a: &str, b: &str) -> bool {
+    a == b || (!(a.is_ascii() && b.is_ascii()) && composed(a) == composed(b))
+}
+
+/// `s` in Unicode's composed form (NFC).
+pub(crate) fn composed(s: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::UnicodeNormalization;
+    match s.is_ascii() {
+        true => std::borrow::Cow::Borrowed(s),
+        false => std::borrow::Cow::Owned(s.nfc().collect()),
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::*;
+
+    #[test]
+    fn composed_and_decomposed_paths_are_one() {
+        let decomposed: String =
+            unicode_normalization::UnicodeNormalization::nfd("1 Projects/Café/").collect();
+        assert_ne!(decomposed, "1 Projects/Café/");
+        assert!(same_path(&decomposed, "1 Projects/Café/"));
+        assert!(same_path("a/b/", "a/b/"));
+        assert!(!same_path("a/b/", "a/c/"));
+        assert!(!same_path(&decomposed, "1 Projects/Cafe/"));
+    }
+}

@@ -270,7 +270,7 @@ impl KeywordIndex {
             doc.add_text(f.status, s);
         }
         if let Some(p) = &item.parent_id {
-            doc.add_text(f.parent, p);
+            doc.add_text(f.parent, crate::filter::composed(p));
         }
         for t in &item.tags {
             doc.add_text(f.tag, TagFilter::normalize(t));
@@ -488,7 +488,8 @@ impl KeywordIndex {
             clauses.push(must(exact(f.status, s)));
         }
         if let Some(p) = &filter.parent_id {
-            clauses.push(must(exact(f.parent, p)));
+            // Indexed composed, as the filter asks.
+            clauses.push(must(exact(f.parent, &crate::filter::composed(p))));
         }
         if let Some(t) = &filter.tags {
             // The plan's filter holds its tags normalised, as the index does.

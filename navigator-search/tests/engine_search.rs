@@ -450,3 +450,53 @@ async fn a_folder_is_found_by_meaning_only_when_the_query_is_close_to_its_name()
         assert!(found(q, SearchMode::Semantic).await, "{q}");
     }
 }
+
+/// A folder and a tag written decomposed (as some systems write `Café`) are the folder and
+/// the tag a person types, in every mode: the parent and tag filters compared the bytes.
+#[tokio::test]
+async fn decomposed_folder_and_tag_names_match_what_is_typed() {
+    use unicode_normalization::UnicodeNormalization;
+    let dir = tempfile::tempdir().unwrap();
+    let engine = SearchEngine::open_with(dir.path(), embedder(), config())
+        .await
+        .unwrap();
+    let nfd = |s: &str| -> String { s.nfd().collect() };
+    let mut note = navigator_core::Item::new(
+        nfd("1 Projects/Café/Menü.md"),
+        ItemType::Project,
+        "Menu",
+        now(),
+    )
+    .unwrap();
+    note.category = Category::Project;
+    note.parent_id = Some(nfd("1 Projects/Café/"));
+    note.tags = vec![nfd("café")];
+    note.body = "Crème brûlée and espresso for the opening week.".into();
+    engine.upsert(&[note]).await.unwrap();
+    for mode in [
+        SearchMode::Keyword,
+        SearchMode::Semantic,
+        SearchMode::Hybrid,
+    ] {
+        let by_parent = SearchFilters {
+            parent_id: Some("1 Projects/Café/".into()),
+            ..Default::default()
+        };
+        let by_tag = SearchFilters {
+            tags: Some(navigator_core::TagFilter::any(["café"])),
+            ..Default::default()
+        };
+        for filters in [by_parent, by_tag] {
+            let page = engine
+                .search(
+                    &SearchRequest::new("espresso opening week")
+                        .unwrap()
+                        .mode(mode)
+                        .filters(filters.clone()),
+                )
+                .await
+                .unwrap();
+            assert_eq!(page.results.len(), 1, "{mode:?} {filters:?}: {page:?}");
+        }
+    }
+}

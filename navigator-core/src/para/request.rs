@@ -173,7 +173,13 @@ impl TagFilter {
 
     /// A tag as compared: trimmed, without leading `#`, lower-cased.
     pub fn normalize(tag: &str) -> String {
-        tag.trim().trim_start_matches('#').to_lowercase()
+        use unicode_normalization::UnicodeNormalization;
+        let tag = tag.trim().trim_start_matches('#');
+        // Composed and decomposed spellings (`café`, as macOS may write it) are one tag.
+        match tag.is_ascii() {
+            true => tag.to_lowercase(),
+            false => tag.nfc().collect::<String>().to_lowercase(),
+        }
     }
 
     /// Whether an item with `tags` passes.

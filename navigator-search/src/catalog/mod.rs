@@ -410,10 +410,11 @@ impl Filter {
                 .status
                 .as_ref()
                 .is_none_or(|s| m.status.as_deref() == Some(s.as_str()))
-            && self
-                .parent_id
-                .as_ref()
-                .is_none_or(|p| m.parent_id.as_deref() == Some(p.as_str()))
+            && self.parent_id.as_ref().is_none_or(|p| {
+                m.parent_id
+                    .as_deref()
+                    .is_some_and(|m| crate::filter::same_path(m, p))
+            })
             && self
                 .updated
                 .as_ref()
