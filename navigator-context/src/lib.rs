@@ -8,6 +8,7 @@
 mod bm25;
 mod cache;
 mod capped;
+mod copies;
 mod doc_outline;
 mod error;
 mod explorer;

@@ -492,12 +492,17 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
         .collect();
     let in_goal_language = |i: usize| files[i].lang.is_some_and(|l| spoken.contains(&l.family()));
     let defined: BTreeSet<&str> = definers.keys().copied().collect();
+    let copies = crate::copies::built_copies(files);
     for (name, mut who) in definers {
         if who.iter().any(|&(_, declares)| !declares) {
             who.retain(|&(_, declares)| !declares);
         }
         if who.iter().any(|&(i, _)| in_goal_language(i)) {
             who.retain(|&(i, _)| in_goal_language(i));
+        }
+        // A TypeScript source and its built copies are one definition: the source's.
+        if who.iter().any(|&(i, _)| !copies[i]) {
+            who.retain(|&(i, _)| !copies[i]);
         }
         let who: Vec<usize> = who.into_iter().map(|(i, _)| i).collect();
         if who.len() > MAX_DEFINERS {

@@ -382,16 +382,21 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let module = scope_module(scope_text);
     let asked = AskedFor::of(scope_text);
     let declarations = (!speaks_of_types(goal)).then(|| declarations_beside_code(files));
+    // Built copies of TypeScript sources kept beside them (a published package's `.js`,
+    // `.cjs` and `.d.ts`) are outputs wherever they lie.
+    let copies = crate::copies::built_copies(files);
     let ranked_down: Vec<bool> = files
         .iter()
         .enumerate()
-        .map(|(i, f)| is_auxiliary(&f.path) && !asked.covers(&f.path) && !named.spelled[i])
+        .map(|(i, f)| {
+            (is_auxiliary(&f.path) && !asked.covers(&f.path) || copies[i]) && !named.spelled[i]
+        })
         .collect();
     for (i, f) in files.iter().enumerate() {
         if ranked_down[i] {
             text[i] *= AUXILIARY_PENALTY;
             // A bundle or a copy matches every word its sources do: it comes after them.
-            if is_output_or_vendored(&f.path) {
+            if is_output_or_vendored(&f.path) || copies[i] {
                 text[i] *= OUTPUT_PENALTY;
             }
         } else if text[i] > 0.0 && is_auxiliary(&f.path) {
@@ -1216,6 +1221,50 @@ mod tests {
         let ranked = rank(&map, "HTTP/2 CONNECT tunnel fails to shut down");
         assert_eq!(ranked[0].path, "src/proto/h2/upgrade.rs", "{ranked:?}");
         assert!(ranked[0].score > ranked[1].score, "{ranked:?}");
+    }
+
+    #[test]
+    fn a_typescript_source_ranks_before_its_built_copies_and_defines_its_names_alone() {
+        // A published package's layout: the source, and four copies built from it.
+        let source = "/** Converts a schema to a JSON Schema of the draft asked for. */\nexport function toJSONSchema(s: Schema): object { return {}; }\n";
+        let built = "export function toJSONSchema(s) { return {}; }\n";
+        let declared = "export declare function toJSONSchema(s: Schema): object;\n";
+        let (_dir, map) = map_of(&[
+            ("src/v4/core/json-schema-processors.ts", source),
+            ("v4/core/json-schema-processors.js", built),
+            ("v4/core/json-schema-processors.cjs", built),
+            ("v4/core/json-schema-processors.d.ts", declared),
+            ("v4/core/json-schema-processors.d.cts", declared),
+            (
+                "src/v4/core/to-json-schema.ts",
+                "/** JSON Schema draft output options. */\nexport interface JsonSchemaGenerator { draft: string }\n",
+            ),
+            (
+                "src/v4/core/standard-schema.ts",
+                "/** The output of a JSON schema. */\nexport interface StandardJSONSchemaOutput { draft: string }\n",
+            ),
+        ]);
+        let ranked = rank(
+            &map,
+            "Refactor toJSONSchema to support draft-2019-09 output",
+        );
+        assert_eq!(
+            ranked[0].path, "src/v4/core/json-schema-processors.ts",
+            "{ranked:?}"
+        );
+        assert!(
+            ranked[0]
+                .reasons
+                .iter()
+                .any(|r| r.contains("defines `toJSONSchema` named in the goal")),
+            "{:?}",
+            ranked[0].reasons
+        );
+        let copy = ranked
+            .iter()
+            .position(|s| s.path == "v4/core/json-schema-processors.js")
+            .unwrap();
+        assert!(copy > 2, "{ranked:?}");
     }
 
     #[test]
