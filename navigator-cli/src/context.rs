@@ -229,6 +229,34 @@ fn read_goal(path: &Path, mode: Mode) -> anyhow::Result<String> {
     Ok(text.trim_end().to_string())
 }
 
+/// Says which paths the goal names that the repository does not hold (a typo, a file since
+/// moved, another repository), so the context is not taken to cover them. Absolute paths
+/// (a traceback's installed packages) and the reporter's own files are no paths of the
+/// repository to look for.
+fn note_missing_paths(map: &RepoMap, goal: &str) {
+    let parsed = navigator_context::Goal::parse(goal);
+    let missing: Vec<&String> = parsed
+        .paths
+        .iter()
+        .filter(|p| p.contains('/') && !p.starts_with(['/', '~', '.']) && !p.contains(':'))
+        .filter(|p| !parsed.user_files.contains(p))
+        .filter(|p| {
+            !["site-packages/", "node_modules/", "dist-packages/"]
+                .iter()
+                .any(|d| p.contains(d))
+        })
+        .filter(|p| {
+            !map.files()
+                .iter()
+                .any(|f| f.path == **p || f.path.ends_with(&format!("/{p}")))
+                && !map.root().join(p.as_str()).exists()
+        })
+        .collect();
+    for p in missing {
+        eprintln!("note: the goal names {p}, which is not in the repository");
+    }
+}
+
 /// `n turns`, or `1 turn`.
 pub(crate) fn turns(n: usize) -> String {
     match n {
@@ -493,6 +521,21 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             other => other?,
         };
         if args.refit {
+            // Every file the plan pinned gone: most likely another repository than the plan's.
+            let pinned = plan.pinned.as_ref().map(|p| &p.files);
+            if pinned.is_some_and(|files| {
+                !files.is_empty() && files.keys().all(|f| replayed.drift.deleted.contains(f))
+            }) {
+                eprintln!(
+                    "warning: none of the plan's {} file(s) are in {}: is it the plan's \
+                     repository? The refit holds nothing the plan showed",
+                    pinned.map_or(0, |f| f.len()),
+                    map.root().display()
+                );
+                if let Some(commit) = foreign_commit(&plan, map.root()) {
+                    eprintln!("note: the plan was pinned at commit {commit}, which this repository does not have");
+                }
+            }
             let why = match (replayed.drift.is_empty(), replayed.degraded.is_empty()) {
                 (false, _) => replayed.drift.describe(),
                 (true, false) => "over its budget".to_string(),
@@ -571,6 +614,7 @@ pub async fn run(mut args: Args) -> anyhow::Result<ExitCode> {
             bail!("--usd {usd}: not a non-negative amount");
         }
     }
+    note_missing_paths(&map, goal);
     let mut policy = policy(&args)?;
     let mut budgets = Budgets::tokens(tokens);
     budgets.usd = args.usd;

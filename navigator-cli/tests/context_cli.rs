@@ -131,6 +131,27 @@ fn plan_then_replay_is_identical_and_a_changed_file_fails_or_refits() {
         .as_str()
         .unwrap()
         .contains("src/auth/middleware.rs"));
+    // A refit against another repository, where none of the plan's files are, says so (it
+    // fitted an empty context and said nothing).
+    let other = tempfile::tempdir().unwrap();
+    fs::write(other.path().join("notes.txt"), "nothing of the plan\n").unwrap();
+    let elsewhere = navigator(
+        &[
+            "context",
+            "--replay",
+            plan,
+            other.path().to_str().unwrap(),
+            "--refit",
+        ],
+        cache.path(),
+    );
+    assert!(elsewhere.status.success(), "{}", text(&elsewhere.stderr));
+    stderr_says(&elsewhere, "none of the plan's");
+    assert!(
+        !text(&refit.stderr).contains("none of the plan's"),
+        "{}",
+        text(&refit.stderr)
+    );
 }
 
 #[test]
@@ -204,6 +225,8 @@ fn bad_flags_are_refused_with_the_flag_named() {
         ),
         (vec!["context", "g", ".", "--model", "local"], "--llm none"),
         (vec!["context", "g", ".", "--usd", "0.5"], "--llm none"),
+        // Zero too: it was taken silently while any other amount was refused.
+        (vec!["context", "g", ".", "--usd", "0"], "--llm none"),
         (
             vec![
                 "context",
@@ -1038,4 +1061,39 @@ fn a_bare_repository_is_refused_with_the_clone_to_make() {
         cache.path(),
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// A path the goal names that the repository lacks is said on stderr (the context came back
+/// as if it covered it); one it holds, or one written from a subfolder, is not.
+#[test]
+fn a_path_the_goal_names_that_is_not_in_the_repository_is_said() {
+    let (repo, cache) = repo_and_cache();
+    let root = repo.path().to_str().unwrap();
+    let out = navigator(
+        &[
+            "context",
+            "Fix the bug in src/auth/session_store.rs where tokens are not refreshed",
+            root,
+            "--tokens",
+            "800",
+        ],
+        cache.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    stderr_says(
+        &out,
+        "the goal names src/auth/session_store.rs, which is not in the repository",
+    );
+    for goal in [
+        "Fix the bug in src/auth/middleware.rs where tokens are not refreshed",
+        "Fix the bug in auth/middleware.rs where tokens are not refreshed",
+    ] {
+        let out = navigator(&["context", goal, root, "--tokens", "800"], cache.path());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(
+            !text(&out.stderr).contains("which is not in the repository"),
+            "{goal}: {}",
+            text(&out.stderr)
+        );
+    }
 }

@@ -37,7 +37,7 @@ pub(super) fn check_llm_flags(args: &Args) -> anyhow::Result<()> {
     if args.llm == LlmKind::None && (args.base_url.is_some() || args.model.is_some()) {
         return Err(super::Usage("--base-url and --model choose the LLM of --llm openai or --llm anthropic; with --llm none (the default) nothing would use them".into()).into());
     }
-    if args.llm == LlmKind::None && args.usd.is_some_and(|usd| usd > 0.0) {
+    if args.llm == LlmKind::None && args.usd.is_some() {
         return Err(super::Usage("--usd caps what --llm openai or --llm anthropic spends; with --llm none (the default) nothing is spent, so it would cap nothing".into()).into());
     }
     if args.llm == LlmKind::None && args.llm_timeout.is_some() {
