@@ -303,24 +303,6 @@ pub(crate) async fn cancellable<T>(
     }
 }
 
-/// The error for a call to a tool this server lacks: rmcp's own says "tool not found", not
-/// which name was asked for or which names there are.
-fn unknown_tool(name: &str, router: &ToolRouter<McpServer>) -> ErrorData {
-    let mut names: Vec<String> = router
-        .list_all()
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
-    names.sort();
-    ErrorData::invalid_params(
-        format!(
-            "unknown tool `{name}`; this server's tools are: {}",
-            names.join(", ")
-        ),
-        None,
-    )
-}
-
 #[tool_handler(router = self.router)]
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -349,7 +331,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
         if !self.router.has_route(&request.name) {
-            return Err(unknown_tool(&request.name, &self.router));
+            return Err(navigator_workflow::mcp::unknown_tool(
+                &request.name,
+                &self.router,
+            ));
         }
         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         self.router.call(call).await

@@ -56,6 +56,28 @@ pub fn json_rpc_front(
     (server_in, server_out)
 }
 
+/// The error for a call to a tool a server lacks, naming the tool asked for and the tools
+/// there are (rmcp's own says only "tool not found"). Both MCP servers of the command line
+/// answer with it.
+pub fn unknown_tool<S: Send + Sync + 'static>(
+    name: &str,
+    router: &rmcp::handler::server::router::tool::ToolRouter<S>,
+) -> rmcp::ErrorData {
+    let mut names: Vec<String> = router
+        .list_all()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    names.sort();
+    rmcp::ErrorData::invalid_params(
+        format!(
+            "unknown tool `{name}`; this server's tools are: {}",
+            names.join(", ")
+        ),
+        None,
+    )
+}
+
 /// [`json_rpc_front`], plus the [`FrontDrain`] to wait for once the server has stopped, so
 /// that every reply the server wrote is on `output` before the process exits.
 ///

@@ -368,21 +368,7 @@ impl ServerHandler for NavigatorServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let router = Self::tool_router();
         if !router.has_route(&request.name) {
-            let mut names: Vec<String> = router
-                .list_all()
-                .into_iter()
-                .map(|t| t.name.to_string())
-                .collect();
-            names.sort();
-            // rmcp's own error says "tool not found", not which name was asked for.
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "unknown tool `{}`; this server's tools are: {}",
-                    request.name,
-                    names.join(", ")
-                ),
-                None,
-            ));
+            return Err(super::unknown_tool(&request.name, &router));
         }
         let context = ToolCallContext::new(self, request, context);
         let response = router.call(context).await?;
