@@ -343,7 +343,7 @@ patterns! {
     arrow_location = r"(?m)^\s*--> ([^\s:]+):(\d+)";
 
     /// `TypeError: ...`, `click.exceptions.UsageError: ...`, `error[E0599]: ...`, `Error: ...`.
-    error_line = r"(?m)^\s*((?:[A-Za-z_]\w*\.)+[A-Z]\w*|[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Abort|Iteration)|error(?:\[E\d+\])?): (.+)$";
+    error_line = r"(?m)^\s*((?:[A-Za-z_]\w*\.)+[A-Z]\w*|[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Abort|Iteration)|Error|Exception|error(?:\[E\d+\])?): (.+)$";
 
     fence = r"(?s)```[^\n`]*\n(.*?)```";
 
@@ -1094,6 +1094,20 @@ Traceback (most recent call last):
     raise TypeError
 click.exceptions.BadParameter: Invalid value for '--n'
 "#;
+
+    #[test]
+    fn a_bare_error_line_is_an_error_message() {
+        // What Go's cobra, Node and click print: it was read as prose, so the code holding
+        // the message was never looked for.
+        let g = Goal::parse(
+            "Error: if any flags in the group [json yaml] are set none of the others can be",
+        );
+        assert_eq!(
+            g.errors,
+            ["Error: if any flags in the group [json yaml] are set none of the others can be"]
+        );
+        assert!(Goal::parse("Errors: two of them").errors.is_empty());
+    }
 
     #[test]
     fn python_traceback_frames_errors_and_code() {
