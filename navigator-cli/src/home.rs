@@ -348,10 +348,11 @@ mod tests {
         let (_dir, home, path) = home();
         let _held = RedbStore::open(&path).unwrap();
         let rt = runtime().unwrap();
-        let failed = rt
-            .block_on(home.open_waiting(|| async { RedbStore::open(&path) }, Duration::ZERO))
-            .err()
-            .expect("still held");
+        let Err(failed) =
+            rt.block_on(home.open_waiting(|| async { RedbStore::open(&path) }, Duration::ZERO))
+        else {
+            panic!("opened while still held");
+        };
         assert_eq!(failed.code, crate::exit::BUSY);
         let message = format!("{:#}", failed.error);
         assert!(

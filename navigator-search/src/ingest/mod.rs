@@ -374,7 +374,7 @@ pub async fn import_jsonl(
         if sync.unchanged(id, &hash) {
             sync.report.unchanged += 1;
         } else {
-            let mut item = jsonl::parse_row(line, &text, now).map_err(|e| Error::Ingest {
+            let mut item = jsonl::parse_row(line, text, now).map_err(|e| Error::Ingest {
                 path: path.clone(),
                 message: format!("the file changed while it was imported: {e}"),
             })?;
