@@ -79,11 +79,23 @@ fn parse_limit(s: &str) -> Result<u32, String> {
 
 /// `--offset`: a whole number of results to skip, at least 0.
 fn parse_offset(s: &str) -> Result<u32, String> {
-    match s.trim().parse::<i64>() {
-        Ok(n) if n >= 0 => u32::try_from(n).map_err(|_| format!("{n} is too large")),
+    let t = s.trim();
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    let too_large = || format!("{t} is too large (at most {})", u32::MAX);
+    match t.parse::<i64>() {
+        Ok(n) if n >= 0 => u32::try_from(n).map_err(|_| too_large()),
         Ok(n) => Err(format!(
             "{n}: the offset is a count of results to skip, at least 0"
         )),
+        // Digits past what fits are a number too large, not a word.
+        Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            match t.starts_with('-') {
+                true => Err(format!(
+                    "{t}: the offset is a count of results to skip, at least 0"
+                )),
+                false => Err(too_large()),
+            }
+        }
         Err(_) => Err(format!("`{s}` is not a whole number")),
     }
 }
@@ -284,5 +296,28 @@ mod tests {
             at("2024-03-31T00:00:00Z")
         );
         assert!(parse_until("soon").is_err());
+    }
+
+    #[test]
+    fn an_offset_too_large_is_said_to_be_too_large_however_long() {
+        assert_eq!(parse_offset("12"), Ok(12));
+        for big in [
+            "4294967296",
+            "18446744073709551615",
+            "99999999999999999999999",
+        ] {
+            let e = parse_offset(big).unwrap_err();
+            assert!(e.contains("too large"), "{big}: {e}");
+        }
+        assert!(parse_offset("-3").unwrap_err().contains("at least 0"));
+        assert!(parse_offset("-99999999999999999999999")
+            .unwrap_err()
+            .contains("at least 0"));
+        assert!(parse_offset("ten")
+            .unwrap_err()
+            .contains("not a whole number"));
+        assert!(parse_offset("-")
+            .unwrap_err()
+            .contains("not a whole number"));
     }
 }
