@@ -71,11 +71,12 @@ pub fn run(args: Args) -> Outcome {
     // The same source again: the mappings it was indexed with still hold (without them its
     // mapped folders' notes silently changed category), as they do for `navigator mcp`;
     // `--folder` changes or adds mappings one at a time.
-    if let Some(last) = home
-        .last_index()
+    let last = home.last_index();
+    if let Some(last) = last
+        .as_ref()
         .filter(|l| Path::new(&l.source) == source && !l.folders.is_empty())
     {
-        let mut folders = last.folders;
+        let mut folders = last.folders.clone();
         for (name, category) in std::mem::take(&mut args.folders) {
             folders.retain(|(n, _)| *n != name);
             folders.push((name, category));
@@ -93,7 +94,7 @@ pub fn run(args: Args) -> Outcome {
     }
     let args = args;
     let options = ingest_options(&args.folders, Some(args.max_file_mib));
-    if let Some(last) = home.last_index().filter(|l| Path::new(&l.source) != source) {
+    if let Some(last) = last.filter(|l| Path::new(&l.source) != source) {
         eprintln!(
             "warning: this data directory holds the index of {}; notes of {} at the same \
              paths inside it will replace those (one data directory per vault: set \

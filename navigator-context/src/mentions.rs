@@ -370,7 +370,7 @@ fn other_composer_package(path: &str, own: Option<&str>) -> bool {
 }
 
 /// `title` is the goal's first line: the clues it names weigh [`W_TITLE`] times as much.
-pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mentions {
+pub(crate) fn mentions(files: &[FileEntry], copies: &[bool], goal: &Goal, title: &str) -> Mentions {
     let weight = |clue: &str| if in_title(title, clue) { W_TITLE } else { 1.0 };
     let n = files.len();
     let mut score = vec![0.0; n];
@@ -492,7 +492,6 @@ pub(crate) fn mentions(files: &[FileEntry], goal: &Goal, title: &str) -> Mention
         .collect();
     let in_goal_language = |i: usize| files[i].lang.is_some_and(|l| spoken.contains(&l.family()));
     let defined: BTreeSet<&str> = definers.keys().copied().collect();
-    let copies = crate::copies::built_copies(files);
     for (name, mut who) in definers {
         if who.iter().any(|&(_, declares)| !declares) {
             who.retain(|&(_, declares)| !declares);
@@ -799,7 +798,12 @@ mod tests {
         let goal = Goal::parse(
             "panic: bad\n\ngoroutine 1 [running]:\ngithub.com/goccy/go-json/internal/json.decode(0x1)\n\t/root/go/pkg/mod/github.com/goccy/go-json@v0.10.2/internal/json/decode.go:612 +0x1d\nexample.com/app/internal/api.Handle(0x2)\n\t/src/app/internal/api/handler.go:40 +0x2f\n",
         );
-        let m = mentions(map.files(), &goal, "");
+        let m = mentions(
+            map.files(),
+            &crate::copies::built_copies(map.files()),
+            &goal,
+            "",
+        );
         let at = |p: &str| map.files().iter().position(|f| f.path == p).unwrap();
         assert_eq!(m.failed[at("internal/json/decode.go")], 0.0);
         assert_eq!(
@@ -838,7 +842,12 @@ mod tests {
         let at = |map: &crate::scan::RepoMap, p: &str| {
             map.files().iter().position(|f| f.path == p).unwrap()
         };
-        let m = mentions(map.files(), &Goal::parse(report), "");
+        let m = mentions(
+            map.files(),
+            &crate::copies::built_copies(map.files()),
+            &Goal::parse(report),
+            "",
+        );
         assert_eq!(m.failed[at(&map, "lib/rack/content_length.rb")], 1.0);
         assert_eq!(
             m.score[at(&map, "lib/rack/test.rb")],
@@ -848,7 +857,12 @@ mod tests {
         );
         // An application: every gem is a dependency.
         let (_d, map) = repo(("Gemfile", "gem \"rack\"\n"));
-        let m = mentions(map.files(), &Goal::parse(report), "");
+        let m = mentions(
+            map.files(),
+            &crate::copies::built_copies(map.files()),
+            &Goal::parse(report),
+            "",
+        );
         assert!(m.failed.iter().all(|&f| f == 0.0), "{:?}", m.reasons);
         assert!(m.score.iter().all(|&f| f == 0.0), "{:?}", m.reasons);
         // Composer: `vendor/symfony/console/...` is the repository when it is symfony/console.
@@ -861,7 +875,12 @@ mod tests {
             ("Application.php", "<?php\nclass Application {}\n"),
         ];
         let (_d, map) = crate::scan::temp_map(&files);
-        let m = mentions(map.files(), &Goal::parse(php), "");
+        let m = mentions(
+            map.files(),
+            &crate::copies::built_copies(map.files()),
+            &Goal::parse(php),
+            "",
+        );
         assert_eq!(
             m.failed[at(&map, "Application.php")],
             1.0,
@@ -873,7 +892,12 @@ mod tests {
             ("src/Application.php", "<?php\nclass Application {}\n"),
         ];
         let (_d, map) = crate::scan::temp_map(&files);
-        let m = mentions(map.files(), &Goal::parse(php), "");
+        let m = mentions(
+            map.files(),
+            &crate::copies::built_copies(map.files()),
+            &Goal::parse(php),
+            "",
+        );
         assert_eq!(
             m.failed[at(&map, "src/Application.php")],
             0.0,
@@ -906,7 +930,12 @@ mod tests {
         ];
         let (_d, map) = crate::scan::temp_map(&files);
         let reasons = |goal: &str| {
-            let m = mentions(map.files(), &Goal::parse(goal), goal);
+            let m = mentions(
+                map.files(),
+                &crate::copies::built_copies(map.files()),
+                &Goal::parse(goal),
+                goal,
+            );
             map.files()
                 .iter()
                 .zip(&m.reasons)
@@ -960,7 +989,12 @@ mod tests {
 
     /// The files of `map` given a reason starting with one of `starts` for `goal`.
     fn with_reason<'m>(map: &'m crate::scan::RepoMap, goal: &str, starts: &[&str]) -> Vec<&'m str> {
-        let m = mentions(map.files(), &Goal::parse(goal), "");
+        let m = mentions(
+            map.files(),
+            &crate::copies::built_copies(map.files()),
+            &Goal::parse(goal),
+            "",
+        );
         map.files()
             .iter()
             .zip(&m.reasons)
@@ -1102,7 +1136,12 @@ mod tests {
              Acme.Store.Cache.LruCache.Evict throws, App\\Http\\Router::add fails, see \
              Acme.Store.Cache.Entry and Store.Cache.evict",
         );
-        let m = mentions(map.files(), &goal, "");
+        let m = mentions(
+            map.files(),
+            &crate::copies::built_copies(map.files()),
+            &goal,
+            "",
+        );
         let named: Vec<&str> = map
             .files()
             .iter()
@@ -1142,7 +1181,12 @@ mod tests {
         ];
         let (_d, map) = crate::scan::temp_map(&files);
         let named = |goal: &str| -> Vec<String> {
-            let m = mentions(map.files(), &Goal::parse(goal), "");
+            let m = mentions(
+                map.files(),
+                &crate::copies::built_copies(map.files()),
+                &Goal::parse(goal),
+                "",
+            );
             map.files()
                 .iter()
                 .zip(&m.reasons)

@@ -329,7 +329,10 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
             }
         }
     }
-    let mut named = crate::mentions::mentions(files, &parsed, title);
+    // Built copies of TypeScript sources kept beside them (a published package's `.js`,
+    // `.cjs` and `.d.ts`): no definers of their sources' names, and outputs wherever they lie.
+    let copies = crate::copies::built_copies(files);
+    let mut named = crate::mentions::mentions(files, &copies, &parsed, title);
     normalise(&mut named.score);
     for (i, x) in named.score.iter().enumerate() {
         if *x > 0.0 {
@@ -382,9 +385,6 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     let module = scope_module(scope_text);
     let asked = AskedFor::of(scope_text);
     let declarations = (!speaks_of_types(goal)).then(|| declarations_beside_code(files));
-    // Built copies of TypeScript sources kept beside them (a published package's `.js`,
-    // `.cjs` and `.d.ts`) are outputs wherever they lie.
-    let copies = crate::copies::built_copies(files);
     let ranked_down: Vec<bool> = files
         .iter()
         .enumerate()
