@@ -196,6 +196,30 @@ impl<T: TokenStream> TokenStream for UnaccentStream<T> {
     }
 }
 
+/// The words of `text` as the keyword index sees them before stemming (cut by
+/// [`WordTokenizer`], words over 40 bytes dropped, lowercased, accents folded), joined by
+/// spaces. The PostgreSQL backend gives this to its `english` text search for items and
+/// queries alike, so that both backends find the same words (`Málaga` as `malaga`, a CJK
+/// word inside a sentence).
+#[cfg(feature = "postgres")]
+pub(crate) fn folded_words(text: &str) -> String {
+    use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, TextAnalyzer};
+    let mut analyzer = TextAnalyzer::builder(WordTokenizer)
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(FoldAccents)
+        .build();
+    let mut stream = analyzer.token_stream(text);
+    let mut out = String::with_capacity(text.len());
+    while let Some(token) = stream.next() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&token.text);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,5 +299,15 @@ mod tests {
         assert_eq!(texts("がっ"), ["が", "がっ", "っ"]);
         assert_eq!(texts("서울"), ["서", "서울", "울"]);
         assert_eq!(texts("ｶﾌｪ"), texts("カフェ"));
+    }
+
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn folded_words_are_the_indexed_words_before_stemming() {
+        let decomposed: String = "Crème brûlée in Málaga".nfd().collect();
+        assert_eq!(folded_words(&decomposed), "creme brulee in malaga");
+        assert_eq!(folded_words("新幹線, Straße!"), "新 新幹 幹 幹線 線 strasse");
+        assert_eq!(folded_words(&"x".repeat(41)), "");
+        assert_eq!(folded_words(" ,;— "), "");
     }
 }

@@ -577,3 +577,65 @@ async fn the_vector_index_can_be_deferred_and_built() {
     assert!(ids(&after).contains(&"proj_budget"));
     svc.store().drop_schema().await.unwrap();
 }
+
+/// Words, folders and tags as the embedded engine compares them: accents folded (`Málaga`
+/// decomposed or not is `malaga`), a word inside a CJK sentence, a folder and a tag written
+/// decomposed found by what a person types — in every mode.
+#[tokio::test]
+async fn accents_cjk_words_and_decomposed_folders_match_as_on_the_embedded_engine() {
+    use unicode_normalization::UnicodeNormalization;
+    let Some(store) = pg_common::store("fold", pg_common::DIMS).await else {
+        return;
+    };
+    let svc = PgSearchService::new(store, Arc::new(WordHash), config()).unwrap();
+    let nfd = |s: &str| -> String { s.nfd().collect() };
+    let mut menu = item(
+        "menu",
+        ItemType::Project,
+        "Menü",
+        &nfd("Crème brûlée in Málaga for the opening week."),
+        "2026-11-01T00:00:00Z",
+    );
+    menu.parent_id = Some(nfd("1 Projects/Café/"));
+    menu.tags = vec![nfd("Café")];
+    let trip = item(
+        "trip",
+        ItemType::Resource,
+        "旅行",
+        "新幹線で京都へ行く",
+        "2026-11-01T00:00:00Z",
+    );
+    svc.upsert(&[menu, trip]).await.unwrap();
+    let keyword = |q: &str| req(q).mode(SearchMode::Keyword);
+    for (q, want) in [
+        ("malaga creme", "menu"),
+        ("Málaga", "menu"),
+        ("creme brulee", "menu"),
+        ("京都", "trip"),
+    ] {
+        let page = svc.search(&keyword(q)).await.unwrap();
+        assert_eq!(ids(&page), [want], "{q}");
+    }
+    for mode in [
+        SearchMode::Keyword,
+        SearchMode::Semantic,
+        SearchMode::Hybrid,
+    ] {
+        let by_parent = SearchFilters {
+            parent_id: Some("1 Projects/Café/".into()),
+            ..Default::default()
+        };
+        let by_tag = SearchFilters {
+            tags: Some(navigator_core::TagFilter::any(["café"])),
+            ..Default::default()
+        };
+        for filters in [by_parent, by_tag] {
+            let request = req("crème brûlée opening week")
+                .mode(mode)
+                .filters(filters.clone());
+            let page = svc.search(&request).await.unwrap();
+            assert_eq!(ids(&page), ["menu"], "{mode:?} {filters:?}");
+        }
+    }
+    svc.store().drop_schema().await.unwrap();
+}

@@ -29,10 +29,13 @@ pub(super) async fn keyword_candidates(
         config.keyword_term_limit as i64,
         config.count_limit as i64,
     ];
+    // The query's words as the items' were written (`rows::Searchable`): accents folded,
+    // CJK text cut into characters and pairs.
+    let words = crate::words::folded_words(&plan.request.query);
     let rows = client
         .query(
             &stmt,
-            &filter.params(&[&plan.request.query, &limits[0], &limits[1], &limits[2]]),
+            &filter.params(&[&words, &limits[0], &limits[1], &limits[2]]),
         )
         .await
         .map_err(&err)?;
@@ -123,5 +126,5 @@ SELECT key, rank,
                               LIMIT $12::bigint) AS c) AS total
 FROM ranked ORDER BY rank DESC, key LIMIT $10::bigint";
 
-/// The query's lexemes OR-ed (`$9` is the query text).
+/// The query's lexemes OR-ed (`$9` is the query's folded words).
 const ANY_WORD: &str = "replace(plainto_tsquery('english', $9)::text, ' & ', ' | ')::tsquery";

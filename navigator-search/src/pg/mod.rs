@@ -4,7 +4,9 @@
 //! - [`PgStore`] keeps items, TOC nodes, grips and conversations
 //!   ([`ConversationStore`](navigator_core::ConversationStore)) in tables of one PostgreSQL
 //!   schema, created and upgraded by migrations versioned in code ([`MIGRATIONS`]). The items
-//!   table carries a generated `tsvector` (GIN index); their vectors are rows of
+//!   table carries a `tsvector` of each item's words (GIN index) and its parent and tags in
+//!   the forms the filters compare, all computed by the library as the embedded engine
+//!   computes them (see *Words, folders and tags*); their vectors are rows of
 //!   `item_chunks`, one `vector(N)` per chunk of an item (HNSW index, cosine), replaced with
 //!   their item in one transaction and deleted with it.
 //! - [`PgSearchService`] answers [`SearchRequest`]s through the library's one retrieval core,
@@ -41,10 +43,23 @@
 //! distributed by owner on a distributed PostgreSQL such as Citus without a query leaving its
 //! shard (`docs/scaling.md`). Rows written before migration 4 belong to `"default"`.
 //!
+//! ## Words, folders and tags
+//!
+//! The server's own word splitting differs from the embedded engine's (it keeps accents,
+//! takes a run of Chinese or Japanese text for one word, compares a folder's bytes), so the
+//! library computes what is compared (migration 5): an item's title, tags and body are
+//! reduced to the embedded index's words before stemming — accents folded (`Málaga`, composed
+//! or decomposed, is `malaga`; `Straße` is `strasse`), CJK runs cut into characters and
+//! character pairs — and given to `to_tsvector('english', …)` joined by spaces; a query's
+//! words are reduced the same way. The parent is kept composed (NFC) in `parent_key` and the
+//! tags as [`TagFilter::normalize`](navigator_core::TagFilter::normalize) gives them in
+//! `tag_keys`, and the filters compare those (a folder written decomposed is the folder a
+//! person types). Migration 5 computes these for every existing row, in the library, once.
+//!
 //! ## Keyword ranking: PostgreSQL full-text, weighted by inverse document frequency
 //!
 //! The server ranks keyword matches as BM25 weighs words: for each query lexeme, `ts_rank`
-//! over the generated `tsvector` (`english` configuration: stemming and stop-word removal;
+//! over the items' `tsvector` (`english` configuration: stemming and stop-word removal;
 //! weights title 1.0, tags 0.75, body 0.5 — the embedded engine's 2 : 1.5 : 1 — and length
 //! normalisation 1, rank / (1 + ln(length))) times the lexeme's inverse document frequency
 //! `ln(1 + (N − df + 0.5) / (df + 0.5))` (BM25's, as tantivy computes it), summed over the
@@ -88,6 +103,9 @@
 //!   written through [`PgSearchService::upsert`].
 //! - Migration 4 replaced the keys with owner-led ones: a process of an older version cannot
 //!   write to a migrated schema (its `ON CONFLICT (id)` names a key that no longer exists).
+//! - Migration 5 made the `tsvector` a column the library writes: a process of an older version
+//!   cannot insert into a migrated schema (the column is required), and an item it updates
+//!   keeps the words, parent and tags it had until a current version writes it again.
 //! - The keyword query's shortcut for common words reads the table statistics, which are the
 //!   whole table's: with many owners in one table, a word common overall but rare for one
 //!   owner is only found through that owner's items having all or any of the query words.

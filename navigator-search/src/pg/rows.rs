@@ -21,24 +21,32 @@ pub(crate) const META_COLUMNS: &str = "key, id, item_type, category, title, ''::
 pub(crate) const WRITE_BATCH: usize = 500;
 
 /// Inserts or replaces items of owner `$15`; their chunks (`item_chunks`) are the caller's
-/// to replace.
+/// to replace. The searchable forms (`$16`..`$20`) are [`Searchable`]'s.
 const UPSERT: &str = "
 INSERT INTO items (owner, id, item_type, category, title, body, parent_id, status, tags,
-                   tags_text, created_at, updated_at, archived_at, access_count, metadata)
+                   tags_text, created_at, updated_at, archived_at, access_count, metadata,
+                   tsv, parent_key, tag_keys)
 SELECT $15::text, u.id, u.item_type, u.category, u.title, u.body, u.parent_id, u.status,
        ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.tags_text,
-       u.created_at, u.updated_at, u.archived_at, u.access_count, u.metadata
+       u.created_at, u.updated_at, u.archived_at, u.access_count, u.metadata,
+       setweight(to_tsvector('english'::regconfig, u.title_words), 'A')
+           || setweight(to_tsvector('english'::regconfig, u.tag_words), 'B')
+           || setweight(to_tsvector('english'::regconfig, u.body_words), 'C'),
+       u.parent_key, ARRAY(SELECT jsonb_array_elements_text(u.tag_keys))
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
             $8::jsonb[], $9::text[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[],
-            $13::bigint[], $14::jsonb[])
+            $13::bigint[], $14::jsonb[], $16::text[], $17::text[], $18::text[], $19::text[],
+            $20::jsonb[])
      AS u(id, item_type, category, title, body, parent_id, status, tags, tags_text,
-          created_at, updated_at, archived_at, access_count, metadata)
+          created_at, updated_at, archived_at, access_count, metadata,
+          title_words, tag_words, body_words, parent_key, tag_keys)
 ON CONFLICT (owner, id) DO UPDATE SET
     item_type = EXCLUDED.item_type, category = EXCLUDED.category, title = EXCLUDED.title,
     body = EXCLUDED.body, parent_id = EXCLUDED.parent_id, status = EXCLUDED.status,
     tags = EXCLUDED.tags, tags_text = EXCLUDED.tags_text, created_at = EXCLUDED.created_at,
     updated_at = EXCLUDED.updated_at, archived_at = EXCLUDED.archived_at,
-    access_count = EXCLUDED.access_count, metadata = EXCLUDED.metadata
+    access_count = EXCLUDED.access_count, metadata = EXCLUDED.metadata, tsv = EXCLUDED.tsv,
+    parent_key = EXCLUDED.parent_key, tag_keys = EXCLUDED.tag_keys
 RETURNING key, id";
 
 /// Writes one batch of `owner`'s items (ids unique within it) inside the caller's
@@ -69,6 +77,10 @@ pub(crate) async fn upsert(
         .iter()
         .map(|i| serde_json::to_value(&i.metadata).unwrap_or_default())
         .collect();
+    let searchable: Vec<Searchable> = items
+        .iter()
+        .map(|i| Searchable::of(&i.title, &i.tags, &i.body, i.parent_id.as_deref()))
+        .collect();
     let stmt = tx.prepare_cached(UPSERT).await.map_err(&err)?;
     let rows = tx
         .query(
@@ -95,6 +107,11 @@ pub(crate) async fn upsert(
                 &access,
                 &metadata,
                 &owner,
+                &searchable.iter().map(|s| &s.title).collect::<Vec<_>>(),
+                &searchable.iter().map(|s| &s.tags).collect::<Vec<_>>(),
+                &searchable.iter().map(|s| &s.body).collect::<Vec<_>>(),
+                &searchable.iter().map(|s| &s.parent).collect::<Vec<_>>(),
+                &searchable.iter().map(|s| &s.tag_keys).collect::<Vec<_>>(),
             ],
         )
         .await
@@ -102,6 +119,37 @@ pub(crate) async fn upsert(
     rows.iter()
         .map(|r| Ok((r.try_get(1).map_err(&err)?, r.try_get(0).map_err(&err)?)))
         .collect()
+}
+
+/// What the keyword search and the filters read of an item, computed here rather than by
+/// the server so that they match as the embedded engine's do: its words as
+/// [`folded_words`](crate::words::folded_words) gives them (for the `tsvector`), its parent in
+/// composed form (NFC) and its tags as [`TagFilter::normalize`] compares them.
+///
+/// [`TagFilter::normalize`]: navigator_core::TagFilter::normalize
+pub(crate) struct Searchable {
+    pub(crate) title: String,
+    pub(crate) tags: String,
+    pub(crate) body: String,
+    pub(crate) parent: Option<String>,
+    pub(crate) tag_keys: serde_json::Value,
+}
+
+impl Searchable {
+    /// The searchable forms of an item with these fields.
+    pub(crate) fn of(title: &str, tags: &[String], body: &str, parent: Option<&str>) -> Self {
+        use crate::words::folded_words;
+        Self {
+            title: folded_words(title),
+            tags: folded_words(&tags.join(" ")),
+            body: folded_words(body),
+            parent: parent.map(|p| crate::filter::composed(p).into_owned()),
+            tag_keys: serde_json::json!(tags
+                .iter()
+                .map(|t| navigator_core::TagFilter::normalize(t))
+                .collect::<Vec<_>>()),
+        }
+    }
 }
 
 /// Decodes a row selected with [`ITEM_COLUMNS`] into `(key, item)`.

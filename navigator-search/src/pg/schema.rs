@@ -13,6 +13,9 @@ pub struct Migration {
     /// What it does.
     pub description: &'static str,
     sql: &'static str,
+    /// Whether every item's searchable forms are computed again after `sql` (in the same
+    /// transaction; see [`refold`]).
+    refold: bool,
 }
 
 /// Every migration, oldest first. Never edit a released one: add the next version.
@@ -65,6 +68,7 @@ CREATE TABLE grips (
     grip    jsonb NOT NULL
 );
 "#,
+        refold: false,
     },
     Migration {
         version: 2,
@@ -77,6 +81,7 @@ CREATE TABLE conversations (
 );
 CREATE INDEX conversations_updated ON conversations (updated_at DESC, id COLLATE "C");
 "#,
+        refold: false,
     },
     Migration {
         version: 3,
@@ -115,6 +120,7 @@ END $$;
 CREATE INDEX IF NOT EXISTS item_chunks_embedding
     ON item_chunks USING hnsw (embedding vector_cosine_ops);
 "#,
+        refold: false,
     },
     Migration {
         version: 4,
@@ -190,6 +196,25 @@ CREATE INDEX IF NOT EXISTS toc_nodes_owner_level ON toc_nodes (owner, level, sta
 CREATE INDEX IF NOT EXISTS conversations_owner_updated
     ON conversations (owner, updated_at DESC, id COLLATE "C");
 "#,
+        refold: false,
+    },
+    Migration {
+        version: 5,
+        description: "searchable forms written by the library: tsvector of the folded words \
+                      (accents, CJK pairs), parent_key (NFC), tag_keys (normalised tags)",
+        sql: r#"
+-- Every row is read and written again (the library computes the new forms): no statement
+-- limit. Every step is conditional, so applying it again to a schema that has it (its record
+-- lost) changes nothing but the forms, which come out the same.
+SET LOCAL statement_timeout = 0;
+ALTER TABLE items ALTER COLUMN tsv DROP EXPRESSION IF EXISTS;
+ALTER TABLE items ADD COLUMN IF NOT EXISTS parent_key text;
+ALTER TABLE items ADD COLUMN IF NOT EXISTS tag_keys text[];
+DROP INDEX IF EXISTS items_owner_parent;
+CREATE INDEX IF NOT EXISTS items_owner_parent_key ON items (owner, parent_key)
+    WHERE parent_key IS NOT NULL;
+"#,
+        refold: true,
     },
 ];
 
@@ -309,6 +334,9 @@ async fn migrate_to(
         tx.batch_execute(&m.sql.replace("{dims}", &config.dimensions.to_string()))
             .await
             .map_err(&err)?;
+        if m.refold {
+            refold(&tx).await?;
+        }
         tx.execute(
             "INSERT INTO schema_migrations (version, description) VALUES ($1, $2)",
             &[&m.version, &m.description],
@@ -332,6 +360,87 @@ async fn migrate_to(
         .get(0);
     check_dimensions(&stored, config)?;
     tx.commit().await.map_err(&err)
+}
+
+/// Rows read and written per statement by [`refold`].
+const REFOLD_BATCH: i64 = 1_000;
+
+/// Computes every item's searchable forms again ([`Searchable`]: the `tsvector` of its folded
+/// words, its composed parent, its normalised tags), every owner's, in batches by key; then
+/// requires them of every row written after.
+///
+/// [`Searchable`]: super::rows::Searchable
+async fn refold(tx: &tokio_postgres::Transaction<'_>) -> Result<()> {
+    let err = pg_err("migrate: compute searchable forms");
+    let read = tx
+        .prepare(
+            "SELECT owner, key, title, tags, body, parent_id FROM items
+             WHERE (owner, key) > ($1, $2) ORDER BY owner, key LIMIT $3",
+        )
+        .await
+        .map_err(&err)?;
+    let write = tx
+        .prepare(
+            "UPDATE items SET
+                 tsv = setweight(to_tsvector('english'::regconfig, u.title_words), 'A')
+                    || setweight(to_tsvector('english'::regconfig, u.tag_words), 'B')
+                    || setweight(to_tsvector('english'::regconfig, u.body_words), 'C'),
+                 parent_key = u.parent_key,
+                 tag_keys = ARRAY(SELECT jsonb_array_elements_text(u.tag_keys))
+             FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[],
+                         $6::text[], $7::jsonb[])
+                  AS u(owner, key, title_words, tag_words, body_words, parent_key, tag_keys)
+             WHERE items.owner = u.owner AND items.key = u.key",
+        )
+        .await
+        .map_err(&err)?;
+    let mut after = (String::new(), i64::MIN);
+    loop {
+        let rows = tx
+            .query(&read, &[&after.0, &after.1, &REFOLD_BATCH])
+            .await
+            .map_err(&err)?;
+        let Some(last) = rows.last() else {
+            break;
+        };
+        after = (last.get(0), last.get(1));
+        let mut owners = Vec::with_capacity(rows.len());
+        let mut keys = Vec::with_capacity(rows.len());
+        let mut forms = Vec::with_capacity(rows.len());
+        for row in &rows {
+            owners.push(row.get::<_, String>(0));
+            keys.push(row.get::<_, i64>(1));
+            let tags: Vec<String> = row.get(3);
+            let title: String = row.get(2);
+            let body: String = row.get(4);
+            let parent: Option<String> = row.get(5);
+            forms.push(super::rows::Searchable::of(
+                &title,
+                &tags,
+                &body,
+                parent.as_deref(),
+            ));
+        }
+        tx.execute(
+            &write,
+            &[
+                &owners,
+                &keys,
+                &forms.iter().map(|f| &f.title).collect::<Vec<_>>(),
+                &forms.iter().map(|f| &f.tags).collect::<Vec<_>>(),
+                &forms.iter().map(|f| &f.body).collect::<Vec<_>>(),
+                &forms.iter().map(|f| &f.parent).collect::<Vec<_>>(),
+                &forms.iter().map(|f| &f.tag_keys).collect::<Vec<_>>(),
+            ],
+        )
+        .await
+        .map_err(&err)?;
+    }
+    tx.batch_execute(
+        "ALTER TABLE items ALTER COLUMN tsv SET NOT NULL, ALTER COLUMN tag_keys SET NOT NULL",
+    )
+    .await
+    .map_err(&err)
 }
 
 #[cfg(test)]

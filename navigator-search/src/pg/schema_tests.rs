@@ -106,7 +106,7 @@ async fn a_version_2_database_keeps_its_vectors_as_whole_item_chunks() {
     }
 
     let migrated = service(old.clone()).await;
-    assert_eq!(versions(&client, &old.schema).await, [1, 2, 3, 4]);
+    assert_eq!(versions(&client, &old.schema).await, [1, 2, 3, 4, 5]);
     let store = migrated.store();
     assert_eq!(store.count_chunks().await.unwrap(), 2);
     let a = store.stored_vectors("a").await.unwrap().unwrap();
@@ -263,7 +263,7 @@ async fn a_version_3_database_keeps_its_items_under_the_default_owner() {
         .unwrap();
 
     let migrated = service(old.clone()).await;
-    assert_eq!(versions(&client, &s).await, [1, 2, 3, 4]);
+    assert_eq!(versions(&client, &s).await, [1, 2, 3, 4, 5]);
     for table in ["items", "item_chunks", "grips", "conversations"] {
         let owners: Vec<String> = client
             .query(&format!("SELECT DISTINCT owner FROM {s}.{table}"), &[])
@@ -314,22 +314,30 @@ async fn a_version_3_database_keeps_its_items_under_the_default_owner() {
     let fresh = fresh_with_items(&url, "v4").await;
     same_answers(&fresh, &migrated).await;
 
-    // Applying migration 4 again (its record lost) changes nothing, with a second owner's
-    // rows in the schema.
+    // Applying migrations 4 and 5 again (their records lost) changes nothing, with a second
+    // owner's rows in the schema. The keyword statistics count every owner's rows: the fresh
+    // schema gets the same second owner, and both tables are analysed.
     let other = service(old.clone().owner("other")).await;
-    let (a, _) = items().remove(0);
-    other
-        .upsert_with_vectors(&[a], &[vec![0.0, 1.0, 0.0]])
-        .await
-        .unwrap();
+    let fresh_other = service(fresh.store().config().clone().owner("other")).await;
+    for svc in [&other, &fresh_other] {
+        let (a, _) = items().remove(0);
+        svc.upsert_with_vectors(&[a], &[vec![0.0, 1.0, 0.0]])
+            .await
+            .unwrap();
+    }
     client
         .batch_execute(&format!(
-            "DELETE FROM {s}.schema_migrations WHERE version = 4"
+            "DELETE FROM {s}.schema_migrations WHERE version IN (4, 5)"
         ))
         .await
         .unwrap();
     let again = service(old.clone()).await;
-    assert_eq!(versions(&client, &s).await, [1, 2, 3, 4]);
+    assert_eq!(versions(&client, &s).await, [1, 2, 3, 4, 5]);
+    let fresh_schema = &fresh.store().config().schema;
+    client
+        .batch_execute(&format!("ANALYZE {s}.items; ANALYZE {fresh_schema}.items;"))
+        .await
+        .unwrap();
     same_answers(&fresh, &again).await;
     assert_eq!(other.store().count_chunks().await.unwrap(), 1);
     assert_eq!(again.store().count_chunks().await.unwrap(), 2);
@@ -419,4 +427,81 @@ async fn connections_carry_the_default_beam_and_a_wider_one_stays_local() {
         );
     }
     svc.store().drop_schema().await.unwrap();
+}
+
+/// Items written at version 4 (the server's own `english` words: accents kept, a CJK run one
+/// word; parents and tags as written) are found as the embedded engine finds them once
+/// migrated: accents folded, a word inside a CJK sentence, a decomposed folder and tag by what
+/// a person types. Applying migration 5 again (its record lost) gives the same answers.
+#[tokio::test]
+async fn a_version_4_database_gets_the_engines_words_parents_and_tags() {
+    use navigator_core::SearchService;
+    use unicode_normalization::UnicodeNormalization;
+    let Some(url) = url() else {
+        return;
+    };
+    let (old, client) = schema_at(&url, "v4fold", 4).await;
+    let s = old.schema.clone();
+    let nfd = |t: &str| -> String { t.nfd().collect() };
+    let rows = [
+        ("menu", "Menü", nfd("Crème brûlée in Málaga"), Some(nfd("1 Projects/Café/")), vec![nfd("Café")]),
+        ("trip", "旅行", "新幹線で京都へ行く".to_string(), None, vec![]),
+        ("plain", "Groceries", "Milk and bread.".to_string(), None, vec!["#Home".to_string()]),
+    ];
+    for (id, title, body, parent, tags) in &rows {
+        client
+            .execute(
+                &format!(
+                    "INSERT INTO {s}.items (owner, id, item_type, category, title, body,
+                         parent_id, tags, tags_text, created_at, updated_at, metadata)
+                     VALUES ('default', $1, 'resource', 'resource', $2, $3, $4, $5, $6,
+                             '2026-03-01T00:00:00Z', '2026-03-01T00:00:00Z', '{{}}')"
+                ),
+                &[id, title, body, parent, tags, &tags.join(" ")],
+            )
+            .await
+            .unwrap();
+    }
+    let by_parent = || navigator_core::SearchFilters {
+        parent_id: Some("1 Projects/Café/".into()),
+        ..Default::default()
+    };
+    let by_tag = |tag: &str| navigator_core::SearchFilters {
+        tags: Some(navigator_core::TagFilter::any([tag])),
+        ..Default::default()
+    };
+    async fn found(
+        svc: &PgSearchService,
+        query: &str,
+        filters: navigator_core::SearchFilters,
+    ) -> Vec<String> {
+        let request = SearchRequest::new(query)
+            .unwrap()
+            .mode(SearchMode::Keyword)
+            .filters(filters);
+        let page = svc.search(&request).await.unwrap();
+        page.results.into_iter().map(|r| r.item_id).collect()
+    }
+    let check = |svc: PgSearchService| async move {
+        let none = navigator_core::SearchFilters::default;
+        assert_eq!(found(&svc, "malaga creme", none()).await, ["menu"]);
+        assert_eq!(found(&svc, "Málaga", none()).await, ["menu"]);
+        assert_eq!(found(&svc, "京都", none()).await, ["trip"]);
+        assert_eq!(found(&svc, "brûlée", by_parent()).await, ["menu"]);
+        assert_eq!(found(&svc, "brulee", by_tag("café")).await, ["menu"]);
+        assert_eq!(found(&svc, "milk", by_tag("home")).await, ["plain"]);
+        svc
+    };
+    let migrated = check(service(old.clone()).await).await;
+    assert_eq!(versions(&client, &s).await, [1, 2, 3, 4, 5]);
+
+    client
+        .batch_execute(&format!(
+            "DELETE FROM {s}.schema_migrations WHERE version = 5"
+        ))
+        .await
+        .unwrap();
+    check(service(old.clone()).await).await;
+    assert_eq!(versions(&client, &s).await, [1, 2, 3, 4, 5]);
+    migrated.store().drop_schema().await.unwrap();
 }

@@ -4,18 +4,17 @@
 
 /// The filter of a request as SQL over parameters `$1`..`$8` (categories, status, parent,
 /// updated from, updated to, any of these tags, all of these tags, owner); the same conditions
-/// as the embedded engine's `Filter` (tags compared as `TagFilter::normalize` does), within
-/// one owner's items. The table must be named `items` (no alias).
+/// as the embedded engine's `Filter` (the parent composed, tags as `TagFilter::normalize`
+/// gives them: both sides of each comparison, the columns `parent_key` and `tag_keys` being
+/// written so, see `rows::Searchable`), within one owner's items. The table must be named `items` (no alias).
 pub(super) const FILTER: &str = "items.owner = $8
     AND category = ANY($1::text[])
     AND ($2::text IS NULL OR status = $2)
-    AND ($3::text IS NULL OR parent_id = $3)
+    AND ($3::text IS NULL OR parent_key = $3)
     AND ($4::timestamptz IS NULL OR updated_at >= $4)
     AND ($5::timestamptz IS NULL OR updated_at <= $5)
-    AND ($6::text[] IS NULL
-         OR ARRAY(SELECT lower(ltrim(btrim(t), '#')) FROM unnest(tags) AS t) && $6)
-    AND ($7::text[] IS NULL
-         OR ARRAY(SELECT lower(ltrim(btrim(t), '#')) FROM unnest(tags) AS t) @> $7)";
+    AND ($6::text[] IS NULL OR tag_keys && $6)
+    AND ($7::text[] IS NULL OR tag_keys @> $7)";
 
 /// A plan's [`Filter`](crate::filter::Filter) and the store's owner as the parameters
 /// `$1`..`$8` of [`FILTER`].
@@ -24,7 +23,7 @@ pub(super) struct SqlFilter<'a> {
     pub(super) unrestricted: bool,
     categories: Vec<&'static str>,
     status: Option<&'a str>,
-    parent: Option<&'a str>,
+    parent: Option<std::borrow::Cow<'a, str>>,
     start: Option<chrono::DateTime<chrono::Utc>>,
     end: Option<chrono::DateTime<chrono::Utc>>,
     any_tags: Option<Vec<String>>,
@@ -54,7 +53,7 @@ impl<'a> SqlFilter<'a> {
             unrestricted: filter.is_unrestricted(),
             categories: filter.categories.iter().map(|c| c.as_str()).collect(),
             status: filter.status.as_deref(),
-            parent: filter.parent_id.as_deref(),
+            parent: filter.parent_id.as_deref().map(crate::filter::composed),
             start,
             end,
             any_tags: tags(|t| &t.any),
