@@ -51,7 +51,13 @@ pub fn run(args: Args) -> Outcome {
     for warning in warnings {
         eprintln!("warning: {warning}");
     }
-    let rt = crate::home::runtime()?;
+    // One thread: requests are handled in the order they arrive (on a multi-threaded runtime
+    // two requests sent back to back, such as two `advance_task` of one task, could run in
+    // either order). Every tool answers from memory, so one thread loses nothing.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::new(CONFIG, anyhow!("starting the async runtime: {e}")))?;
     rt.block_on(server.serve_stdio())
         .map_err(|e| Failure::new(CONFIG, anyhow!("serving: {e}")))?;
     Ok(ExitCode::SUCCESS)

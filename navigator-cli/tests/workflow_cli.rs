@@ -202,3 +202,88 @@ fn a_task_a_changed_definition_strands_and_an_empty_folder_are_warned_of() {
     assert!(said.contains("empty: no workflow definitions"), "{said}");
     assert_eq!(replies[1]["result"]["isError"], true, "{replies:?}");
 }
+
+/// A straight line of three steps: each `passed` moves a task one step on.
+const LINE: &str = "nodes:\n  start: { type: start }\n  a: { type: task, name: A }\n  b: { type: task, name: B }\n  c: { type: task, name: C }\n  end: { type: end, result: success }\nedges:\n  - { from: start, to: a }\n  - { from: a, to: b }\n  - { from: b, to: c }\n  - { from: c, to: end }\n";
+
+#[test]
+fn requests_written_back_to_back_are_handled_in_the_order_they_were_written() {
+    // Regression: on a multi-threaded runtime two requests sent together could run in either
+    // order; a task's outputs then landed out of order (its last output not the last sent).
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("line.yaml");
+    std::fs::write(&flow, LINE).unwrap();
+    let state = dir.path().join("state.json");
+    let tasks: Vec<Value> = (0..60)
+        .map(|i| json!({ "id": format!("t{i}"), "workflowType": "line" }))
+        .collect();
+    let mut calls = vec![("load_task_tree", json!({ "tasks": tasks }))];
+    for i in 0..60 {
+        for k in 0..3 {
+            calls.push((
+                "advance_task",
+                json!({ "taskId": format!("t{i}"), "result": "passed", "output": { "k": k } }),
+            ));
+        }
+    }
+    let input: String = session(&calls).iter().map(|r| format!("{r}\n")).collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_navigator"))
+        .args([
+            "workflow",
+            "--state",
+            state.to_str().unwrap(),
+            flow.to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let replies: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(replies.len(), calls.len() + 1);
+    assert!(replies
+        .iter()
+        .all(|r| r["result"]["isError"] != json!(true)));
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    for task in saved["tasks"].as_array().unwrap() {
+        assert_eq!(task["currentStep"], "c", "{task}");
+        assert_eq!(task["lastOutput"], json!({ "k": 2 }), "{task}");
+    }
+}
+
+#[test]
+fn one_workflow_id_from_two_arguments_is_an_input_error() {
+    // Regression: the one named last silently won.
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (dir.path().join("a"), dir.path().join("b"));
+    for folder in [&first, &second] {
+        std::fs::create_dir(folder).unwrap();
+        std::fs::write(folder.join("line.yaml"), LINE).unwrap();
+    }
+    // Hidden files are no definitions: an editor's copy is not a second `line`.
+    std::fs::write(first.join(".line.yaml"), LINE).unwrap();
+    let (out, _) = serve(&[first.to_str().unwrap()], &session(&[]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (out, replies) = serve(
+        &[first.to_str().unwrap(), second.to_str().unwrap()],
+        &session(&[]),
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains("`line`") && message.contains(first.to_str().unwrap()),
+        "{message}"
+    );
+    assert!(replies.is_empty(), "nothing is served: {replies:?}");
+}

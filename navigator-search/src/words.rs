@@ -306,7 +306,10 @@ mod tests {
     fn folded_words_are_the_indexed_words_before_stemming() {
         let decomposed: String = "Crème brûlée in Málaga".nfd().collect();
         assert_eq!(folded_words(&decomposed), "creme brulee in malaga");
-        assert_eq!(folded_words("新幹線, Straße!"), "新 新幹 幹 幹線 線 strasse");
+        assert_eq!(
+            folded_words("新幹線, Straße!"),
+            "新 新幹 幹 幹線 線 strasse"
+        );
         assert_eq!(folded_words(&"x".repeat(41)), "");
         assert_eq!(folded_words(" ,;— "), "");
     }

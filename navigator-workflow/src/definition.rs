@@ -218,13 +218,26 @@ impl Node {
 impl WorkflowDefinition {
     /// Parses a definition from JSON text.
     pub fn from_json(text: &str) -> Result<Self> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let raw = serde_path_to_error::deserialize(de).map_err(|e| parse_error("json", e))?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut de = serde_json::Deserializer::from_str(text);
+        let raw = serde_path_to_error::deserialize(&mut de).map_err(|e| parse_error("json", e))?;
+        // Anything after the definition but whitespace is an error, not ignored.
+        de.end().map_err(|e| crate::error::Error::Parse {
+            format: "json",
+            message: e.to_string(),
+        })?;
         RawDefinition::into_definition(raw)
     }
 
     /// Parses a definition from YAML text (JSON is accepted too, being YAML).
+    ///
+    /// A leading byte-order mark is skipped; text that starts with `{` is read as JSON, so a
+    /// JSON definition's error is JSON's (trailing characters, not "more than one document").
     pub fn from_yaml(text: &str) -> Result<Self> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if text.trim_start().starts_with('{') {
+            return Self::from_json(text);
+        }
         let de = serde_yaml::Deserializer::from_str(text);
         let raw = serde_path_to_error::deserialize(de).map_err(|e| parse_error("yaml", e))?;
         RawDefinition::into_definition(raw)

@@ -42,7 +42,12 @@ fn definition_files(path: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(path).map_err(|e| file_error(path, e))? {
         let file = entry.map_err(|e| file_error(path, e))?.path();
-        if is_definition(&file) && file.is_file() {
+        // Hidden files (`.draft.yaml`, an editor's swap copy) are not definitions to serve.
+        let hidden = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('.'));
+        if !hidden && is_definition(&file) && file.is_file() {
             files.push(file);
         }
     }

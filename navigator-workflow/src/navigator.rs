@@ -176,6 +176,19 @@ impl Navigator {
     /// first; otherwise tasks are upserted by id. Loading records no sync: the data comes
     /// from the primary store. Pending syncs survive a replace — they are still unpersisted.
     pub fn load_tasks(&mut self, tasks: Vec<Task>, replace: bool) -> Result<LoadReport> {
+        self.load_tasks_as(tasks, replace, false)
+    }
+
+    /// [`load_tasks`](Self::load_tasks); with `keep_stranded` (restoring a snapshot) a task
+    /// at a step its workflow no longer has, or of a workflow no longer loaded, is kept as it
+    /// was saved: stranded ([`stranded_tasks`](Self::stranded_tasks)) until a definition with
+    /// that step is loaded, as it was before the save.
+    pub(crate) fn load_tasks_as(
+        &mut self,
+        tasks: Vec<Task>,
+        replace: bool,
+        keep_stranded: bool,
+    ) -> Result<LoadReport> {
         let now = now_millis();
         let mut seen = HashSet::new();
         let mut prepared = Vec::with_capacity(tasks.len());
@@ -191,7 +204,9 @@ impl Navigator {
             if !seen.insert(task.id.clone()) {
                 return Err(bad(&task, "duplicate `id` in this batch".into()));
             }
-            self.check_position(&mut task).map_err(|e| bad(&task, e))?;
+            if !(keep_stranded && self.is_stranded(&task)) {
+                self.check_position(&mut task).map_err(|e| bad(&task, e))?;
+            }
             if task.created_at == 0 {
                 task.created_at = now;
             }
@@ -212,6 +227,16 @@ impl Navigator {
             total: self.tree.len(),
             pending: self.tree.pending_len(),
         })
+    }
+
+    /// Whether `task` (with a step) sits at a step its current workflow lacks, or in a
+    /// workflow not loaded.
+    fn is_stranded(&self, task: &Task) -> bool {
+        !task.current_step.is_empty()
+            && !self
+                .workflows
+                .get(task.current_workflow())
+                .is_some_and(|w| w.node(&task.current_step).is_some())
     }
 
     /// Checks that the task's workflow chain and step exist, filling in the start step.
@@ -479,10 +504,10 @@ impl Navigator {
             .iter()
             .filter(|t| !matches!(t.status, TaskStatus::Completed | TaskStatus::Failed))
             .filter_map(|t| {
-                let workflow = self.workflows.get(t.current_workflow());
-                if workflow.is_some_and(|w| w.node(&t.current_step).is_some()) {
+                if !self.is_stranded(t) {
                     return None;
                 }
+                let workflow = self.workflows.get(t.current_workflow());
                 Some(StrandedTask {
                     task_id: t.id.clone(),
                     workflow: t.current_workflow().to_string(),

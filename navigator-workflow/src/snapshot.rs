@@ -91,7 +91,8 @@ impl Navigator {
         }
     }
 
-    /// Rebuilds a navigator, re-validating every workflow and task.
+    /// Rebuilds a navigator, re-validating every workflow and task (a task stranded when the
+    /// snapshot was taken is restored stranded: [`Navigator::stranded_tasks`]).
     pub fn restore(snapshot: Snapshot) -> Result<Navigator> {
         if !(1..=SNAPSHOT_VERSION).contains(&snapshot.version) {
             return Err(Error::Snapshot {
@@ -114,7 +115,10 @@ impl Navigator {
             .map_err(|message| Error::Snapshot { message })?;
         let claims = ClaimBook::from_claims(snapshot.claims);
         let mut navigator = Navigator::from_parts(workflows, ledger, claims);
-        navigator.load_tasks(snapshot.tasks, true)?;
+        // A task stranded when the snapshot was taken (its workflow replaced by a definition
+        // without its step) is restored stranded, not refused: refusing it would refuse the
+        // whole state, for good.
+        navigator.load_tasks_as(snapshot.tasks, true, true)?;
         Ok(navigator)
     }
 }

@@ -45,7 +45,13 @@ fn load_flow_and_tasks(server: &mut Server, n: usize) {
 #[test]
 fn unparsable_line_gets_a_json_rpc_parse_error_and_the_server_keeps_serving() {
     let mut server = mcp_support::initialized();
+    // The id of the request it was meant to be, so the client's call fails instead of
+    // waiting; `null` when the line names none.
     server.send_line("{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": ");
+    let reply = server.next_message();
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    assert_eq!(reply["id"], 7);
+    server.send_line("{\"jsonrpc\": \"2.0\", \"method\": ");
     let reply = server.next_message();
     assert_eq!(reply["error"]["code"], -32700, "{reply}");
     assert_eq!(reply["id"], Value::Null);
@@ -314,4 +320,155 @@ fn a_task_escalated_to_a_human_is_resumed_through_a_tool() {
         (is_error, content["error"]["code"].clone()),
         (true, json!("wrong_status"))
     );
+}
+
+/// `FLOW` without its `work` step: a task at `work` is stranded by it.
+const FLOW_WITHOUT_WORK: &str = r#"
+nodes:
+  start: { type: start }
+  review: { type: gate, name: Review }
+  done: { type: end, result: success }
+edges:
+  - { from: start, to: review }
+  - { from: review, to: done, on: passed }
+  - { from: review, to: done, on: failed }
+"#;
+
+#[test]
+fn a_task_stranded_when_the_state_was_saved_loads_again_and_the_old_definition_frees_it() {
+    // Regression: the state file then refused to load at every start ("workflow flow has no
+    // step work"), whatever definitions were given.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let mut server = with_state(&state);
+    load_flow_and_tasks(&mut server, 1);
+    server.ok(
+        "advance_task",
+        json!({ "taskId": "t0", "result": "passed" }),
+    );
+    let loaded = server.ok(
+        "load_workflow",
+        json!({ "id": "flow", "definition": FLOW_WITHOUT_WORK }),
+    );
+    assert_eq!(
+        loaded["data"]["strandedTasks"][0]["taskId"], "t0",
+        "{loaded}"
+    );
+    drop(server);
+
+    let mut server = with_state(&state);
+    let task = server.ok("get_task", json!({ "taskId": "t0" }));
+    assert_eq!(task["data"]["currentStep"], "work", "{task}");
+    let (failed, refused) = server.call(
+        "advance_task",
+        json!({ "taskId": "t0", "result": "passed" }),
+    );
+    assert!(failed, "a stranded task must not move: {refused}");
+    server.ok("load_workflow", json!({ "id": "flow", "definition": FLOW }));
+    let moved = server.ok(
+        "advance_task",
+        json!({ "taskId": "t0", "result": "passed" }),
+    );
+    assert_eq!(moved["data"]["nextStep"], "review", "{moved}");
+}
+
+#[test]
+fn a_change_the_state_file_cannot_keep_is_not_made() {
+    // Regression: the call answered a `state` error, yet the task had moved in memory (and
+    // was saved with the next change that could be written).
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("kept");
+    std::fs::create_dir(&folder).unwrap();
+    let state = folder.join("state.json");
+    let mut server = with_state(&state);
+    load_flow_and_tasks(&mut server, 1);
+    let moved_away = dir.path().join("moved");
+    std::fs::rename(&folder, &moved_away).unwrap();
+    for _ in 0..3 {
+        let (failed, reply) = server.call(
+            "advance_task",
+            json!({ "taskId": "t0", "result": "passed" }),
+        );
+        assert!(failed, "{reply}");
+        assert_eq!(reply["error"]["code"], "state", "{reply}");
+    }
+    let task = server.ok("get_task", json!({ "taskId": "t0" }));
+    assert_eq!(task["data"]["currentStep"], "start", "{task}");
+    let syncs = server.ok("get_pending_syncs", json!({}));
+    assert_eq!(syncs["data"]["total"], 0, "{syncs}");
+
+    std::fs::rename(&moved_away, &folder).unwrap();
+    let moved = server.ok(
+        "advance_task",
+        json!({ "taskId": "t0", "result": "passed" }),
+    );
+    assert_eq!(
+        moved["data"]["nextStep"], "work",
+        "one step, not four: {moved}"
+    );
+}
+
+#[test]
+fn a_second_server_on_one_state_file_is_refused_while_the_first_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let mut first = with_state(&state);
+    load_flow_and_tasks(&mut first, 1);
+    let second = std::process::Command::new(env!("CARGO_BIN_EXE_navigator-workflow-mcp"))
+        .arg("--state")
+        .arg(&state)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        stderr.contains("in use by another server")
+            && stderr.contains(&first.child.id().to_string()),
+        "{stderr}"
+    );
+    // The first one's state is untouched and it keeps serving.
+    first.ok(
+        "advance_task",
+        json!({ "taskId": "t0", "result": "passed" }),
+    );
+    drop(first);
+    // Once it has stopped, the file is free.
+    let mut again = with_state(&state);
+    let task = again.ok("get_task", json!({ "taskId": "t0" }));
+    assert_eq!(task["data"]["currentStep"], "work", "{task}");
+}
+
+#[test]
+fn requests_sent_back_to_back_run_in_the_order_they_were_sent() {
+    let mut server = mcp_support::initialized();
+    load_flow_and_tasks(&mut server, 30);
+    // Three results per task, sent without waiting: passed (start → work), passed (work →
+    // review), failed (review's one retry spent: to the human); in any other order a task
+    // ends elsewhere, or with another last output.
+    let mut id = 5000u64;
+    let mut sent = Vec::new();
+    for i in 0..30 {
+        for (k, result) in ["passed", "passed", "failed"].into_iter().enumerate() {
+            id += 1;
+            sent.push(id);
+            let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "advance_task", "arguments": {
+                    "taskId": format!("t{i}"), "result": result, "output": { "k": k } } } });
+            server.send_line(&body.to_string());
+        }
+    }
+    for id in sent {
+        let reply = server.response(id);
+        assert_eq!(reply["result"]["isError"], json!(false), "{reply}");
+    }
+    for i in 0..30 {
+        let task = server.ok("get_task", json!({ "taskId": format!("t{i}") }));
+        assert_eq!(task["data"]["currentStep"], "human", "t{i}: {task}");
+        assert_eq!(
+            task["data"]["lastOutput"],
+            json!({ "k": 2 }),
+            "t{i}: {task}"
+        );
+    }
 }

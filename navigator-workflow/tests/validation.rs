@@ -600,3 +600,25 @@ fn definitions_round_trip_through_json_and_yaml() {
     let yaml = serde_yaml::to_string(&def).unwrap();
     assert_eq!(WorkflowDefinition::from_yaml(&yaml).unwrap(), def);
 }
+
+#[test]
+fn json_with_trailing_characters_is_refused_and_a_byte_order_mark_is_skipped() {
+    let json = r#"{"nodes":{"s":{"type":"start"},"e":{"type":"end","result":"success"}},"edges":[{"from":"s","to":"e"}]}"#;
+    assert!(WorkflowDefinition::from_json(json).is_ok());
+    // Regression: `}}} ]]` after the definition was ignored.
+    for text in [format!("{json}}}}} ]]"), format!("{json} x")] {
+        let e = WorkflowDefinition::from_json(&text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("trailing characters"), "{e}");
+        // Through the YAML door (an MCP argument, a .yaml file) it is JSON's error too.
+        let e = WorkflowDefinition::from_yaml(&text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("trailing characters"), "{e}");
+    }
+    // Regression: a byte-order mark made a YAML file "more than one document".
+    let yaml = "nodes:\n  s: { type: start }\n  e: { type: end, result: success }\nedges:\n  - { from: s, to: e }\n";
+    assert!(WorkflowDefinition::from_yaml(&format!("\u{feff}{yaml}")).is_ok());
+    assert!(WorkflowDefinition::from_json(&format!("\u{feff}{json}")).is_ok());
+}

@@ -444,9 +444,27 @@ async fn a_version_4_database_gets_the_engines_words_parents_and_tags() {
     let s = old.schema.clone();
     let nfd = |t: &str| -> String { t.nfd().collect() };
     let rows = [
-        ("menu", "Menü", nfd("Crème brûlée in Málaga"), Some(nfd("1 Projects/Café/")), vec![nfd("Café")]),
-        ("trip", "旅行", "新幹線で京都へ行く".to_string(), None, vec![]),
-        ("plain", "Groceries", "Milk and bread.".to_string(), None, vec!["#Home".to_string()]),
+        (
+            "menu",
+            "Menü",
+            nfd("Crème brûlée in Málaga"),
+            Some(nfd("1 Projects/Café/")),
+            vec![nfd("Café")],
+        ),
+        (
+            "trip",
+            "旅行",
+            "新幹線で京都へ行く".to_string(),
+            None,
+            vec![],
+        ),
+        (
+            "plain",
+            "Groceries",
+            "Milk and bread.".to_string(),
+            None,
+            vec!["#Home".to_string()],
+        ),
     ];
     for (id, title, body, parent, tags) in &rows {
         client

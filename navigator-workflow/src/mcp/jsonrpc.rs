@@ -5,13 +5,15 @@
 //!
 //! rmcp drops unparsable lines on purpose (a peer that echoes error replies back as more
 //! garbage could loop). A client that sends a broken line, though, waits for an answer that
-//! never comes; so this front answers each such line exactly once, with `id: null`, and
-//! never answers an answer (a line that parses is passed through untouched, and a parse
+//! never comes; so this front answers each such line exactly once, with `id: null` (or the
+//! request's id when the line's text names one, see below), and never answers an answer (a line that parses is passed through untouched, and a parse
 //! error reply is valid JSON). Requests for unknown methods reach rmcp, which answers
 //! `-32601 Method not found`.
 //!
 //! Lines are read with a bound ([`MAX_LINE_BYTES`]): a longer one is answered with a parse
-//! error and skipped without being kept in memory.
+//! error and skipped without being kept in memory. A request line that does not parse, or is
+//! too long, is answered with its id when a scan of the line finds one ([`sniff_id`]), so the
+//! client's call fails instead of waiting.
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
@@ -21,14 +23,70 @@ use tokio::task::JoinHandle;
 /// The longest request line accepted (16 MiB).
 pub(crate) const MAX_LINE_BYTES: usize = 16 << 20;
 
-/// The JSON-RPC reply for a line that is not JSON.
-pub(crate) fn parse_error_reply(detail: &str) -> String {
+/// The JSON-RPC reply for a line that is not JSON, with the id of the request the line was
+/// meant to be when it could be read ([`sniff_id`]; else `null`): a client waits for the
+/// reply to its request's id, and one with `id: null` leaves it waiting.
+fn parse_error_reply_to(id: &Value, detail: &str) -> String {
     json!({
         "jsonrpc": "2.0",
-        "id": Value::Null,
+        "id": id,
         "error": { "code": -32700, "message": format!("Parse error: {detail}") }
     })
     .to_string()
+}
+
+/// The bytes of an over-long line kept to read its id from.
+const HEAD_BYTES: usize = 64 << 10;
+
+/// The id of the request a line that does not parse (or is too long to) was meant to be: the
+/// string or number of the top-level `"id"` member, read by a scan that needs no complete
+/// document (a request too deeply nested for the parser, or cut short, usually names its id
+/// before its params). `null` when there is none, or when the line names no `"method"` (an
+/// answer is never answered, not even with its id).
+pub(crate) fn sniff_id(text: &[u8]) -> Value {
+    let has_method = text.windows(8).any(|w| w == b"\"method\"");
+    if !has_method {
+        return Value::Null;
+    }
+    let (mut depth, mut at, mut key_next) = (0usize, 0usize, false);
+    while at < text.len() {
+        match text[at] {
+            b'{' => {
+                depth += 1;
+                key_next = depth == 1;
+            }
+            b'[' => {
+                depth += 1;
+                key_next = false;
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' => key_next = depth == 1,
+            b'"' => {
+                let start = at;
+                at += 1;
+                while at < text.len() && text[at] != b'"' {
+                    at += if text[at] == b'\\' { 2 } else { 1 };
+                }
+                let is_key = key_next && depth == 1;
+                key_next = false;
+                if is_key && text.get(start..=at) == Some(b"\"id\"".as_slice()) {
+                    let rest = &text[(at + 1).min(text.len())..];
+                    let value = rest
+                        .iter()
+                        .position(|b| !(b.is_ascii_whitespace() || *b == b':'))
+                        .map_or(&[][..], |i| &rest[i..]);
+                    let mut values = serde_json::Deserializer::from_slice(value).into_iter();
+                    return match values.next() {
+                        Some(Ok(id @ (Value::String(_) | Value::Number(_)))) => id,
+                        _ => Value::Null,
+                    };
+                }
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    Value::Null
 }
 
 /// What the front makes of one complete line.
@@ -52,7 +110,7 @@ pub(crate) fn classify(line: &[u8]) -> Line {
             Some(reply) => Line::Reject(reply),
             None => Line::Forward,
         },
-        Err(e) => Line::Reject(parse_error_reply(&e.to_string())),
+        Err(e) => Line::Reject(parse_error_reply_to(&sniff_id(line), &e.to_string())),
     }
 }
 
@@ -126,6 +184,8 @@ async fn pump_input(
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
     let mut oversized = false;
+    // The start of an over-long line, for its id.
+    let mut head = Vec::new();
     loop {
         let buf = reader.fill_buf().await.unwrap_or_default();
         let end = buf.is_empty();
@@ -141,7 +201,8 @@ async fn pump_input(
             line.extend_from_slice(&buf[..take]);
             if line.len() > MAX_LINE_BYTES {
                 oversized = true;
-                line = Vec::new();
+                line.truncate(HEAD_BYTES);
+                head = std::mem::take(&mut line);
             }
         }
         reader.consume(take);
@@ -153,9 +214,10 @@ async fn pump_input(
         }
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
         let verdict = if oversized {
-            Line::Reject(parse_error_reply(&format!(
-                "line longer than {MAX_LINE_BYTES} bytes"
-            )))
+            Line::Reject(parse_error_reply_to(
+                &sniff_id(&head),
+                &format!("line longer than {MAX_LINE_BYTES} bytes"),
+            ))
         } else {
             classify(body)
         };
@@ -173,6 +235,7 @@ async fn pump_input(
             Line::Skip => {}
         }
         line.clear();
+        head.clear();
         oversized = false;
         if end {
             break;
@@ -262,6 +325,37 @@ pub(crate) fn front(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_id_of_a_request_that_does_not_parse_is_read_from_its_text() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"arguments":{{"x":{}}}}}}}"#,
+            "[".repeat(100_000)
+        );
+        assert!(serde_json::from_str::<Value>(&deep).is_err());
+        assert_eq!(sniff_id(deep.as_bytes()), json!(7));
+        // A string id, after other members; an `id` inside the params is not the request's.
+        let cut = r#"{"jsonrpc":"2.0","params":{"id":1,"x":"a\"id\":"},"id" : "req-9","method":"tools/call","params":{"#;
+        assert_eq!(sniff_id(cut.as_bytes()), json!("req-9"));
+        // No id, an id of another type, an answer: null.
+        assert_eq!(
+            sniff_id(br#"{"jsonrpc":"2.0","method":"x","params":["#),
+            Value::Null
+        );
+        assert_eq!(sniff_id(br#"{"id":{"a":1},"method":"x","#), Value::Null);
+        assert_eq!(
+            sniff_id(br#"{"jsonrpc":"2.0","id":3,"result":{"#),
+            Value::Null
+        );
+        match classify(deep.as_bytes()) {
+            Line::Reject(reply) => {
+                let reply: Value = serde_json::from_str(&reply).unwrap();
+                assert_eq!(reply["id"], json!(7), "{reply}");
+                assert_eq!(reply["error"]["code"], json!(-32700), "{reply}");
+            }
+            _ => panic!("a line that does not parse must be rejected"),
+        }
+    }
 
     #[test]
     fn json_that_is_no_json_rpc_message_gets_an_invalid_request_with_its_id() {

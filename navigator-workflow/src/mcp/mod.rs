@@ -125,6 +125,8 @@ pub use args::{
 pub struct NavigatorServer {
     state: Arc<Mutex<Navigator>>,
     file: Option<Arc<PathBuf>>,
+    /// The lock on the state file's `.lock` companion, held for the server's life.
+    _lock: Option<Arc<std::fs::File>>,
 }
 
 /// Serves `navigator` over stdin/stdout until the client disconnects.
@@ -142,20 +144,26 @@ impl NavigatorServer {
         NavigatorServer {
             state: Arc::new(Mutex::new(navigator)),
             file: None,
+            _lock: None,
         }
     }
 
     /// A server whose state lives in `path`: loaded from it when it exists (else `fresh`),
     /// and written back, atomically and fsynced, after every change and before the reply.
     /// The file is written once at start, so a bad path fails here rather than on the first
-    /// change.
+    /// change. One server per state file: the server holds an exclusive lock on
+    /// `<path>.lock` for its life (released by the OS when the process ends, even on
+    /// `kill -9`), and a second one fails here naming the process that holds it — two
+    /// servers writing one file would each overwrite the other's acknowledged changes.
     pub fn with_state(path: impl AsRef<Path>, fresh: Navigator) -> Result<Self, Error> {
         let path = path.as_ref().to_path_buf();
+        let lock = state::lock(&path)?;
         let navigator = state::load(&path)?.unwrap_or(fresh);
         state::save(&path, &navigator)?;
         Ok(NavigatorServer {
             state: Arc::new(Mutex::new(navigator)),
             file: Some(Arc::new(path)),
+            _lock: Some(Arc::new(lock)),
         })
     }
 
@@ -200,13 +208,25 @@ impl NavigatorServer {
     pub fn preload(&self, paths: &[std::path::PathBuf]) -> Result<Vec<String>, Error> {
         let mut navigator = self.lock();
         let mut warnings = Vec::new();
+        // Which path gave each workflow id: two paths giving one id are refused, as two files
+        // of one directory are (the one named last would silently win).
+        let mut given: std::collections::HashMap<String, &Path> = Default::default();
         for path in paths {
             let state = self.file.as_deref().map(|f| f.as_path());
-            if navigator.load_workflow_files_but(path, state)?.is_empty() {
+            let ids = navigator.load_workflow_files_but(path, state)?;
+            if ids.is_empty() {
                 warnings.push(format!(
                     "{}: no workflow definitions (.json, .yaml, .yml)",
                     path.display()
                 ));
+            }
+            for id in ids {
+                if let Some(first) = given.insert(id.clone(), path) {
+                    return Err(Error::DefinitionFile {
+                        path: path.display().to_string(),
+                        message: format!("workflow id `{id}` is given by {} too", first.display()),
+                    });
+                }
             }
         }
         self.persist(&navigator)?;
@@ -218,6 +238,31 @@ impl NavigatorServer {
     /// navigator from outside the tools, e.g. preloading workflows).
     pub fn save(&self, navigator: &Navigator) -> Result<(), Error> {
         self.persist(navigator)
+    }
+
+    /// Applies `change` to the navigator and writes the state file, under the lock; when
+    /// either fails the navigator is put back as it was, so an error answer changed nothing
+    /// (a change the file could not keep would otherwise be acted on, and saved with the
+    /// next change that could be written). Returns the change's result and the lock.
+    fn change<T>(
+        &self,
+        change: impl FnOnce(&mut Navigator) -> Result<T, Error>,
+    ) -> Result<(T, MutexGuard<'_, Navigator>), Error> {
+        let mut navigator = self.lock();
+        let before = self.file.as_ref().map(|_| navigator.clone());
+        let done = change(&mut navigator).and_then(|out| {
+            self.persist(&navigator)?;
+            Ok(out)
+        });
+        match done {
+            Ok(out) => Ok((out, navigator)),
+            Err(e) => {
+                if let Some(before) = before {
+                    *navigator = before;
+                }
+                Err(e)
+            }
+        }
     }
 
     /// Writes the state file, if there is one; called with the lock held, after a change.

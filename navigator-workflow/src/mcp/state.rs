@@ -20,6 +20,50 @@ fn state_error(path: &Path, message: impl std::fmt::Display) -> Error {
     }
 }
 
+/// Takes the exclusive lock on `<path>.lock` (created if missing) that keeps a second server
+/// off the state file, writing this process's id into it for the message a second one
+/// gives.
+pub(crate) fn lock(path: &Path) -> Result<std::fs::File, Error> {
+    use std::io::{Read, Seek};
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = PathBuf::from(name);
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(|e| state_error(path, format!("cannot open {}: {e}", lock_path.display())))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            return Err(state_error(
+                path,
+                format!(
+                    "in use by another server (process {}): one server per state file; stop \
+                     it, or give this one another --state",
+                    if holder.is_empty() { "unknown" } else { holder }
+                ),
+            ));
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(state_error(
+                path,
+                format!("cannot lock {}: {e}", lock_path.display()),
+            ))
+        }
+    }
+    let _ = file.set_len(0);
+    let _ = file.rewind();
+    let _ = write!(file, "{}", std::process::id());
+    let _ = file.flush();
+    Ok(file)
+}
+
 /// Reads the navigator saved at `path`; `None` when the file does not exist yet.
 pub(crate) fn load(path: &Path) -> Result<Option<Navigator>, Error> {
     let text = match std::fs::read_to_string(path) {

@@ -56,9 +56,7 @@ impl NavigatorServer {
                 Value::String(text) => WorkflowDefinition::from_yaml(&text)?,
                 value => WorkflowDefinition::from_value(value)?,
             };
-            let mut nav = self.lock();
-            let summary = nav.load_workflow(&args.id, definition)?;
-            self.persist(&nav)?;
+            let (summary, nav) = self.change(|nav| nav.load_workflow(&args.id, definition))?;
             let stranded: Vec<_> = nav
                 .stranded_tasks()
                 .into_iter()
@@ -100,9 +98,7 @@ impl NavigatorServer {
         Parameters(args): Parameters<LoadTaskTreeArgs>,
     ) -> CallToolResult {
         run(|| {
-            let mut nav = self.lock();
-            let report = nav.load_tasks(args.tasks, args.replace)?;
-            self.persist(&nav)?;
+            let (report, nav) = self.change(|nav| nav.load_tasks(args.tasks, args.replace))?;
             Ok(respond(report, Some(&nav)))
         })
     }
@@ -142,14 +138,14 @@ impl NavigatorServer {
         run(|| {
             non_empty("taskId", &args.task_id)?;
             non_empty("result", &args.result)?;
-            let mut nav = self.lock();
-            let outcome = nav.advance_as(
-                &args.task_id,
-                args.agent.as_deref(),
-                &args.result,
-                args.output,
-            )?;
-            self.persist(&nav)?;
+            let (outcome, nav) = self.change(|nav| {
+                nav.advance_as(
+                    &args.task_id,
+                    args.agent.as_deref(),
+                    &args.result,
+                    args.output,
+                )
+            })?;
             Ok(respond(outcome, Some(&nav)))
         })
     }
@@ -191,13 +187,14 @@ impl NavigatorServer {
             let offset = usize::try_from(args.offset.unwrap_or(0)).unwrap_or(usize::MAX);
             let nav = self.lock();
             let mut groups = nav.tasks_by_status();
-            if let Some(only) = args.status {
-                groups.retain(|status, _| *status == only);
-            }
+            // The counts cover every task, whatever status the page is of.
             let counts: serde_json::Map<String, Value> = groups
                 .iter()
                 .map(|(status, tasks)| (status.to_string(), json!(tasks.len())))
                 .collect();
+            if let Some(only) = args.status {
+                groups.retain(|status, _| *status == only);
+            }
             let total: usize = groups.values().map(Vec::len).sum();
             // The page of the listing, kept grouped: skip `offset` tasks in status order.
             let mut page: serde_json::Map<String, Value> = serde_json::Map::new();
@@ -273,9 +270,7 @@ impl NavigatorServer {
                     reason: "must list at least one sync id".into(),
                 });
             }
-            let mut nav = self.lock();
-            let confirmation = nav.confirm_sync(&args.sync_ids);
-            self.persist(&nav)?;
+            let (confirmation, nav) = self.change(|nav| Ok(nav.confirm_sync(&args.sync_ids)))?;
             Ok(respond(confirmation, Some(&nav)))
         })
     }
@@ -290,9 +285,8 @@ impl NavigatorServer {
     ) -> CallToolResult {
         run(|| {
             non_empty("taskId", &args.task_id)?;
-            let mut nav = self.lock();
-            let confirmation = nav.confirm_sync_for_task(&args.task_id)?;
-            self.persist(&nav)?;
+            let (confirmation, nav) =
+                self.change(|nav| nav.confirm_sync_for_task(&args.task_id))?;
             Ok(respond(confirmation, Some(&nav)))
         })
     }
@@ -317,9 +311,8 @@ impl NavigatorServer {
                     ),
                 });
             }
-            let mut nav = self.lock();
-            let claim = nav.claim_task(&args.task_id, &args.agent, lease)?;
-            self.persist(&nav)?;
+            let (claim, _nav) =
+                self.change(|nav| nav.claim_task(&args.task_id, &args.agent, lease))?;
             Ok(respond(claim, None))
         })
     }
@@ -332,9 +325,7 @@ impl NavigatorServer {
     async fn release_task(&self, Parameters(args): Parameters<ReleaseTaskArgs>) -> CallToolResult {
         run(|| {
             non_empty("taskId", &args.task_id)?;
-            let mut nav = self.lock();
-            let claim = nav.release_claim(&args.task_id, &args.agent)?;
-            self.persist(&nav)?;
+            let (claim, _nav) = self.change(|nav| nav.release_claim(&args.task_id, &args.agent))?;
             Ok(respond(json!({ "released": claim }), None))
         })
     }
@@ -348,9 +339,8 @@ impl NavigatorServer {
         run(|| {
             non_empty("taskId", &args.task_id)?;
             non_empty("step", &args.step)?;
-            let mut nav = self.lock();
-            let outcome = nav.resume_task(&args.task_id, &args.step, args.note)?;
-            self.persist(&nav)?;
+            let (outcome, nav) =
+                self.change(|nav| nav.resume_task(&args.task_id, &args.step, args.note))?;
             Ok(respond(outcome, Some(&nav)))
         })
     }
