@@ -318,6 +318,12 @@ fn a_plain_text_note_is_written_without_front_matter_and_a_folder_is_no_note_pat
             .extend(extra.as_object().unwrap().clone());
         assert_eq!(server.error_code("write_note", arguments), "bad_request");
     }
+    // A note larger than the index takes (8 MiB) is refused, not written and never found.
+    let huge = "word ".repeat(1_800_000);
+    assert_eq!(
+        server.error_code("write_note", json!({ "path": rel, "content": huge })),
+        "bad_request"
+    );
     assert!(!abs.exists());
     let created = write(
         &mut server,

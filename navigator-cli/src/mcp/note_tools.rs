@@ -296,9 +296,24 @@ impl McpServer {
             note.set("updated", today());
             note.render()?
         };
+        self.fits_the_index(&text)?;
         let _guard = self.try_write()?;
         vault::write_atomic(&place, &text, true)?;
         self.indexed("created", place, None, progress).await
+    }
+
+    /// A note the indexer would skip as too large is refused before it is written: written,
+    /// it would be reported as created and never be found.
+    fn fits_the_index(&self, text: &str) -> ToolResult<()> {
+        let limit = self.ingest.max_file_bytes;
+        if text.len() as u64 > limit {
+            return Err(ToolError::bad_request(format!(
+                "the note would be {} bytes, more than the index takes ({limit} bytes: \
+                 `--max-file-mib`); it would never be found: split it into smaller notes",
+                text.len()
+            )));
+        }
+        Ok(())
     }
 
     async fn do_update_note(
@@ -327,7 +342,9 @@ impl McpServer {
             if let Some(more) = &args.append {
                 body = appended(&body, more);
             }
-            vault::write_atomic(&place, &plain_text(&body), false)?;
+            let text = plain_text(&body);
+            self.fits_the_index(&text)?;
+            vault::write_atomic(&place, &text, false)?;
             return self.indexed("updated", place, None, progress).await;
         }
         let _guard = self.try_write()?;
@@ -345,7 +362,9 @@ impl McpServer {
         }
         apply_fields(&mut note, args.title, args.tags, args.front_matter.as_ref())?;
         note.set("updated", today());
-        vault::write_atomic(&place, &note.render()?, false)?;
+        let text = note.render()?;
+        self.fits_the_index(&text)?;
+        vault::write_atomic(&place, &text, false)?;
         self.indexed("updated", place, None, progress).await
     }
 
