@@ -3,13 +3,13 @@
 //! ten thousand. The offline ranking's packed plan then shows the files the policy set no rule
 //! for; every file a policy rule matches keeps the policy's choice.
 
-use crate::error::{Error, Result};
-use crate::flight_plan::{rule_globs, FlightPlan, Rule};
+use crate::error::Result;
+use crate::flight_plan::{FlightPlan, Rule};
 use crate::pack::pack;
 use crate::relevance::Scored;
 use crate::render::render;
 use crate::scan::RepoMap;
-use globset::GlobSetBuilder;
+use crate::verbosity::RuleSet;
 
 /// A context under this share of the token budget is filled.
 const FILL_BELOW: f64 = 0.75;
@@ -37,30 +37,28 @@ pub(crate) fn fill_unspent(
     if ranking.is_empty() || before as f64 >= FILL_BELOW * plan.token_budget as f64 {
         return Ok(None);
     }
-    let own: Vec<&Rule> = plan.rules.iter().filter(|r| !initial.contains(r)).collect();
-    let set = |rules: &[&Rule]| -> Result<globset::GlobSet> {
-        let mut b = GlobSetBuilder::new();
-        for rule in rules {
-            for glob in rule_globs(&rule.path).map_err(|m| Error::plan(None, "rules", m))? {
-                b.add(glob);
-            }
-        }
-        b.build()
-            .map_err(|e| Error::plan(None, "rules", e.to_string()))
-    };
-    let own_set = set(&own)?;
+    // Matched as a plan's rules are (`RuleSet`: plain paths looked up, only real globs
+    // compiled): thousands of path rules compiled into one glob set, at a budget of millions
+    // of tokens, passed the regex engine's size limit ("error building NFA").
+    let own: Vec<Rule> = plan
+        .rules
+        .iter()
+        .filter(|r| !initial.contains(r))
+        .cloned()
+        .collect();
+    let own_set = RuleSet::compile(&own)?;
     // The files a rule of the policy matches, found once.
     let decided: Vec<&str> = map
         .files()
         .iter()
         .map(|f| f.path.as_str())
-        .filter(|p| own_set.is_match(p))
+        .filter(|p| own_set.resolve(p).is_some())
         .collect();
     let packed = pack(map, ranking, plan);
     let mut rules = Vec::new();
     for rule in packed.rules {
-        let m = set(&[&rule])?;
-        if !decided.iter().any(|p| m.is_match(p)) {
+        let one = RuleSet::compile(std::slice::from_ref(&rule))?;
+        if !decided.iter().any(|p| one.resolve(p).is_some()) {
             rules.push(rule);
         }
     }
@@ -68,7 +66,7 @@ pub(crate) fn fill_unspent(
     if added == 0 {
         return Ok(None);
     }
-    rules.extend(own.into_iter().cloned());
+    rules.extend(own);
     let mut filled = plan.clone();
     filled.rules = rules;
     Ok(Some((

@@ -281,3 +281,29 @@ fn interactive_feedback_reranks_and_decline_stops() {
         .any(|r| r.path.starts_with("src/billing/") && r.level >= Level::TopLevel));
     assert!(first.summary().contains("map:"));
 }
+
+/// A budget far beyond the repository: everything is shown, whatever the number of folders.
+/// Regression: thousands of folder rules compiled into one glob set passed the regex engine's
+/// size limit, and the exploration failed ("invalid flight plan: rules: error building NFA").
+#[test]
+fn a_budget_beyond_a_repository_of_thousands_of_folders_shows_it_all() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..1500 {
+        let folder = dir.path().join(format!("pkg{i}/sub{i}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join(format!("mod{i}.py")),
+            format!("def handler_{i}(request):\n    return request.session_{i}\n"),
+        )
+        .unwrap();
+    }
+    let map = RepoMap::open(dir.path()).unwrap();
+    let out = block_on(
+        Explorer::new(&map, Budgets::tokens(20_000_000))
+            .explore("session handler request", &mut HeuristicPolicy::new()),
+    )
+    .unwrap();
+    let rendered = render(&map, &out.plan).unwrap();
+    assert_eq!(rendered.level_of("pkg7/sub7/mod7.py"), Level::Full);
+    assert!(out.tokens <= 20_000_000);
+}
