@@ -233,10 +233,10 @@ impl Navigator {
     /// workflow not loaded.
     fn is_stranded(&self, task: &Task) -> bool {
         !task.current_step.is_empty()
-            && !self
+            && self
                 .workflows
                 .get(task.current_workflow())
-                .is_some_and(|w| w.node(&task.current_step).is_some())
+                .is_none_or(|w| w.node(&task.current_step).is_none())
     }
 
     /// Checks that the task's workflow chain and step exist, filling in the start step.
