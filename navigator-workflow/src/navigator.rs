@@ -173,7 +173,8 @@ impl Navigator {
     }
 
     /// Loads tasks from the orchestrator: all or nothing. With `replace` the tree is emptied
-    /// first; otherwise tasks are upserted by id. Loading records no sync: the data comes
+    /// first; otherwise tasks are upserted by id. A task already in the tree that an agent
+    /// holds a live claim on is not replaced ([`Error::TaskClaimed`]: release it first). Loading records no sync: the data comes
     /// from the primary store. Pending syncs survive a replace — they are still unpersisted.
     pub fn load_tasks(&mut self, tasks: Vec<Task>, replace: bool) -> Result<LoadReport> {
         self.load_tasks_as(tasks, replace, false)
@@ -206,6 +207,18 @@ impl Navigator {
             }
             if !(keep_stranded && self.is_stranded(&task)) {
                 self.check_position(&mut task).map_err(|e| bad(&task, e))?;
+            }
+            // Replacing a task an agent holds would reset the progress it is making under
+            // the agent's hands: refused, all or nothing (restoring a snapshot replaces
+            // nothing an agent holds).
+            if !keep_stranded && self.tree.get(&task.id).is_some() {
+                if let Some(claim) = self.claims.live(&task.id, now) {
+                    return Err(Error::TaskClaimed {
+                        task: task.id.clone(),
+                        holder: claim.agent.clone(),
+                        expires_at: claim.expires_at,
+                    });
+                }
             }
             if task.created_at == 0 {
                 task.created_at = now;
@@ -483,6 +496,7 @@ impl Navigator {
     /// Ends `agent`'s claim on `task_id` (an expired one too). Fails with
     /// [`Error::NotClaimed`] when the agent holds none.
     pub fn release_claim(&mut self, task_id: &str, agent: &str) -> Result<Claim> {
+        self.task(task_id)?;
         self.claims.release(task_id, agent)
     }
 

@@ -278,6 +278,30 @@ fn claims_keep_two_agents_off_one_task_and_survive_a_restart() {
         "advance_task",
         json!({ "taskId": "t1", "agent": "a", "result": "passed" }),
     );
+    // The orchestrator cannot reload a task an agent holds: its progress would be reset
+    // under the agent's hands (regression: it went back to `start`, the claim kept).
+    let (is_error, content) = server.call(
+        "load_task_tree",
+        json!({ "tasks": [{ "id": "t1", "workflowType": "flow" }, { "id": "t9", "workflowType": "flow" }] }),
+    );
+    assert!(is_error);
+    assert_eq!(content["error"]["code"], "task_claimed", "{content}");
+    let task = server.ok("get_task", json!({ "taskId": "t1" }));
+    assert_eq!(task["data"]["currentStep"], "work", "{task}");
+    let (is_error, content) = server.call("get_task", json!({ "taskId": "t9" }));
+    assert!(is_error, "all or nothing: {content}");
+    // Unknown tasks are said to be unknown.
+    for (tool, arguments) in [
+        ("release_task", json!({ "taskId": "nope", "agent": "a" })),
+        ("get_pending_syncs", json!({ "taskId": "nope" })),
+    ] {
+        let (is_error, content) = server.call(tool, arguments);
+        assert!(is_error, "{tool}");
+        assert_eq!(
+            content["error"]["code"], "unknown_task",
+            "{tool}: {content}"
+        );
+    }
     // Renew, release, then the other agent may take it.
     server.ok(
         "claim_task",

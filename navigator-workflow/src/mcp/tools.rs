@@ -89,7 +89,7 @@ impl NavigatorServer {
     }
 
     #[tool(
-        description = "Load tasks from the orchestrator into the priority tree (upsert by id; replace=true empties the tree first). All or nothing.",
+        description = "Load tasks from the orchestrator into the priority tree (upsert by id; replace=true empties the tree first). All or nothing; a task an agent holds a live claim on is not replaced (task_claimed: release it first).",
         output_schema = envelope_schema(),
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
@@ -234,6 +234,13 @@ impl NavigatorServer {
             let limit = page_limit(args.limit)?;
             let offset = usize::try_from(args.offset.unwrap_or(0)).unwrap_or(usize::MAX);
             let nav = self.lock();
+            // A task that is not in the tree, with no sync pending, is a mistaken id (a task
+            // replaced away may still have syncs pending).
+            if let Some(id) = &args.task_id {
+                if nav.task(id).is_err() && !nav.pending_syncs().any(|s| &s.task_id == id) {
+                    nav.task(id)?;
+                }
+            }
             let matching = || {
                 nav.pending_syncs()
                     .filter(|s| args.task_id.as_deref().is_none_or(|id| s.task_id == id))
