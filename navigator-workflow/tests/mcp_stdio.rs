@@ -319,6 +319,20 @@ fn bad_arguments_get_clear_errors_and_the_server_keeps_serving() {
         message.contains("invalid type: string \"ten\""),
         "{content}"
     );
+    // In a batch, the place: which field of which task (regression: no place was named).
+    let (is_error, content) = server.call(
+        "load_task_tree",
+        json!({ "tasks": [
+            { "id": "a", "workflowType": "w", "priority": 1 },
+            { "id": "b", "workflowType": "w", "priority": "5" }
+        ] }),
+    );
+    assert!(is_error);
+    let message = content["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("at `tasks[1].priority`") && message.contains("invalid type"),
+        "{content}"
+    );
 
     // A malformed line is dropped; an unknown method and an unknown tool are JSON-RPC errors.
     server.send_line("{this is not json");

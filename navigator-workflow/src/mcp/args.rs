@@ -117,6 +117,7 @@ pub struct ClaimTaskArgs {
     /// Lease length in milliseconds, 1000 to 86400000 (default 300000, five minutes).
     /// Claiming again before it ends renews it.
     #[serde(default)]
+    #[schemars(range(min = 1000, max = 86400000))]
     pub lease_ms: Option<u64>,
 }
 

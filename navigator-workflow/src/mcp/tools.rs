@@ -367,9 +367,50 @@ impl ServerHandler for NavigatorServer {
         if !router.has_route(&request.name) {
             return Err(super::unknown_tool(&request.name, &router));
         }
+        let located = argument_location(&request.name, request.arguments.as_ref());
         let context = ToolCallContext::new(self, request, context);
         let response = router.call(context).await?;
-        Ok(structure_argument_error(response))
+        Ok(structure_argument_error(response, located))
+    }
+}
+
+/// Where in a tool's arguments they stop fitting its input (`tasks[0].priority`), with what
+/// is wrong there; `None` when they fit (or the tool takes none). rmcp's own message names no
+/// place ("invalid type: string \"5\", expected i64"), which in a batch of tasks leaves the
+/// caller guessing which field of which task.
+fn argument_location(tool: &str, arguments: Option<&rmcp::model::JsonObject>) -> Option<String> {
+    fn at<T: serde::de::DeserializeOwned>(value: Value) -> Option<String> {
+        match serde_path_to_error::deserialize::<_, T>(value) {
+            Ok(_) => None,
+            Err(e) => {
+                let path = e.path().to_string();
+                let inner = e.inner().to_string();
+                // A top-level field the message names already (`unknown field `task``) needs
+                // no place.
+                let named = !path.contains(['.', '[']) && inner.contains(&format!("`{path}`"));
+                Some(match path.as_str() {
+                    "." => inner,
+                    _ if named => inner,
+                    _ => format!("at `{path}`: {inner}"),
+                })
+            }
+        }
+    }
+    let value = Value::Object(arguments.cloned().unwrap_or_default());
+    match tool {
+        "load_workflow" => at::<LoadWorkflowArgs>(value),
+        "get_execution_plan" => at::<WorkflowIdArgs>(value),
+        "load_task_tree" => at::<LoadTaskTreeArgs>(value),
+        "get_next_tasks_from_tree" => at::<NextTasksArgs>(value),
+        "advance_task" => at::<AdvanceTaskArgs>(value),
+        "get_task" | "get_task_progress" | "confirm_sync_for_task" => at::<TaskIdArgs>(value),
+        "get_tasks_by_status" => at::<TasksByStatusArgs>(value),
+        "get_pending_syncs" => at::<PendingSyncsArgs>(value),
+        "confirm_sync" => at::<ConfirmSyncArgs>(value),
+        "claim_task" => at::<ClaimTaskArgs>(value),
+        "release_task" => at::<ReleaseTaskArgs>(value),
+        "resume_task" => at::<ResumeTaskArgs>(value),
+        _ => None,
     }
 }
 
@@ -377,7 +418,11 @@ impl ServerHandler for NavigatorServer {
 /// a wrong type) with a text-only tool error; give it the `{ error: { code, message } }`
 /// structured content every other tool error has and every `outputSchema` declares. Only
 /// those errors lack structured content: every tool body answers through `respond`/`fail`.
-fn structure_argument_error(response: CallToolResponse) -> CallToolResponse {
+/// `located` is [`argument_location`]'s account of the same error, preferred where it has one.
+fn structure_argument_error(
+    response: CallToolResponse,
+    located: Option<String>,
+) -> CallToolResponse {
     let CallToolResponse::Complete(result) = response else {
         return response;
     };
@@ -396,7 +441,7 @@ fn structure_argument_error(response: CallToolResponse) -> CallToolResponse {
         .trim();
     let error = Error::InvalidArgument {
         argument: "arguments",
-        reason: reason.to_string(),
+        reason: located.unwrap_or_else(|| reason.to_string()),
     };
     CallToolResponse::Complete(fail(error).with_meta(result.meta))
 }
