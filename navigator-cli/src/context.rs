@@ -84,7 +84,8 @@ impl std::error::Error for Usage {}
 pub enum Mode {
     /// Turn after turn until done or out of budget.
     Autonomous,
-    /// Shows each turn's report on stderr and waits for approval, a decline or feedback.
+    /// Shows each turn's report on stderr and waits for approval, a decline or feedback,
+    /// typed at the terminal (stdin must be one).
     Interactive,
 }
 
@@ -123,7 +124,8 @@ pub struct Args {
     /// The most USD the LLM policy may spend.
     #[arg(long, value_parser = parse_usd, allow_negative_numbers = true)]
     pub usd: Option<f64>,
-    /// Autonomous, or interactive (turn reports on stderr, answers on stdin).
+    /// Autonomous, or interactive (turn reports on stderr, answers typed at the terminal; for
+    /// a script, autonomous).
     #[arg(long, value_enum, default_value_t = Mode::Autonomous)]
     pub mode: Mode,
     /// The policy's model provider; `none` explores offline.

@@ -115,12 +115,13 @@ patterns! {
 }
 
 /// A V8 (Node, Chrome, Deno, Bun) stack frame: `    at Parser.parse (/app/src/parser.ts:12:5)`,
-/// `    at async load (file:///app/src/load.mjs:3:1)` or `    at /app/src/index.js:3:1`.
+/// `    at async load (file:///app/src/load.mjs:3:1)`, `    at /app/src/index.js:3:1`, or an
+/// accessor's `    at Object.set status [as status] (/app/lib/response.js:100:5)`.
 fn js_frame() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     re_made(&R, || {
         format!(
-            r"(?m)^[ \t]*at (?:async )?(?:new )?(?:([\w$.<>]+?)(?: \[as [\w$]+\])? \()?(?:file://)?([^\s()]+\.(?:{JS_EXTENSIONS})):(\d+)(?::\d+)?\)?[ \t]*$"
+            r"(?m)^[ \t]*at (?:async )?(?:new )?(?:((?:[\w$.<>]+?\.)?(?:[gs]et )?[\w$.<>]+?)(?: \[as [\w$]+\])? \()?(?:file://)?([^\s()]+\.(?:{JS_EXTENSIONS})):(\d+)(?::\d+)?\)?[ \t]*$"
         )
     })
 }
@@ -678,7 +679,19 @@ impl Goal {
             }
         }
         for c in js_frame().captures_iter(text) {
-            let function = c.get(1).map(|m| m.as_str().to_string());
+            // An accessor's frame names `Object.set status`: the function is `Object.status`.
+            let function = c.get(1).map(|m| {
+                let name = m.as_str();
+                let (owner, last) = name.rsplit_once('.').map_or(("", name), |(o, l)| (o, l));
+                let last = last
+                    .strip_prefix("get ")
+                    .or_else(|| last.strip_prefix("set "))
+                    .unwrap_or(last);
+                match owner {
+                    "" => last.to_string(),
+                    _ => format!("{owner}.{last}"),
+                }
+            });
             if !(c[2].starts_with("node:") || c[2].starts_with("internal/")) {
                 g.frames.push(Frame {
                     kind: FrameKind::Stack,
@@ -1465,6 +1478,30 @@ click.exceptions.BadParameter: Invalid value for '--n'
             "{js:?}"
         );
         assert!(!js.prose.contains("resolve.ts"), "{}", js.prose);
+        // An accessor's frame (a setter that threw) is a frame of its own function.
+        let setter = Goal::parse(
+            "AssertionError [ERR_ASSERTION]: status code must be a number
+    at Object.set status [as status] (/srv/api/node_modules/koa/lib/response.js:100:5)
+    at set status (/srv/api/lib/proxy.js:7:3)
+    at async Application.handleRequest (/srv/api/node_modules/koa/lib/application.js:172:7)
+",
+        );
+        assert_eq!(
+            frames_of(&setter),
+            [
+                (
+                    "/srv/api/node_modules/koa/lib/response.js",
+                    Some(100),
+                    Some("Object.status")
+                ),
+                ("/srv/api/lib/proxy.js", Some(7), Some("status")),
+                (
+                    "/srv/api/node_modules/koa/lib/application.js",
+                    Some(172),
+                    Some("Application.handleRequest")
+                ),
+            ]
+        );
 
         let firefox = Goal::parse(
             "TypeError: x is undefined\nsum@http://localhost:8080/src/lib/math.js:2:16\nasync*load@webpack:///./src/app.ts:9:3\n@file:///home/u/app/src/index.js:1:1\n",

@@ -4,7 +4,8 @@
 //!
 //! A frame from a user's machine (`/home/me/.venv/.../site-packages/click/core.py`) names the
 //! repository's `src/click/core.py` by its tail, so paths match on the longest common suffix of
-//! segments; a match on the file name alone counts only when few files share that name.
+//! segments; a match on the file name alone counts only when few files share that name, and
+//! for a path with folders only when the file is at the repository's root.
 
 use crate::bm25::{misspelling_edits, TYPO_WEIGHT};
 use crate::goal::{FrameKind, Goal};
@@ -76,7 +77,17 @@ fn best_tail_matches(file_segs: &[Vec<&str>], tail: &[&str]) -> Vec<usize> {
     if best == 0 {
         return Vec::new();
     }
-    let hits: Vec<usize> = (0..depths.len()).filter(|&i| depths[i] == best).collect();
+    let mut hits: Vec<usize> = (0..depths.len()).filter(|&i| depths[i] == best).collect();
+    // A path with folders that shares only its file name with a file below other folders
+    // names another program's file (the reporter's `/srv/app/views.py`, the standard
+    // library's `json/__init__.py`, `node_modules/cookie/index.js`), not that one; a file at
+    // the repository's root is every installed copy's tail (`site-packages/six.py`).
+    if best == 1 && tail.len() > 1 {
+        hits.retain(|&i| file_segs[i].len() == 1);
+        if hits.is_empty() {
+            return Vec::new();
+        }
+    }
     // A whole path that matches exactly is evidence however many twins its name has.
     if best < tail.len() && best == 1 && hits.len() > MAX_NAME_TWINS {
         return Vec::new();
@@ -681,6 +692,23 @@ mod tests {
         // A bare name shared by many files says nothing.
         let many: Vec<Vec<&str>> = (0..5).map(|_| vec!["x", "mod.rs"]).collect();
         assert!(best_tail_matches(&many, &["y", "mod.rs"]).is_empty());
+        // A path with folders naming only the file name of a file below other folders is
+        // another program's file; a root file is any installed copy's tail.
+        let flask = entries(&["src/flask/views.py", "src/flask/__init__.py", "setup.py"]);
+        for other in [
+            "/srv/app/views.py",
+            "/usr/local/lib/python3.8/json/__init__.py",
+        ] {
+            assert!(
+                best_tail_matches(&flask, &segments(other)).is_empty(),
+                "{other}"
+            );
+        }
+        assert_eq!(
+            best_tail_matches(&flask, &segments("/tmp/build/setup.py")),
+            vec![2]
+        );
+        assert_eq!(best_tail_matches(&flask, &["views.py"]), vec![0]);
     }
 
     fn entries(paths: &[&'static str]) -> Vec<Vec<&'static str>> {

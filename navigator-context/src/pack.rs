@@ -1167,6 +1167,8 @@ fn restore(
     let snapshot = fitted.plan.clone();
     let mut costs = Costs::new(map, &snapshot);
     let mut failed: HashMap<Level, usize> = HashMap::new();
+    // Files that may still try a capped outline (see below).
+    let mut capped_tries = 3;
     for path in order {
         let Some(&target) = was.get(&path) else {
             continue;
@@ -1230,12 +1232,35 @@ fn restore(
                 }
             }
             if got.is_none() && up > Level::Path && trial.rules.iter().any(zoomed) {
-                for r in trial.rules.iter_mut().filter(|r| r.path == path) {
+                let mut unzoomed = trial.clone();
+                for r in unzoomed.rules.iter_mut().filter(|r| r.path == path) {
                     r.focus.clear();
                     r.max_items = None;
                 }
-                got = give_room(map, trial, &path, budget, &value)?;
+                got = give_room(map, unzoomed, &path, budget, &value)?;
                 plain = got.is_some();
+            }
+            // Last, an outline of fewer entries, those sharing a word with the goal first (a
+            // file grown by 800 functions went from full source to its bare path on a refit,
+            // 2,136 tokens left unused). Tried for the few most valuable files only: each cap
+            // is a render.
+            if got.is_none()
+                && matches!(up, Level::TopLevel | Level::Signatures)
+                && capped_tries > 0
+            {
+                capped_tries -= 1;
+                for cap in [32, 16, 8, 4, 2, 1] {
+                    let mut fewer_entries = trial.clone();
+                    for r in fewer_entries.rules.iter_mut().filter(|r| r.path == path) {
+                        r.focus.clear();
+                        r.max_items = Some(cap);
+                    }
+                    got = give_room(map, fewer_entries, &path, budget, &value)?;
+                    if got.is_some() {
+                        plain = true;
+                        break;
+                    }
+                }
             }
             let Some((trial, rendered, hidden)) = got else {
                 if up == Level::Path {

@@ -331,7 +331,13 @@ pub fn rank(map: &RepoMap, goal: &str) -> Vec<Scored> {
     }
     // Built copies of TypeScript sources kept beside them (a published package's `.js`,
     // `.cjs` and `.d.ts`): no definers of their sources' names, and outputs wherever they lie.
-    let copies = crate::copies::built_copies(files);
+    // Built copies and minified bundles match every word their sources do: both rank as
+    // outputs and define nothing.
+    let copies: Vec<bool> = crate::copies::built_copies(files)
+        .into_iter()
+        .zip(files)
+        .map(|(copy, f)| copy || f.minified)
+        .collect();
     let mut named = crate::mentions::mentions(files, &copies, &parsed, title);
     normalise(&mut named.score);
     for (i, x) in named.score.iter().enumerate() {

@@ -80,8 +80,8 @@ impl Rendered {
     }
 }
 
-/// The level a file can really be shown at: unreadable or non-UTF-8 files and files over the
-/// huge-file cap (unless named exactly) show as a path; files without an outline, or whose
+/// The level a file can really be shown at: unreadable or non-UTF-8 files, and minified
+/// files and files over the huge-file cap (unless named exactly), show as a path; files without an outline, or whose
 /// outline is empty (a script of plain statements, an `__init__.py` of imports), skip
 /// straight from path to full source instead of showing an empty outline under a header.
 pub(crate) fn effective_level(
@@ -91,7 +91,8 @@ pub(crate) fn effective_level(
     huge_file_bytes: u64,
 ) -> Level {
     let capped = match &file.content {
-        Content::Text { .. } if file.size <= huge_file_bytes || exact => wanted,
+        Content::Text { .. } if exact => wanted,
+        Content::Text { .. } if file.size <= huge_file_bytes && !file.minified => wanted,
         _ => wanted.min(Level::Path),
     };
     match capped {
@@ -114,6 +115,9 @@ pub(crate) fn why_limited(
     huge_file_bytes: u64,
 ) -> Option<&'static str> {
     file.limit_at(wanted).or_else(|| {
+        if !exact && file.minified && wanted > Level::Path {
+            return Some("minified code, lines of thousands of characters (a rule naming its exact path shows it)");
+        }
         let huge = !exact && file.size > huge_file_bytes && file.text().is_some();
         (huge && wanted > Level::Path)
             .then_some("over the plan's huge-file cap (a rule naming its exact path shows it)")

@@ -177,6 +177,57 @@ pub fn pin(map: &RepoMap, plan: FlightPlan) -> Result<FlightPlan> {
     })
 }
 
+/// An error when `rule` (the `i`-th of a pinned plan) can only have been edited by hand since
+/// the plan was pinned, not changed by the repository: a path naming one file that neither
+/// the repository nor the pins hold, or a `focus` naming no item of a file whose content is
+/// the pinned one. (Replayed, such a rule rendered silently otherwise: its file a path, its
+/// item left out, or the repository said to have changed.)
+fn check_edited(
+    map: &RepoMap,
+    old: &Pins,
+    i: usize,
+    rule: &crate::flight_plan::Rule,
+) -> Result<()> {
+    let p = rule.path.as_str();
+    let literal = !p.contains(crate::flight_plan::META) && !p.ends_with('/');
+    if !literal {
+        return Ok(());
+    }
+    let Some(file) = map.file(p) else {
+        let dir = format!("{p}/");
+        let is_dir = map.files().iter().any(|f| f.path.starts_with(&dir));
+        if !is_dir && !old.files.contains_key(p) && map.root().join(p).symlink_metadata().is_err() {
+            return Err(Error::plan(
+                None,
+                format!("rules[{i}].path"),
+                format!("`{p}` is no file of the repository, and the plan was not pinned to it: an edited plan? (name a file of the repository)"),
+            ));
+        }
+        return Ok(());
+    };
+    let unchanged = old.files.get(p).is_some_and(|h| {
+        !h.is_empty() && file.text().map(short_hash).as_deref() == Some(h.as_str())
+    });
+    if unchanged && !rule.focus.is_empty() {
+        let items: std::collections::HashSet<String> = crate::zoom::items(file)
+            .into_iter()
+            .map(|item| item.name.replace("::", "."))
+            .collect();
+        if let Some(missing) = rule
+            .focus
+            .iter()
+            .find(|f| !items.contains(&f.replace("::", ".")))
+        {
+            return Err(Error::plan(
+                None,
+                format!("rules[{i}].focus"),
+                format!("`{missing}` names no item of `{p}`, which is as the plan was pinned to: an edited plan? (name an item of the file)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// How `map` differs from what `plan` was pinned to (empty for an unpinned plan).
 pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
     let Some(old) = &plan.pinned else {
@@ -220,8 +271,9 @@ pub fn drift(map: &RepoMap, plan: &FlightPlan) -> Result<Drift> {
     }
     // A rule naming one file the repository does not hold (deleted before the plan was
     // pinned, or a hand-edited path) is named too, not only the directory it was counted in.
-    for rule in &plan.rules {
+    for (i, rule) in plan.rules.iter().enumerate() {
         let p = rule.path.as_str();
+        check_edited(map, old, i, rule)?;
         let literal = !p.contains(crate::flight_plan::META) && !p.ends_with('/');
         let dir = format!("{p}/");
         let k = map

@@ -136,6 +136,9 @@ pub struct FileEntry {
     body_tokens: [OnceLock<usize>; 2 * Level::ALL.len()],
     /// Capped outline blocks (`max_items`), made on first use.
     pub(crate) capped: CappedMemo,
+    /// Whether the file is minified code ([`is_minified`]): no outline, and shown as a path
+    /// unless a rule names it exactly.
+    pub minified: bool,
 }
 
 impl FileEntry {
@@ -186,6 +189,9 @@ impl FileEntry {
         match &self.content {
             Content::TooLarge => Some("larger than the scan's read cap, so never read"),
             Content::NonUtf8 => Some("not UTF-8 text"),
+            Content::Text { .. } if level < Level::Full && self.minified => {
+                Some("minified code (lines of thousands of characters), which has no outline")
+            }
             Content::Text { .. }
                 if level < Level::Full
                     && self.outliner.is_none()
@@ -567,6 +573,7 @@ fn load(
         path: rel.to_string(),
         size,
         lang,
+        minified: lang.is_some() && matches!(&content, Content::Text { text } if is_minified(text)),
         content,
         outliner,
         outline: OnceLock::new(),
@@ -603,11 +610,30 @@ fn load(
         text
     };
     let outlined = (lang.is_some() || DocFormat::from_path(rel).is_some())
-        && size <= options.max_outline_bytes;
+        && size <= options.max_outline_bytes
+        && !(lang.is_some() && is_minified(&text));
     Ok(entry(
         Content::Text { text },
         outlined.then(|| cache.clone()),
     ))
+}
+
+/// A line at least this long, holding most of its file, is no line a person wrote.
+const MINIFIED_LINE_BYTES: usize = 2_000;
+
+/// Whether source `text` is minified (a bundle's `.min.js`, a `.prod.js`): one line or a few,
+/// thousands of characters each. Its outline is a list of one-letter functions and its source
+/// unreadable, while it matches every word its sources do: it is shown as a path.
+pub(crate) fn is_minified(text: &str) -> bool {
+    if text.len() < 2 * MINIFIED_LINE_BYTES {
+        return false;
+    }
+    let long: usize = text
+        .split('\n')
+        .map(str::len)
+        .filter(|&n| n >= MINIFIED_LINE_BYTES)
+        .sum();
+    long * 2 >= text.len()
 }
 
 /// A file with at most one byte that is not UTF-8 in this many is read as text, lossily.
@@ -703,6 +729,22 @@ pub(crate) fn body(f: &FileEntry) -> &str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn minified_code_is_told_by_its_long_lines() {
+        let bundle = (0..400)
+            .map(|i| format!("function a{i}(e,t){{return e+t*{i}}}"))
+            .collect::<Vec<_>>()
+            .join(";");
+        assert!(super::is_minified(&bundle));
+        assert!(super::is_minified(&format!("/*! v1.2 */\n{bundle}\n")));
+        // Code a person wrote, long or not, and a short one-liner, are not.
+        let written = "def f(x):\n    return x\n".repeat(400);
+        assert!(!super::is_minified(&written));
+        assert!(!super::is_minified("export const a = 1;"));
+        let one_long = format!("{written}X = '{}'\n", "y".repeat(2_500));
+        assert!(!super::is_minified(&one_long));
+    }
+
     use super::*;
     use std::fs;
 

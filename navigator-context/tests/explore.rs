@@ -307,3 +307,36 @@ fn a_budget_beyond_a_repository_of_thousands_of_folders_shows_it_all() {
     assert_eq!(rendered.level_of("pkg7/sub7/mod7.py"), Level::Full);
     assert!(out.tokens <= 20_000_000);
 }
+
+/// A minified bundle matches every word its sources do, in one line of thousands of
+/// characters: it ranks as an output and shows as its path, and the budget goes to the source.
+/// Regression: a 750 KB one-line `app.min.js` took 9,792 of 10,000 tokens as an outline of
+/// one-letter functions.
+#[test]
+fn a_minified_bundle_shows_as_its_path_and_leaves_the_budget_to_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("static")).unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    let bundle = (0..20_000)
+        .map(|i| format!("function a{i}(e,t){{return e+t*{i}}}"))
+        .chain(["function parseHeaderValue(e){return e.split(\";\")}".to_string()])
+        .collect::<Vec<_>>()
+        .join(";");
+    std::fs::write(dir.path().join("static/app.min.js"), bundle).unwrap();
+    std::fs::write(
+        dir.path().join("src/headers.py"),
+        "def parse_header(value):\n    \"\"\"Split a header value at semicolons.\"\"\"\n    return [p.strip() for p in value.split(';')]\n\n\ndef format_header(parts):\n    return '; '.join(parts)\n",
+    )
+    .unwrap();
+    let map = RepoMap::open(dir.path()).unwrap();
+    let out = block_on(Explorer::new(&map, Budgets::tokens(10_000)).explore(
+        "parse_header fails on header values with a quoted semicolon",
+        &mut HeuristicPolicy::new(),
+    ))
+    .unwrap();
+    let rendered = render(&map, &out.plan).unwrap();
+    assert_eq!(out.ranking[0].path, "src/headers.py");
+    assert_eq!(rendered.level_of("src/headers.py"), Level::Full);
+    assert!(rendered.level_of("static/app.min.js") <= Level::Path);
+    assert!(out.tokens < 2_000, "{} tokens", out.tokens);
+}

@@ -378,11 +378,35 @@ fn a_rule_naming_a_file_the_repository_lacks_is_named() {
     // A hand-edited plan: a rule for a file that never existed, pins as they were.
     plan.rules
         .push(Rule::new("src/auth/no_such_file.rs", Level::Full));
+    // The repository did not change, the plan did: said so, not "deleted" (regression: the
+    // file was said deleted, and the files the rule no longer covered added).
+    let last = plan.rules.len() - 1;
     match replay(&open(dir.path()), &plan, false) {
-        Err(Error::PlanDrift { deleted, .. }) => {
-            assert_eq!(deleted, ["src/auth/no_such_file.rs"]);
+        Err(Error::FlightPlan { field, message, .. }) => {
+            assert_eq!(field, format!("rules[{last}].path"));
+            assert!(
+                message.contains("src/auth/no_such_file.rs") && message.contains("edited plan"),
+                "{message}"
+            );
         }
-        other => panic!("expected drift, got {other:?}"),
+        other => panic!("expected a plan error, got {other:?}"),
+    }
+    // A focus naming no item of a file that is as pinned: edited too.
+    let (dir, mut plan, _) = explored(2_000);
+    let (k, rule) = plan
+        .rules
+        .iter_mut()
+        .enumerate()
+        .find(|(_, r)| !r.focus.is_empty() || r.path == "src/auth/middleware.rs")
+        .unwrap();
+    rule.focus = vec!["no_such_function".into()];
+    rule.level = Level::Signatures;
+    match replay(&open(dir.path()), &plan, false) {
+        Err(Error::FlightPlan { field, message, .. }) => {
+            assert_eq!(field, format!("rules[{k}].focus"));
+            assert!(message.contains("no_such_function"), "{message}");
+        }
+        other => panic!("expected a plan error, got {other:?}"),
     }
 }
 
@@ -423,6 +447,37 @@ fn a_refit_lowers_the_later_rules_first_whatever_level_they_ask_for() {
     );
     assert!(
         refit.rendered.level_of("root.rs") < Level::Full,
+        "{}",
+        refit.rendered.text
+    );
+}
+
+/// A refit keeps a grown key file as an outline of its entries nearest the goal when even its
+/// plain outline no longer fits, rather than its bare path. Regression: a file grown by 800
+/// functions went from full source to a path, 2,136 of 10,000 tokens left unused.
+#[test]
+fn a_refit_keeps_a_grown_key_file_as_a_shorter_outline_not_a_path() {
+    let (dir, plan, _) = explored(2_000);
+    let path = dir.path().join("src/auth/middleware.rs");
+    let mut grown = fs::read_to_string(&path).unwrap();
+    for k in 0..800 {
+        grown.push_str(&format!(
+            "\n/// Helper {k}.\npub fn helper_{k}(input: u64) -> u64 {{ input.rotate_left({k}) }}\n"
+        ));
+    }
+    fs::write(&path, grown).unwrap();
+    let map = open(dir.path());
+    let refit = replay(&map, &plan, true).unwrap();
+    assert!(refit.rendered.tokens <= plan.token_budget);
+    let level = refit.rendered.level_of("src/auth/middleware.rs");
+    assert!(
+        level >= Level::TopLevel,
+        "{level:?}:\n{}",
+        refit.rendered.text
+    );
+    // The entries nearest the goal are the ones kept.
+    assert!(
+        refit.rendered.text.contains("AuthMiddleware"),
         "{}",
         refit.rendered.text
     );
