@@ -52,16 +52,6 @@ impl ClaimBook {
         }
     }
 
-    /// Whether no claim is recorded (live or not).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.claims.is_empty()
-    }
-
-    /// How many claims are recorded (live or not).
-    pub(crate) fn len(&self) -> usize {
-        self.claims.len()
-    }
-
     /// The live claim on `task_id` at `now`.
     pub(crate) fn live(&self, task_id: &str, now: u64) -> Option<&Claim> {
         self.claims.get(task_id).filter(|c| c.is_live(now))

@@ -148,6 +148,17 @@ pub enum Error {
         /// The missing step.
         step: String,
     },
+    /// The task's position no longer fits the loaded definitions: a subflow node it entered
+    /// was changed, or its step is now an end ([`Navigator::stranded_tasks`]).
+    ///
+    /// [`Navigator::stranded_tasks`]: crate::Navigator::stranded_tasks
+    #[error("task `{task}` cannot move: {reason} (load definitions it fits, as they were when it got there)")]
+    Stranded {
+        /// Task id.
+        task: String,
+        /// What does not fit.
+        reason: String,
+    },
     /// A task in a loaded tree is malformed.
     #[error("task #{index} (`{task}`): {reason}")]
     InvalidTask {
@@ -292,6 +303,7 @@ impl Error {
             Error::InvalidArgument { .. } => "invalid_argument",
             Error::UnknownWorkflow { .. } => "unknown_workflow",
             Error::UnknownTask { .. } => "unknown_task",
+            Error::Stranded { .. } => "stranded",
             Error::UnknownStep { .. } => "unknown_step",
             Error::InvalidTask { .. } => "invalid_task",
             Error::InvalidResult { .. } => "invalid_result",

@@ -142,15 +142,20 @@ impl Navigator {
             format!("workflow `{w}` enters subflow `{s}`, which is not loaded: a task reaching it cannot advance")
         });
         let stranded = self.stranded_tasks().into_iter().map(|t| {
-            if t.workflow_loaded {
+            if !t.workflow_loaded {
+                format!(
+                    "task `{}` is on workflow `{}`, which is not loaded: advance_task refuses it until it is",
+                    t.task_id, t.workflow
+                )
+            } else if t.reason.contains("has no step") {
                 format!(
                     "task `{}` is at step `{}`, which workflow `{}` no longer has: advance_task refuses it until a definition with that step is loaded",
                     t.task_id, t.step, t.workflow
                 )
             } else {
                 format!(
-                    "task `{}` is on workflow `{}`, which is not loaded: advance_task refuses it until it is",
-                    t.task_id, t.workflow
+                    "task `{}` at step `{}` of workflow `{}` no longer fits the loaded definitions ({}): advance_task refuses it until definitions it fits are loaded",
+                    t.task_id, t.step, t.workflow, t.reason
                 )
             }
         });

@@ -102,6 +102,9 @@ pub struct StrandedTask {
     pub step: String,
     /// Whether that workflow is loaded at all (else only the step is missing).
     pub workflow_loaded: bool,
+    /// What does not fit: the step missing, a subflow frame that no longer matches, a step
+    /// that is now an end.
+    pub reason: String,
 }
 
 impl Navigator {
@@ -174,7 +177,8 @@ impl Navigator {
 
     /// Loads tasks from the orchestrator: all or nothing. With `replace` the tree is emptied
     /// first; otherwise tasks are upserted by id. A task already in the tree that an agent
-    /// holds a live claim on is not replaced ([`Error::TaskClaimed`]: release it first). Loading records no sync: the data comes
+    /// holds a live claim on is not replaced, nor the tree emptied while it holds one
+    /// ([`Error::TaskClaimed`]: release it first). Loading records no sync: the data comes
     /// from the primary store. Pending syncs survive a replace — they are still unpersisted.
     pub fn load_tasks(&mut self, tasks: Vec<Task>, replace: bool) -> Result<LoadReport> {
         self.load_tasks_as(tasks, replace, false)
@@ -229,6 +233,20 @@ impl Navigator {
             prepared.push(task);
         }
         let loaded = prepared.len();
+        if replace && !keep_stranded {
+            // Emptying the tree would delete the tasks agents hold, and leave their claims.
+            let held = self
+                .claims
+                .all_live(now)
+                .find(|c| self.tree.get(&c.task_id).is_some());
+            if let Some(claim) = held {
+                return Err(Error::TaskClaimed {
+                    task: claim.task_id.clone(),
+                    holder: claim.agent.clone(),
+                    expires_at: claim.expires_at,
+                });
+            }
+        }
         if replace {
             self.tree.clear();
         }
@@ -242,18 +260,41 @@ impl Navigator {
         })
     }
 
-    /// Whether `task` (with a step) sits at a step its current workflow lacks, or in a
-    /// workflow not loaded.
+    /// Why `task` (with a step, not ended) cannot move: its step, its workflow or a workflow
+    /// of its subflow chain is not what the loaded definitions say (a step removed, an
+    /// entered subflow node changed, a step now an end), or `None` when it can.
+    fn stranded_why(&self, task: &Task) -> Option<String> {
+        if task.current_step.is_empty()
+            || matches!(task.status, TaskStatus::Completed | TaskStatus::Failed)
+        {
+            return None;
+        }
+        self.position_error(task, false).err()
+    }
+
     fn is_stranded(&self, task: &Task) -> bool {
-        !task.current_step.is_empty()
-            && self
-                .workflows
-                .get(task.current_workflow())
-                .is_none_or(|w| w.node(&task.current_step).is_none())
+        self.stranded_why(task).is_some()
     }
 
     /// Checks that the task's workflow chain and step exist, filling in the start step.
     fn check_position(&self, task: &mut Task) -> std::result::Result<(), String> {
+        let start = self.position_error(task, true)?;
+        if task.current_step.is_empty() {
+            if let Some(start) = start {
+                task.current_step = start;
+            }
+        }
+        Ok(())
+    }
+
+    /// Why `task`'s position does not fit the loaded workflows (its workflow chain, its step,
+    /// an active task on an end node); with `fill`, a task without a step is checked at its
+    /// workflow's start, which comes back.
+    fn position_error(
+        &self,
+        task: &Task,
+        fill: bool,
+    ) -> std::result::Result<Option<String>, String> {
         let root = self.workflows.get(&task.workflow_type).ok_or_else(|| {
             format!(
                 "unknown workflowType `{}` (load the workflow first)",
@@ -281,38 +322,25 @@ impl Navigator {
                 .get(&frame.workflow)
                 .ok_or_else(|| format!("unknown workflow `{}`", frame.workflow))?;
         }
-        if task.current_step.is_empty() {
-            task.current_step = current.start().to_string();
-        }
-        let node = current.node(&task.current_step).ok_or_else(|| {
-            format!(
-                "workflow `{}` has no step `{}`",
-                current.id(),
-                task.current_step
-            )
-        })?;
+        let filled = (fill && task.current_step.is_empty()).then(|| current.start().to_string());
+        let step = filled.as_deref().unwrap_or(&task.current_step);
+        let node = current
+            .node(step)
+            .ok_or_else(|| format!("workflow `{}` has no step `{step}`", current.id()))?;
         if matches!(node.kind, NodeKind::End(_)) && task.status.is_active() {
-            return Err(format!(
-                "is {} but sits on end node `{}`",
-                task.status, task.current_step
-            ));
+            return Err(format!("is {} but sits on end node `{step}`", task.status));
         }
-        Ok(())
+        Ok(filled)
     }
 
     /// The `n` highest-priority pending tasks (priority desc, then createdAt, then id) that
     /// no agent holds a live claim on.
     pub fn next_tasks(&self, n: usize) -> Vec<&Task> {
         let now = now_millis();
-        let free = |t: &&Task| self.claims.live(&t.id, now).is_none();
-        if self.claims.is_empty() {
-            return self.tree.next(n).collect();
-        }
-        self.tree
-            .next(n.saturating_add(self.claims.len()))
-            .filter(free)
-            .take(n)
-            .collect()
+        // A stranded task cannot move (`advance_task` refuses it): offering it would hold
+        // an agent that takes the first task at it for good.
+        let free = |t: &&Task| self.claims.live(&t.id, now).is_none() && !self.is_stranded(t);
+        self.tree.next(usize::MAX).filter(free).take(n).collect()
     }
 
     /// The task with this id.
@@ -368,6 +396,19 @@ impl Navigator {
     ) -> Result<AdvanceOutcome> {
         let task = self.task(task_id)?;
         self.claims.check(task_id, agent, now_millis())?;
+        // A step its workflow lacks is `UnknownStep` (from `decide`); any other misfit (an
+        // entered subflow node changed, a step now an end) is said as such, not as a route
+        // missing from the step.
+        let step_exists = self
+            .workflows
+            .get(task.current_workflow())
+            .is_some_and(|w| w.node(&task.current_step).is_some());
+        if let (true, Some(reason)) = (step_exists, self.stranded_why(task)) {
+            return Err(Error::Stranded {
+                task: task_id.to_string(),
+                reason,
+            });
+        }
         let transition = decide(&self.workflows, task, result)?;
         let now = now_millis();
         let record_output = output.clone();
@@ -518,11 +559,10 @@ impl Navigator {
             .iter()
             .filter(|t| !matches!(t.status, TaskStatus::Completed | TaskStatus::Failed))
             .filter_map(|t| {
-                if !self.is_stranded(t) {
-                    return None;
-                }
+                let reason = self.stranded_why(t)?;
                 let workflow = self.workflows.get(t.current_workflow());
                 Some(StrandedTask {
+                    reason,
                     task_id: t.id.clone(),
                     workflow: t.current_workflow().to_string(),
                     step: t.current_step.clone(),

@@ -496,3 +496,185 @@ fn requests_sent_back_to_back_run_in_the_order_they_were_sent() {
         );
     }
 }
+
+const PARENT: &str = r#"
+nodes:
+  start: { type: start }
+  inner: { type: subflow, workflow: child }
+  done: { type: end, result: success }
+  failed: { type: end, result: failure }
+edges:
+  - { from: start, to: inner }
+  - { from: inner, to: done, on: passed }
+  - { from: inner, to: failed, on: failed }
+"#;
+
+const CHILD: &str = r#"
+nodes:
+  start: { type: start }
+  check: { type: task, name: Check }
+  ok: { type: end, result: success }
+edges:
+  - { from: start, to: check }
+  - { from: check, to: ok }
+"#;
+
+/// `PARENT` with its subflow node made a task: a task inside `child` no longer fits.
+const PARENT_WITHOUT_SUBFLOW: &str = r#"
+nodes:
+  start: { type: start }
+  inner: { type: task, name: Inner }
+  done: { type: end, result: success }
+edges:
+  - { from: start, to: inner }
+  - { from: inner, to: done }
+"#;
+
+/// `FLOW` with `work` made an end: an active task at `work` no longer fits.
+const FLOW_WORK_ENDS: &str = r#"
+nodes:
+  start: { type: start }
+  work: { type: end, result: success }
+edges:
+  - { from: start, to: work }
+"#;
+
+#[test]
+fn a_task_a_changed_subflow_node_or_a_new_end_strands_is_reported_skipped_and_still_loads() {
+    // Regression: either change left the state file unloadable at every later start, with
+    // no task reported stranded, the task still offered, and "no route" on advance.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let mut server = with_state(&state);
+    server.ok(
+        "load_workflow",
+        json!({ "id": "child", "definition": CHILD }),
+    );
+    server.ok(
+        "load_workflow",
+        json!({ "id": "parent", "definition": PARENT }),
+    );
+    load_flow_and_tasks(&mut server, 1);
+    server.ok(
+        "load_task_tree",
+        json!({ "tasks": [{ "id": "p0", "workflowType": "parent", "priority": 9 }] }),
+    );
+    // Into `child` (at its start, as a task starts at its workflow's), then to `check`.
+    for _ in 0..2 {
+        server.ok(
+            "advance_task",
+            json!({ "taskId": "p0", "result": "passed" }),
+        );
+    }
+    server.ok(
+        "advance_task",
+        json!({ "taskId": "t0", "result": "passed" }),
+    );
+    let inside = server.ok("get_task", json!({ "taskId": "p0" }));
+    assert_eq!(inside["data"]["currentStep"], "check", "{inside}");
+
+    let changed = server.ok(
+        "load_workflow",
+        json!({ "id": "parent", "definition": PARENT_WITHOUT_SUBFLOW }),
+    );
+    assert_eq!(
+        changed["data"]["strandedTasks"][0]["taskId"], "p0",
+        "{changed}"
+    );
+    let changed = server.ok(
+        "load_workflow",
+        json!({ "id": "flow", "definition": FLOW_WORK_ENDS }),
+    );
+    assert_eq!(
+        changed["data"]["strandedTasks"][0]["taskId"], "t0",
+        "{changed}"
+    );
+    let next = server.ok("get_next_tasks_from_tree", json!({ "limit": 5 }));
+    assert_eq!(
+        next["data"]["count"], 0,
+        "stranded tasks are not offered: {next}"
+    );
+    let (failed, refused) = server.call(
+        "advance_task",
+        json!({ "taskId": "p0", "result": "passed" }),
+    );
+    assert!(failed);
+    assert_eq!(refused["error"]["code"], "stranded", "{refused}");
+    drop(server);
+
+    // The state loads, the tasks still stranded; the old definitions free them.
+    let mut server = with_state(&state);
+    server.ok(
+        "load_workflow",
+        json!({ "id": "parent", "definition": PARENT }),
+    );
+    server.ok("load_workflow", json!({ "id": "flow", "definition": FLOW }));
+    let moved = server.ok(
+        "advance_task",
+        json!({ "taskId": "p0", "result": "passed" }),
+    );
+    // `check` to the child's end, out to the parent's `done`.
+    assert_eq!(moved["data"]["nextStep"], "done", "{moved}");
+    let moved = server.ok(
+        "advance_task",
+        json!({ "taskId": "t0", "result": "passed" }),
+    );
+    assert_eq!(moved["data"]["nextStep"], "review", "{moved}");
+}
+
+#[test]
+fn emptying_the_tree_is_refused_while_an_agent_holds_a_task() {
+    let mut server = mcp_support::initialized();
+    load_flow_and_tasks(&mut server, 2);
+    server.ok("claim_task", json!({ "taskId": "t0", "agent": "alice" }));
+    let (failed, refused) = server.call(
+        "load_task_tree",
+        json!({ "tasks": [{ "id": "t9", "workflowType": "flow" }], "replace": true }),
+    );
+    assert!(failed);
+    assert_eq!(refused["error"]["code"], "task_claimed", "{refused}");
+    server.ok("get_task", json!({ "taskId": "t0" }));
+    server.ok("release_task", json!({ "taskId": "t0", "agent": "alice" }));
+    server.ok(
+        "load_task_tree",
+        json!({ "tasks": [{ "id": "t9", "workflowType": "flow" }], "replace": true }),
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_state_file_reached_through_a_link_is_one_file_and_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let link = dir.path().join("link.json");
+    let mut server = with_state(&state);
+    load_flow_and_tasks(&mut server, 1);
+    drop(server);
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::os::unix::fs::symlink(&state, &link).unwrap();
+
+    let mut through_link = with_state(&link);
+    through_link.ok(
+        "advance_task",
+        json!({ "taskId": "t0", "result": "passed" }),
+    );
+    // Written through to the file; the link stays a link; the permissions stay.
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(saved["tasks"][0]["currentStep"], "work", "{saved}");
+    let mode = std::fs::metadata(&state).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    // One file, one server: the file's own path is refused while the link's server runs.
+    let second = std::process::Command::new(env!("CARGO_BIN_EXE_navigator-workflow-mcp"))
+        .arg("--state")
+        .arg(&state)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    assert!(String::from_utf8_lossy(&second.stderr).contains("in use by another server"));
+}

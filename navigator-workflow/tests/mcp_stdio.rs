@@ -239,7 +239,8 @@ fn replacing_a_workflow_lists_the_tasks_its_new_definition_strands() {
     );
     assert_eq!(
         loaded["data"]["strandedTasks"],
-        json!([{ "taskId": "t1", "workflow": "research", "step": "gather", "workflowLoaded": true }]),
+        json!([{ "taskId": "t1", "workflow": "research", "step": "gather", "workflowLoaded": true,
+                 "reason": "workflow `research` has no step `gather`" }]),
         "{loaded}"
     );
 }

@@ -35,6 +35,36 @@ fn parse_error_reply_to(id: &Value, detail: &str) -> String {
     .to_string()
 }
 
+/// The id a request that names it last (`{"method": ..., "params": ..., "id": 7}`, as the
+/// TypeScript SDK writes its requests) gives at the end of `tail`, the last bytes of its line;
+/// `null` when the line's `head` names no `"method"` or the tail does not end so.
+pub(crate) fn sniff_last_id(head: &[u8], tail: &[u8]) -> Value {
+    if !head.windows(8).any(|w| w == b"\"method\"") {
+        return Value::Null;
+    }
+    let end = tail
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    let tail = &tail[..end];
+    if tail.last() != Some(&b'}') {
+        return Value::Null;
+    }
+    let Some(at) = tail.windows(4).rposition(|w| w == b"\"id\"") else {
+        return Value::Null;
+    };
+    let rest = &tail[at + 4..tail.len() - 1];
+    let value = rest
+        .iter()
+        .position(|b| !(b.is_ascii_whitespace() || *b == b':'))
+        .map_or(&[][..], |i| &rest[i..]);
+    // The member must be the object's last: its value, then only the closing brace.
+    match serde_json::from_slice::<Value>(value) {
+        Ok(id @ (Value::String(_) | Value::Number(_))) => id,
+        _ => Value::Null,
+    }
+}
+
 /// The bytes of an over-long line kept to read its id from.
 const HEAD_BYTES: usize = 64 << 10;
 
@@ -184,8 +214,9 @@ async fn pump_input(
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
     let mut oversized = false;
-    // The start of an over-long line, for its id.
+    // The start and the end of an over-long line, for its id.
     let mut head = Vec::new();
+    let mut tail: Vec<u8> = Vec::new();
     loop {
         let buf = reader.fill_buf().await.unwrap_or_default();
         let end = buf.is_empty();
@@ -201,8 +232,14 @@ async fn pump_input(
             line.extend_from_slice(&buf[..take]);
             if line.len() > MAX_LINE_BYTES {
                 oversized = true;
+                tail = line[line.len() - HEAD_BYTES..].to_vec();
                 line.truncate(HEAD_BYTES);
                 head = std::mem::take(&mut line);
+            }
+        } else {
+            tail.extend_from_slice(&buf[..take]);
+            if tail.len() > 2 * HEAD_BYTES {
+                tail.drain(..tail.len() - HEAD_BYTES);
             }
         }
         reader.consume(take);
@@ -214,8 +251,12 @@ async fn pump_input(
         }
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
         let verdict = if oversized {
+            let id = match sniff_id(&head) {
+                Value::Null => sniff_last_id(&head, &tail),
+                id => id,
+            };
             Line::Reject(parse_error_reply_to(
-                &sniff_id(&head),
+                &id,
                 &format!("line longer than {MAX_LINE_BYTES} bytes"),
             ))
         } else {
@@ -236,6 +277,7 @@ async fn pump_input(
         }
         line.clear();
         head.clear();
+        tail.clear();
         oversized = false;
         if end {
             break;
@@ -347,6 +389,19 @@ mod tests {
             sniff_id(br#"{"jsonrpc":"2.0","id":3,"result":{"#),
             Value::Null
         );
+        // Named last, as the TypeScript SDK writes it: read from the line's end.
+        let head = br#"{"method":"tools/call","params":{"arguments":{"x":"aaaa"#;
+        assert_eq!(
+            sniff_last_id(head, br#"aaaa"}},"jsonrpc":"2.0","id":42}"#),
+            json!(42)
+        );
+        assert_eq!(
+            sniff_last_id(head, b"aaa\"}},\"id\": \"r-1\" }\n"),
+            json!("r-1")
+        );
+        // An `id` that is not the last member, or a line that is no request: null.
+        assert_eq!(sniff_last_id(head, br#""id":4,"x":1}"#), Value::Null);
+        assert_eq!(sniff_last_id(br#"{"result":{"#, br#""id":4}"#), Value::Null);
         match classify(deep.as_bytes()) {
             Line::Reject(reply) => {
                 let reply: Value = serde_json::from_str(&reply).unwrap();

@@ -155,8 +155,12 @@ impl NavigatorServer {
     /// `<path>.lock` for its life (released by the OS when the process ends, even on
     /// `kill -9`), and a second one fails here naming the process that holds it — two
     /// servers writing one file would each overwrite the other's acknowledged changes.
+    ///
+    /// A symbolic link is followed: the file it points to is the one locked and written (the
+    /// link stays a link), so a server started through the link and one through the file are
+    /// one file's servers.
     pub fn with_state(path: impl AsRef<Path>, fresh: Navigator) -> Result<Self, Error> {
-        let path = path.as_ref().to_path_buf();
+        let path = state::resolve(path.as_ref());
         let lock = state::lock(&path)?;
         let navigator = state::load(&path)?.unwrap_or(fresh);
         state::save(&path, &navigator)?;

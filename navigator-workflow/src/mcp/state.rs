@@ -20,6 +20,23 @@ fn state_error(path: &Path, message: impl std::fmt::Display) -> Error {
     }
 }
 
+/// The file `path` names, links followed: canonical when it exists, else its canonical folder
+/// joined with its name (a state file not written yet), else `path` as given (the error
+/// comes with the first write).
+pub(crate) fn resolve(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(folder), path.file_name()) {
+        (Ok(folder), Some(name)) => folder.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
 /// Takes the exclusive lock on `<path>.lock` (created if missing) that keeps a second server
 /// off the state file, writing this process's id into it for the message a second one
 /// gives.
@@ -85,6 +102,10 @@ pub(crate) fn save(path: &Path, navigator: &Navigator) -> Result<(), Error> {
     let tmp = PathBuf::from(tmp_name);
     let write = || -> std::io::Result<()> {
         let mut file = std::fs::File::create(&tmp)?;
+        // The new file keeps the old one's permissions (a state file made private stays so).
+        if let Ok(old) = std::fs::metadata(path) {
+            file.set_permissions(old.permissions())?;
+        }
         file.write_all(json.as_bytes())?;
         file.sync_all()?;
         drop(file);

@@ -56,11 +56,22 @@ impl NavigatorServer {
                 Value::String(text) => WorkflowDefinition::from_yaml(&text)?,
                 value => WorkflowDefinition::from_value(value)?,
             };
-            let (summary, nav) = self.change(|nav| nav.load_workflow(&args.id, definition))?;
+            // Listed: the stranded tasks on this workflow, and those this load stranded
+            // elsewhere (a task inside a subflow the workflow no longer enters).
+            let (stranded_before, nav) = self.change(|nav| {
+                let before: std::collections::HashSet<String> = nav
+                    .stranded_tasks()
+                    .into_iter()
+                    .map(|t| t.task_id)
+                    .collect();
+                nav.load_workflow(&args.id, definition)
+                    .map(|summary| (before, summary))
+            })?;
+            let (before, summary) = stranded_before;
             let stranded: Vec<_> = nav
                 .stranded_tasks()
                 .into_iter()
-                .filter(|t| t.workflow == args.id)
+                .filter(|t| t.workflow == args.id || !before.contains(&t.task_id))
                 .collect();
             let mut data = serde_json::to_value(summary).unwrap_or_default();
             if let (false, Some(map)) = (stranded.is_empty(), data.as_object_mut()) {
@@ -222,7 +233,7 @@ impl NavigatorServer {
     }
 
     #[tool(
-        description = "List mutations awaiting sync confirmation, oldest first, one page at a time (offset, limit up to 500; nextOffset when more remain), optionally for one task.",
+        description = "List mutations awaiting sync confirmation, oldest first, one page at a time (offset, limit up to 500; nextOffset when more remain), optionally for one task. Confirming syncs shortens the list: after confirm_sync, read again from offset 0 (the syncs after the confirmed ones have moved up).",
         output_schema = envelope_schema(),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
