@@ -330,6 +330,14 @@ impl Navigator {
         if matches!(node.kind, NodeKind::End(_)) && task.status.is_active() {
             return Err(format!("is {} but sits on end node `{step}`", task.status));
         }
+        // A task never stops at a subflow node (it enters the subflow there): one loaded at
+        // it would skip the whole subflow on its next result.
+        if matches!(node.kind, NodeKind::Subflow(_)) && task.status.is_active() {
+            return Err(format!(
+                "is {} at subflow node `{step}`, which a task enters rather than stops at (load it at a step of the subflow, with its subflowStack, or at the step before)",
+                task.status
+            ));
+        }
         Ok(filled)
     }
 
@@ -472,6 +480,17 @@ impl Navigator {
                 return Err(Error::InvalidArgument {
                     argument: "step",
                     reason: format!("`{step}` is an end node; resume at a step that does work"),
+                })
+            }
+            // A task enters a subflow where it reaches its node; resumed there, its next
+            // result skipped the whole subflow.
+            Some(NodeKind::Subflow(s)) => {
+                return Err(Error::InvalidArgument {
+                    argument: "step",
+                    reason: format!(
+                        "`{step}` enters subflow `{}`; resume at the step before it (its next result enters the subflow)",
+                        s.workflow
+                    ),
                 })
             }
             Some(_) => {}

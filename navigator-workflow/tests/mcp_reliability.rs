@@ -572,6 +572,14 @@ fn a_task_a_changed_subflow_node_or_a_new_end_strands_is_reported_skipped_and_st
     );
     let inside = server.ok("get_task", json!({ "taskId": "p0" }));
     assert_eq!(inside["data"]["currentStep"], "check", "{inside}");
+    // A task never stops at a subflow node: one loaded there would skip the subflow.
+    let (failed, refused) = server.call(
+        "load_task_tree",
+        json!({ "tasks": [{ "id": "p1", "workflowType": "parent", "currentStep": "inner" }] }),
+    );
+    assert!(failed, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("subflow node `inner`"), "{refused}");
 
     let changed = server.ok(
         "load_workflow",
