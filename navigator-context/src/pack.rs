@@ -15,6 +15,13 @@ use crate::scan::RepoMap;
 use crate::zoom::ItemQuery;
 use std::collections::HashMap;
 
+/// Whole source takes at least one token per this many bytes (code averages three to four; a
+/// file would need long runs of spaces or punctuation throughout to come near): a file larger
+/// than the budget times this is not counted to know it does not fit.
+const BYTES_PER_TOKEN_CEILING: u64 = 12;
+/// Bytes a token for the estimate of such a file's whole source.
+const BYTES_PER_TOKEN_ESTIMATE: u64 = 4;
+
 /// Full source is given to at most this many files (more at large budgets,
 /// [`TOKENS_PER_FULL`]) ...
 const MAX_FULL: usize = 6;
@@ -272,6 +279,16 @@ impl<'a> Costs<'a> {
         let file = &self.map.files()[i];
         let level = self.asked(i, level);
         let level = effective_level(file, level, true, self.plan.huge_file_bytes);
+        // A file of many times the budget in bytes cannot be shown whole (it would take over
+        // `BYTES_PER_TOKEN_CEILING` bytes a token): its whole source is estimated, not counted
+        // (counting the tokens of a few 600 KB bundles took most of a 5-second run). The
+        // estimate is over the budget too, so every choice it enters comes out the same.
+        let ceiling = (self.plan.token_budget as u64).saturating_mul(BYTES_PER_TOKEN_CEILING);
+        if level == Level::Full && file.size > ceiling {
+            let estimate =
+                usize::try_from(file.size / BYTES_PER_TOKEN_ESTIMATE).unwrap_or(usize::MAX);
+            return (estimate.max(self.plan.token_budget + 1), level);
+        }
         let limit = limit.filter(|_| matches!(level, Level::TopLevel | Level::Signatures));
         let tok = self.plan.tokenizer;
         let focus = self.focus.get(&i).map_or(&[][..], Vec::as_slice);

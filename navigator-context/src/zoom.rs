@@ -186,6 +186,10 @@ pub(crate) fn items(file: &FileEntry) -> Vec<Item> {
     out
 }
 
+/// An item larger than its allowance times this many bytes is taken not to fit without
+/// counting its tokens (code averages three to four bytes a token).
+const UNCOUNTED_BYTES_PER_TOKEN: usize = 12;
+
 /// A file with more items than this, most of them sharing a first line with another, is
 /// minified: it has no items to zoom into.
 const MINIFIED_ITEMS: usize = 16;
@@ -822,7 +826,22 @@ impl ItemQuery {
         let count = |it: &Item| tokenizer.count(&item_text(&lines, it)) + header;
         let mut alone = vec![0; items.len()];
         for &k in &order {
-            alone[k] = count(&items[k]);
+            // An item of many times the allowance in bytes cannot fit: not counted (a bundle's
+            // whole-file wrapper took seconds to count), put just over the allowance.
+            let bytes: usize = lines
+                .get(
+                    (items[k].start as usize).saturating_sub(1).min(lines.len())
+                        ..(items[k].end as usize).min(lines.len()),
+                )
+                .unwrap_or_default()
+                .iter()
+                .map(|l| l.len() + 1)
+                .sum();
+            alone[k] = if bytes > allowance.saturating_mul(UNCOUNTED_BYTES_PER_TOKEN) {
+                allowance + 1
+            } else {
+                count(&items[k])
+            };
         }
         let greedy = |head: usize, namesakes: Option<&HashMap<&str, usize>>| {
             let (mut total, mut head) = (outline, head);
