@@ -20,18 +20,30 @@ pub(crate) const META_COLUMNS: &str = "key, id, item_type, category, title, ''::
 /// Rows per upsert statement.
 pub(crate) const WRITE_BATCH: usize = 500;
 
+/// The weighted `tsvector` of the searchable words of row source `u` (columns `title_words`,
+/// `tag_words`, `body_words`: [`Searchable`]'s): title A, tags B, body C.
+macro_rules! tsv_of_u {
+    () => {
+        "setweight(to_tsvector('english'::regconfig, u.title_words), 'A')
+           || setweight(to_tsvector('english'::regconfig, u.tag_words), 'B')
+           || setweight(to_tsvector('english'::regconfig, u.body_words), 'C')"
+    };
+}
+pub(crate) use tsv_of_u;
+
 /// Inserts or replaces items of owner `$15`; their chunks (`item_chunks`) are the caller's
 /// to replace. The searchable forms (`$16`..`$20`) are [`Searchable`]'s.
-const UPSERT: &str = "
+const UPSERT: &str = concat!(
+    "
 INSERT INTO items (owner, id, item_type, category, title, body, parent_id, status, tags,
                    tags_text, created_at, updated_at, archived_at, access_count, metadata,
                    tsv, parent_key, tag_keys)
 SELECT $15::text, u.id, u.item_type, u.category, u.title, u.body, u.parent_id, u.status,
        ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.tags_text,
        u.created_at, u.updated_at, u.archived_at, u.access_count, u.metadata,
-       setweight(to_tsvector('english'::regconfig, u.title_words), 'A')
-           || setweight(to_tsvector('english'::regconfig, u.tag_words), 'B')
-           || setweight(to_tsvector('english'::regconfig, u.body_words), 'C'),
+       ",
+    tsv_of_u!(),
+    ",
        u.parent_key, ARRAY(SELECT jsonb_array_elements_text(u.tag_keys))
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
             $8::jsonb[], $9::text[], $10::timestamptz[], $11::timestamptz[], $12::timestamptz[],
@@ -47,7 +59,8 @@ ON CONFLICT (owner, id) DO UPDATE SET
     updated_at = EXCLUDED.updated_at, archived_at = EXCLUDED.archived_at,
     access_count = EXCLUDED.access_count, metadata = EXCLUDED.metadata, tsv = EXCLUDED.tsv,
     parent_key = EXCLUDED.parent_key, tag_keys = EXCLUDED.tag_keys
-RETURNING key, id";
+RETURNING key, id"
+);
 
 /// Writes one batch of `owner`'s items (ids unique within it) inside the caller's
 /// transaction; the key of each item by id.
@@ -77,10 +90,11 @@ pub(crate) async fn upsert(
         .iter()
         .map(|i| serde_json::to_value(&i.metadata).unwrap_or_default())
         .collect();
-    let searchable: Vec<Searchable> = items
-        .iter()
-        .map(|i| Searchable::of(&i.title, &i.tags, &i.body, i.parent_id.as_deref()))
-        .collect();
+    let columns = Searchable::columns(
+        items
+            .iter()
+            .map(|i| Searchable::of(&i.title, &i.tags, &i.body, i.parent_id.as_deref())),
+    );
     let stmt = tx.prepare_cached(UPSERT).await.map_err(&err)?;
     let rows = tx
         .query(
@@ -107,11 +121,11 @@ pub(crate) async fn upsert(
                 &access,
                 &metadata,
                 &owner,
-                &searchable.iter().map(|s| &s.title).collect::<Vec<_>>(),
-                &searchable.iter().map(|s| &s.tags).collect::<Vec<_>>(),
-                &searchable.iter().map(|s| &s.body).collect::<Vec<_>>(),
-                &searchable.iter().map(|s| &s.parent).collect::<Vec<_>>(),
-                &searchable.iter().map(|s| &s.tag_keys).collect::<Vec<_>>(),
+                &columns.title,
+                &columns.tags,
+                &columns.body,
+                &columns.parent,
+                &columns.tag_keys,
             ],
         )
         .await
@@ -150,6 +164,29 @@ impl Searchable {
                 .collect::<Vec<_>>()),
         }
     }
+
+    /// The forms of many items as one array per column, for an `unnest` statement.
+    pub(crate) fn columns(forms: impl Iterator<Item = Searchable>) -> SearchableColumns {
+        let mut c = SearchableColumns::default();
+        for f in forms {
+            c.title.push(f.title);
+            c.tags.push(f.tags);
+            c.body.push(f.body);
+            c.parent.push(f.parent);
+            c.tag_keys.push(f.tag_keys);
+        }
+        c
+    }
+}
+
+/// [`Searchable`] forms of many items, a column each.
+#[derive(Default)]
+pub(crate) struct SearchableColumns {
+    pub(crate) title: Vec<String>,
+    pub(crate) tags: Vec<String>,
+    pub(crate) body: Vec<String>,
+    pub(crate) parent: Vec<Option<String>>,
+    pub(crate) tag_keys: Vec<serde_json::Value>,
 }
 
 /// Decodes a row selected with [`ITEM_COLUMNS`] into `(key, item)`.

@@ -380,18 +380,17 @@ async fn refold(tx: &tokio_postgres::Transaction<'_>) -> Result<()> {
         .await
         .map_err(&err)?;
     let write = tx
-        .prepare(
-            "UPDATE items SET
-                 tsv = setweight(to_tsvector('english'::regconfig, u.title_words), 'A')
-                    || setweight(to_tsvector('english'::regconfig, u.tag_words), 'B')
-                    || setweight(to_tsvector('english'::regconfig, u.body_words), 'C'),
+        .prepare(concat!(
+            "UPDATE items SET tsv = ",
+            super::rows::tsv_of_u!(),
+            ",
                  parent_key = u.parent_key,
                  tag_keys = ARRAY(SELECT jsonb_array_elements_text(u.tag_keys))
              FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[],
                          $6::text[], $7::jsonb[])
                   AS u(owner, key, title_words, tag_words, body_words, parent_key, tag_keys)
-             WHERE items.owner = u.owner AND items.key = u.key",
-        )
+             WHERE items.owner = u.owner AND items.key = u.key"
+        ))
         .await
         .map_err(&err)?;
     let mut after = (String::new(), i64::MIN);
@@ -404,33 +403,24 @@ async fn refold(tx: &tokio_postgres::Transaction<'_>) -> Result<()> {
             break;
         };
         after = (last.get(0), last.get(1));
-        let mut owners = Vec::with_capacity(rows.len());
-        let mut keys = Vec::with_capacity(rows.len());
-        let mut forms = Vec::with_capacity(rows.len());
-        for row in &rows {
-            owners.push(row.get::<_, String>(0));
-            keys.push(row.get::<_, i64>(1));
-            let tags: Vec<String> = row.get(3);
-            let title: String = row.get(2);
-            let body: String = row.get(4);
+        let owners: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+        let keys: Vec<i64> = rows.iter().map(|r| r.get(1)).collect();
+        let columns = super::rows::Searchable::columns(rows.iter().map(|row| {
+            let (title, tags, body): (String, Vec<String>, String) =
+                (row.get(2), row.get(3), row.get(4));
             let parent: Option<String> = row.get(5);
-            forms.push(super::rows::Searchable::of(
-                &title,
-                &tags,
-                &body,
-                parent.as_deref(),
-            ));
-        }
+            super::rows::Searchable::of(&title, &tags, &body, parent.as_deref())
+        }));
         tx.execute(
             &write,
             &[
                 &owners,
                 &keys,
-                &forms.iter().map(|f| &f.title).collect::<Vec<_>>(),
-                &forms.iter().map(|f| &f.tags).collect::<Vec<_>>(),
-                &forms.iter().map(|f| &f.body).collect::<Vec<_>>(),
-                &forms.iter().map(|f| &f.parent).collect::<Vec<_>>(),
-                &forms.iter().map(|f| &f.tag_keys).collect::<Vec<_>>(),
+                &columns.title,
+                &columns.tags,
+                &columns.body,
+                &columns.parent,
+                &columns.tag_keys,
             ],
         )
         .await
