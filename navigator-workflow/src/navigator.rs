@@ -185,9 +185,9 @@ impl Navigator {
     }
 
     /// [`load_tasks`](Self::load_tasks); with `keep_stranded` (restoring a snapshot) a task
-    /// at a step its workflow no longer has, or of a workflow no longer loaded, is kept as it
-    /// was saved: stranded ([`stranded_tasks`](Self::stranded_tasks)) until a definition with
-    /// that step is loaded, as it was before the save.
+    /// the loaded definitions no longer fit (its step or workflow gone, a subflow node it is
+    /// inside changed, its step now an end) is kept as it was saved: stranded
+    /// ([`stranded_tasks`](Self::stranded_tasks)) until definitions it fits are loaded.
     pub(crate) fn load_tasks_as(
         &mut self,
         tasks: Vec<Task>,

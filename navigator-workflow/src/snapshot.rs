@@ -115,8 +115,8 @@ impl Navigator {
             .map_err(|message| Error::Snapshot { message })?;
         let claims = ClaimBook::from_claims(snapshot.claims);
         let mut navigator = Navigator::from_parts(workflows, ledger, claims);
-        // A task stranded when the snapshot was taken (its workflow replaced by a definition
-        // without its step) is restored stranded, not refused: refusing it would refuse the
+        // A task stranded when the snapshot was taken (definitions it no longer fits loaded
+        // over its workflow) is restored stranded, not refused: refusing it would refuse the
         // whole state, for good.
         navigator.load_tasks_as(snapshot.tasks, true, true)?;
         Ok(navigator)
