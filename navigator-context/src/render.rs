@@ -81,9 +81,10 @@ impl Rendered {
 }
 
 /// The level a file can really be shown at: unreadable or non-UTF-8 files, and minified
-/// files and files over the huge-file cap (unless named exactly), show as a path; files without an outline, or whose
-/// outline is empty (a script of plain statements, an `__init__.py` of imports), skip
-/// straight from path to full source instead of showing an empty outline under a header.
+/// files and files over the huge-file cap (unless named exactly), show as a path; files
+/// without an outline, or whose outline is empty (a script of plain statements, an
+/// `__init__.py` of imports), skip straight from path to full source instead of showing an
+/// empty outline under a header.
 pub(crate) fn effective_level(
     file: &FileEntry,
     wanted: Level,

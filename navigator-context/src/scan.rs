@@ -136,8 +136,8 @@ pub struct FileEntry {
     body_tokens: [OnceLock<usize>; 2 * Level::ALL.len()],
     /// Capped outline blocks (`max_items`), made on first use.
     pub(crate) capped: CappedMemo,
-    /// Whether the file is minified code ([`is_minified`]): no outline, and shown as a path
-    /// unless a rule names it exactly.
+    /// Whether the file is minified code (lines of thousands of characters holding half of it
+    /// at least): no outline, and shown as a path unless a rule names it exactly.
     pub minified: bool,
 }
 

@@ -6,7 +6,8 @@
 /// updated from, updated to, any of these tags, all of these tags, owner); the same conditions
 /// as the embedded engine's `Filter` (the parent composed, tags as `TagFilter::normalize`
 /// gives them: both sides of each comparison, the columns `parent_key` and `tag_keys` being
-/// written so, see `rows::Searchable`), within one owner's items. The table must be named `items` (no alias).
+/// written so, see `rows::Searchable`), within one owner's items. The table must be named
+/// `items` (no alias).
 pub(super) const FILTER: &str = "items.owner = $8
     AND category = ANY($1::text[])
     AND ($2::text IS NULL OR status = $2)

@@ -6,9 +6,9 @@
 //! rmcp drops unparsable lines on purpose (a peer that echoes error replies back as more
 //! garbage could loop). A client that sends a broken line, though, waits for an answer that
 //! never comes; so this front answers each such line exactly once, with `id: null` (or the
-//! request's id when the line's text names one, see below), and never answers an answer (a line that parses is passed through untouched, and a parse
-//! error reply is valid JSON). Requests for unknown methods reach rmcp, which answers
-//! `-32601 Method not found`.
+//! request's id when the line's text names one, see below), and never answers an answer (a
+//! line that parses is passed through untouched, and a parse error reply is valid JSON).
+//! Requests for unknown methods reach rmcp, which answers `-32601 Method not found`.
 //!
 //! Lines are read with a bound ([`MAX_LINE_BYTES`]): a longer one is answered with a parse
 //! error and skipped without being kept in memory. A request line that does not parse, or is
