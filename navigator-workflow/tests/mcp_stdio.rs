@@ -320,6 +320,10 @@ fn bad_arguments_get_clear_errors_and_the_server_keeps_serving() {
         message.contains("invalid type: string \"ten\""),
         "{content}"
     );
+    // A tool without arguments refuses one, as the others refuse what they do not know.
+    let (is_error, content) = server.call("list_workflows", json!({ "bogus": 1 }));
+    assert!(is_error, "{content}");
+    assert_eq!(content["error"]["code"], "invalid_argument", "{content}");
     // In a batch, the place: which field of which task (regression: no place was named).
     let (is_error, content) = server.call(
         "load_task_tree",

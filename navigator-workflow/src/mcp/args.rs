@@ -151,3 +151,9 @@ pub struct ConfirmSyncArgs {
     /// Ids (`sync-N`) persisted to the primary store.
     pub sync_ids: Vec<String>,
 }
+
+/// A tool that takes no arguments (`list_workflows`): any argument is refused, as other
+/// tools refuse the ones they do not know.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}

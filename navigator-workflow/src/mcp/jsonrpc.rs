@@ -188,6 +188,34 @@ pub fn invalid_message_reply(message: &Value) -> Option<String> {
             "Invalid Request: no `method` (a string), and not a result or an error".into(),
         ));
     };
+    // rmcp answers these without any `id` member, which no client can match to its call.
+    if let Some(bad) = object
+        .get("id")
+        .filter(|v| !matches!(v, Value::String(_) | Value::Number(_)))
+    {
+        return Some(reply(
+            &Value::Null,
+            -32600,
+            format!("Invalid Request: `id` must be a string or a number, not {bad}"),
+        ));
+    }
+    if let Some(params) = object
+        .get("params")
+        .filter(|p| !matches!(p, Value::Object(_) | Value::Null))
+    {
+        let kind = if params.is_array() {
+            "an array"
+        } else {
+            "not an object"
+        };
+        return Some(reply(
+            &id,
+            -32602,
+            format!(
+                "Invalid params: `params` must be an object (MCP passes them by name), not {kind}"
+            ),
+        ));
+    }
     if method == "tools/call" {
         let params = object.get("params");
         let problem = match params {
@@ -440,8 +468,19 @@ mod tests {
             code(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"arguments":{}}}"#),
             (Some(-32602), json!(5))
         );
+        // Parameters by position, and ids of other types (which rmcp answered without any
+        // `id` member): with the id when it is one, else null.
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":"x","method":"ping","params":[1]}"#),
+            (Some(-32602), json!("x"))
+        );
+        for bad in ["null", "true", "{}", "[1]"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{bad},"method":"ping"}}"#);
+            assert_eq!(code(&line), (Some(-32600), Value::Null), "{line}");
+        }
         // Requests, notifications and answers pass.
         for ok in [
+            r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":null}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}"#,
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status"}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::args::{
     AdvanceTaskArgs, ClaimTaskArgs, ConfirmSyncArgs, LoadTaskTreeArgs, LoadWorkflowArgs,
-    NextTasksArgs, PendingSyncsArgs, ReleaseTaskArgs, ResumeTaskArgs, TaskIdArgs,
+    NextTasksArgs, NoArgs, PendingSyncsArgs, ReleaseTaskArgs, ResumeTaskArgs, TaskIdArgs,
     TasksByStatusArgs, WorkflowIdArgs,
 };
 use super::{envelope_schema, fail, non_empty, respond, run, NavigatorServer};
@@ -32,7 +32,7 @@ impl NavigatorServer {
         output_schema = envelope_schema(),
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn list_workflows(&self) -> CallToolResult {
+    async fn list_workflows(&self, Parameters(_): Parameters<NoArgs>) -> CallToolResult {
         let nav = self.lock();
         let workflows: Vec<_> = nav.workflows().map(|w| w.summary()).collect();
         respond(
@@ -409,6 +409,7 @@ fn argument_location(tool: &str, arguments: Option<&rmcp::model::JsonObject>) ->
     }
     let value = Value::Object(arguments.cloned().unwrap_or_default());
     match tool {
+        "list_workflows" => at::<NoArgs>(value),
         "load_workflow" => at::<LoadWorkflowArgs>(value),
         "get_execution_plan" => at::<WorkflowIdArgs>(value),
         "load_task_tree" => at::<LoadTaskTreeArgs>(value),
