@@ -15,11 +15,8 @@ use crate::scan::RepoMap;
 use crate::zoom::ItemQuery;
 use std::collections::HashMap;
 
-/// Whole source takes at least one token per this many bytes (code averages three to four; a
-/// file would need long runs of spaces or punctuation throughout to come near): a file larger
-/// than the budget times this is not counted to know it does not fit.
-const BYTES_PER_TOKEN_CEILING: u64 = 12;
-/// Bytes a token for the estimate of such a file's whole source.
+/// Bytes a token for the estimate of a whole source too large to count
+/// ([`crate::tokens::MAX_BYTES_PER_TOKEN`]).
 const BYTES_PER_TOKEN_ESTIMATE: u64 = 4;
 
 /// Full source is given to at most this many files (more at large budgets,
@@ -280,10 +277,11 @@ impl<'a> Costs<'a> {
         let level = self.asked(i, level);
         let level = effective_level(file, level, true, self.plan.huge_file_bytes);
         // A file of many times the budget in bytes cannot be shown whole (it would take over
-        // `BYTES_PER_TOKEN_CEILING` bytes a token): its whole source is estimated, not counted
+        // `MAX_BYTES_PER_TOKEN` bytes a token): its whole source is estimated, not counted
         // (counting the tokens of a few 600 KB bundles took most of a 5-second run). The
         // estimate is over the budget too, so every choice it enters comes out the same.
-        let ceiling = (self.plan.token_budget as u64).saturating_mul(BYTES_PER_TOKEN_CEILING);
+        let ceiling = (self.plan.token_budget as u64)
+            .saturating_mul(crate::tokens::MAX_BYTES_PER_TOKEN as u64);
         if level == Level::Full && file.size > ceiling {
             let estimate =
                 usize::try_from(file.size / BYTES_PER_TOKEN_ESTIMATE).unwrap_or(usize::MAX);

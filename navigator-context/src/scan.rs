@@ -569,11 +569,11 @@ fn load(
         .map_err(|e| skip(format!("unreadable: {e}")))?
         .len();
     let lang = Lang::from_path(rel);
-    let entry = |content: Content, outliner: Option<Arc<OutlineCache>>| FileEntry {
+    let entry = |content: Content, outliner: Option<Arc<OutlineCache>>, minified: bool| FileEntry {
         path: rel.to_string(),
         size,
         lang,
-        minified: lang.is_some() && matches!(&content, Content::Text { text } if is_minified(text)),
+        minified,
         content,
         outliner,
         outline: OnceLock::new(),
@@ -582,7 +582,7 @@ fn load(
         capped: Default::default(),
     };
     if size > options.max_read_bytes {
-        return Ok(entry(Content::TooLarge, None));
+        return Ok(entry(Content::TooLarge, None, false));
     }
     let bytes = std::fs::read(abs).map_err(|e| skip(format!("unreadable: {e}")))?;
     // Same test as git: a NUL byte early in the file means binary.
@@ -597,7 +597,7 @@ fn load(
             let bytes = e.into_bytes();
             let invalid: usize = bytes.utf8_chunks().map(|c| c.invalid().len()).sum();
             if invalid * LOSSY_BYTES_PER_INVALID > bytes.len() {
-                return Ok(entry(Content::NonUtf8, None));
+                return Ok(entry(Content::NonUtf8, None, false));
             }
             String::from_utf8_lossy(&bytes).into_owned()
         }
@@ -609,12 +609,14 @@ fn load(
     } else {
         text
     };
+    let minified = lang.is_some() && is_minified(&text);
     let outlined = (lang.is_some() || DocFormat::from_path(rel).is_some())
         && size <= options.max_outline_bytes
-        && !(lang.is_some() && is_minified(&text));
+        && !minified;
     Ok(entry(
         Content::Text { text },
         outlined.then(|| cache.clone()),
+        minified,
     ))
 }
 

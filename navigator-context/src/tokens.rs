@@ -64,6 +64,11 @@ impl Tokenizer {
     }
 }
 
+/// Whole text takes at least one token per this many bytes (code averages three to four; a
+/// text would need long runs of spaces or punctuation throughout to come near): a text larger
+/// than a budget times this is taken not to fit without counting its tokens.
+pub(crate) const MAX_BYTES_PER_TOKEN: usize = 12;
+
 const MAX_RUN: usize = Tokenizer::MAX_RUN;
 
 /// `text` cut inside every run of one class longer than [`Tokenizer::MAX_RUN`] characters, and

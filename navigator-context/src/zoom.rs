@@ -186,10 +186,6 @@ pub(crate) fn items(file: &FileEntry) -> Vec<Item> {
     out
 }
 
-/// An item larger than its allowance times this many bytes is taken not to fit without
-/// counting its tokens (code averages three to four bytes a token).
-const UNCOUNTED_BYTES_PER_TOKEN: usize = 12;
-
 /// A file with more items than this, most of them sharing a first line with another, is
 /// minified: it has no items to zoom into.
 const MINIFIED_ITEMS: usize = 16;
@@ -837,7 +833,7 @@ impl ItemQuery {
                 .iter()
                 .map(|l| l.len() + 1)
                 .sum();
-            alone[k] = if bytes > allowance.saturating_mul(UNCOUNTED_BYTES_PER_TOKEN) {
+            alone[k] = if bytes > allowance.saturating_mul(crate::tokens::MAX_BYTES_PER_TOKEN) {
                 allowance + 1
             } else {
                 count(&items[k])

@@ -204,20 +204,27 @@ impl<T: TokenStream> TokenStream for UnaccentStream<T> {
 #[cfg(feature = "postgres")]
 pub(crate) fn folded_words(text: &str) -> String {
     use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, TextAnalyzer};
-    let mut analyzer = TextAnalyzer::builder(WordTokenizer)
-        .filter(RemoveLongFilter::limit(40))
-        .filter(LowerCaser)
-        .filter(FoldAccents)
-        .build();
-    let mut stream = analyzer.token_stream(text);
-    let mut out = String::with_capacity(text.len());
-    while let Some(token) = stream.next() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(&token.text);
+    thread_local! {
+        // Built once per thread: a bulk write folds three texts per item.
+        static ANALYZER: std::cell::RefCell<TextAnalyzer> = std::cell::RefCell::new(
+            TextAnalyzer::builder(WordTokenizer)
+                .filter(RemoveLongFilter::limit(40))
+                .filter(LowerCaser)
+                .filter(FoldAccents)
+                .build(),
+        );
     }
-    out
+    ANALYZER.with_borrow_mut(|analyzer| {
+        let mut stream = analyzer.token_stream(text);
+        let mut out = String::with_capacity(text.len());
+        while let Some(token) = stream.next() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&token.text);
+        }
+        out
+    })
 }
 
 #[cfg(test)]
