@@ -317,7 +317,26 @@ impl OwnPackages {
             || (path.ends_with(".php")
                 && !self.vendors
                 && other_composer_package(path, self.composer.as_deref()))
+            || (path.ends_with(".rs") && other_crate(path, &self.roots))
     }
+}
+
+/// Whether `path` lies in a crate Cargo downloaded (`.cargo/registry/src/<index>/hyper-1.6.0/
+/// src/error.rs`, `.cargo/git/checkouts/hyper-<hash>/<rev>/src/error.rs`) that is none of the
+/// repository's own crates (`own`: package names with `-` read as `_`). Every crate keeps its
+/// code under `src/`, so such a frame's tail would otherwise name the repository's own
+/// `src/error.rs`.
+fn other_crate(path: &str, own: &BTreeSet<String>) -> bool {
+    let segs: Vec<&str> = path.split(['/', '\\']).collect();
+    let name = segs.windows(4).find_map(|w| match w {
+        ["registry", "src", _, dir] => dir
+            .match_indices('-')
+            .find(|(i, _)| dir[i + 1..].starts_with(|c: char| c.is_ascii_digit()))
+            .map(|(i, _)| &dir[..i]),
+        ["git", "checkouts", dir, _] => dir.rsplit_once('-').map(|(name, _)| name),
+        _ => None,
+    });
+    name.is_some_and(|n| !own.contains(&n.replace('-', "_")))
 }
 
 /// [`OwnPackages::roots`], `composer` being the parsed `composer.json`.
@@ -850,6 +869,48 @@ mod tests {
             "github.com/BurntSushi/toml"
         ));
         assert!(!other_go_module("/src/app/main.go", "example.com/app"));
+    }
+
+    #[test]
+    fn a_frame_in_a_downloaded_crate_names_the_repository_only_if_it_is_that_crate() {
+        let report = "thread 'main' panicked at /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/hyper-1.6.0/src/error.rs:412:9:\n\
+            dispatch dropped without returning error\n\
+            stack backtrace:\n\
+            \x20  2: hyper::error::Error::new_canceled\n\
+            \x20            at /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/hyper-1.6.0/src/error.rs:412:9\n\
+            \x20  5: reqwest::async_impl::client::PendingRequest::poll\n\
+            \x20            at /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/reqwest-0.12.28/src/async_impl/client.rs:2963:27\n";
+        let failed = |name: &str| {
+            let manifest = format!("[package]\nname = \"{name}\"\nversion = \"1.0.0\"\n");
+            let (_d, map) = crate::scan::temp_map(&[
+                ("Cargo.toml", manifest.as_str()),
+                ("src/error.rs", "pub struct Error;\n"),
+                ("src/async_impl/client.rs", "pub struct Client;\n"),
+            ]);
+            let m = mentions(
+                map.files(),
+                &crate::copies::built_copies(map.files()),
+                &Goal::parse(report),
+                "",
+            );
+            let at = |p: &str| map.files().iter().position(|f| f.path == p).unwrap();
+            (
+                m.failed[at("src/error.rs")],
+                m.failed[at("src/async_impl/client.rs")],
+            )
+        };
+        // reqwest: hyper's `src/error.rs` is not reqwest's; its own frame is where it failed.
+        assert_eq!(failed("reqwest"), (0.0, 1.0));
+        // hyper itself: the panic's location is its own file.
+        assert_eq!(failed("hyper").0, 1.0);
+        assert!(other_crate(
+            "/home/u/.cargo/git/checkouts/hyper-util-4f2a9c1e0b7d3a55/1a2b3c4/src/rt.rs",
+            &BTreeSet::from(["hyper".to_string()])
+        ));
+        assert!(!other_crate(
+            "C:\\Users\\u\\.cargo\\registry\\src\\index.crates.io-x\\hyper-util-0.1.10\\src\\rt.rs",
+            &BTreeSet::from(["hyper_util".to_string()])
+        ));
     }
 
     #[test]
