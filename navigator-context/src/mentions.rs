@@ -329,10 +329,7 @@ impl OwnPackages {
 fn other_crate(path: &str, own: &BTreeSet<String>) -> bool {
     let segs: Vec<&str> = path.split(['/', '\\']).collect();
     let name = segs.windows(4).find_map(|w| match w {
-        ["registry", "src", _, dir] => dir
-            .match_indices('-')
-            .find(|(i, _)| dir[i + 1..].starts_with(|c: char| c.is_ascii_digit()))
-            .map(|(i, _)| &dir[..i]),
+        ["registry", "src", _, dir] => versioned_name(dir),
         ["git", "checkouts", dir, _] => dir.rsplit_once('-').map(|(name, _)| name),
         _ => None,
     });
@@ -377,13 +374,16 @@ fn own_roots(files: &[FileEntry], composer: Option<&serde_json::Value>) -> BTree
 /// than `own`.
 fn other_gem(path: &str, own: Option<&str>) -> bool {
     let segs: Vec<&str> = path.split('/').collect();
-    segs.windows(2).any(|w| {
-        w[0] == "gems"
-            && w[1]
-                .match_indices('-')
-                .find(|(i, _)| w[1][i + 1..].starts_with(|c: char| c.is_ascii_digit()))
-                .is_some_and(|(i, _)| Some(&w[1][..i]) != own)
-    })
+    segs.windows(2)
+        .any(|w| w[0] == "gems" && versioned_name(w[1]).is_some_and(|name| Some(name) != own))
+}
+
+/// The package name of an installed package's folder, `name-version` (`rack-2.2.3`,
+/// `hyper-util-0.1.10`): what comes before the first `-` followed by a digit.
+fn versioned_name(dir: &str) -> Option<&str> {
+    dir.match_indices('-')
+        .find(|(i, _)| dir[i + 1..].starts_with(|c: char| c.is_ascii_digit()))
+        .map(|(i, _)| &dir[..i])
 }
 
 /// Whether `path` lies in Composer's `vendor/<vendor>/<package>/` under a package other than
