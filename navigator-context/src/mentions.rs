@@ -280,6 +280,9 @@ struct OwnPackages {
     composer: Option<String>,
     /// Whether the repository holds a `vendor/` folder itself (then its paths are its own).
     vendors: bool,
+    /// Whether the repository has a `Cargo.toml` (without one its crates' names are unknown,
+    /// so a frame in any downloaded crate may be its own).
+    cargo: bool,
     /// The names a qualified name may start with to name the repository's own code: its Rust
     /// crates (each `Cargo.toml`'s package, `-` read as `_`; `crate`, `self`, `super`), its
     /// Python packages (a folder with an `__init__.py` at the root or under `src/`) and the
@@ -305,6 +308,9 @@ impl OwnPackages {
             gem,
             composer,
             vendors: files.iter().any(|f| f.path.starts_with("vendor/")),
+            cargo: files
+                .iter()
+                .any(|f| f.path.rsplit('/').next() == Some("Cargo.toml")),
             roots: own_roots(files, manifest.as_ref()),
         }
     }
@@ -317,7 +323,7 @@ impl OwnPackages {
             || (path.ends_with(".php")
                 && !self.vendors
                 && other_composer_package(path, self.composer.as_deref()))
-            || (path.ends_with(".rs") && other_crate(path, &self.roots))
+            || (path.ends_with(".rs") && self.cargo && other_crate(path, &self.roots))
     }
 }
 
@@ -882,11 +888,14 @@ mod tests {
             \x20            at /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/reqwest-0.12.28/src/async_impl/client.rs:2963:27\n";
         let failed = |name: &str| {
             let manifest = format!("[package]\nname = \"{name}\"\nversion = \"1.0.0\"\n");
-            let (_d, map) = crate::scan::temp_map(&[
-                ("Cargo.toml", manifest.as_str()),
+            let mut files = vec![
                 ("src/error.rs", "pub struct Error;\n"),
                 ("src/async_impl/client.rs", "pub struct Client;\n"),
-            ]);
+            ];
+            if !name.is_empty() {
+                files.push(("Cargo.toml", manifest.as_str()));
+            }
+            let (_d, map) = crate::scan::temp_map(&files);
             let m = mentions(
                 map.files(),
                 &crate::copies::built_copies(map.files()),
@@ -903,6 +912,8 @@ mod tests {
         assert_eq!(failed("reqwest"), (0.0, 1.0));
         // hyper itself: the panic's location is its own file.
         assert_eq!(failed("hyper").0, 1.0);
+        // No manifest: the repository's crate is unknown, so the location may be its own.
+        assert_eq!(failed("").0, 1.0);
         assert!(other_crate(
             "/home/u/.cargo/git/checkouts/hyper-util-4f2a9c1e0b7d3a55/1a2b3c4/src/rt.rs",
             &BTreeSet::from(["hyper".to_string()])
